@@ -1,0 +1,160 @@
+"""Reading and checking the parameters every dialect shares, with JSON paths in the errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_as_model.errors import caller_error
+
+DEFAULT_MODEL = "agent-default"
+DEFAULT_MAX_TOKENS = 4096
+
+# The part and block types a product may send that are not text. They are named in the error so
+# the caller knows exactly which part to remove; nothing is ever dropped silently.
+NON_TEXT_WORDS = ("image", "audio", "file", "document", "video")
+
+MODEL_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "default": DEFAULT_MODEL,
+    "description": "Model alias, sent to the host as a model hint; agent-default means the host's own model.",
+}
+MAX_TOKENS_SCHEMA = {
+    "type": "integer",
+    "minimum": 1,
+    "default": DEFAULT_MAX_TOKENS,
+    "description": "Maximum tokens the host may generate.",
+}
+
+
+def temperature_schema(maximum: float) -> dict[str, Any]:
+    return {
+        "type": "number",
+        "minimum": 0,
+        "maximum": maximum,
+        "description": "Sampling temperature, passed through to the host (which may ignore it).",
+    }
+
+
+def path_of(parent: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else key
+
+
+def type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def reject_unknown(args: Mapping[str, Any], known: Iterable[str], parent: str = "") -> None:
+    for key in args:
+        if key not in known:
+            where = path_of(parent, key)
+            raise caller_error(where, f"unknown parameter '{key}'")
+
+
+def require_string(value: object, path: str) -> str:
+    if not isinstance(value, str):
+        raise caller_error(path, f"expected a string, got {type_name(value)}")
+    return value
+
+
+def require_object(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise caller_error(path, f"expected an object, got {type_name(value)}")
+    return value
+
+
+def require_list(value: object, path: str, *, non_empty: bool = False) -> list[Any]:
+    if not isinstance(value, list):
+        raise caller_error(path, f"expected an array, got {type_name(value)}")
+    if non_empty and not value:
+        raise caller_error(path, "must not be empty")
+    return value
+
+
+def read_model(args: Mapping[str, Any]) -> str:
+    value = args.get("model", DEFAULT_MODEL)
+    model = require_string(value, "model")
+    if not model:
+        raise caller_error("model", "must not be empty (omit it for agent-default, the host's own model)")
+    return model
+
+
+def read_temperature(args: Mapping[str, Any], maximum: float = 2.0) -> float | None:
+    value = args.get("temperature")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise caller_error("temperature", f"expected a number, got {type_name(value)}")
+    if not 0 <= value <= maximum:
+        raise caller_error("temperature", f"must be between 0 and {maximum:g}, got {value!r}")
+    return float(value)
+
+
+def read_max_tokens(args: Mapping[str, Any], name: str = "max_tokens") -> int:
+    value = args.get(name, DEFAULT_MAX_TOKENS)
+    if value is None:
+        return DEFAULT_MAX_TOKENS
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
+    if value < 1:
+        raise caller_error(name, f"must be at least 1, got {value}")
+    return value
+
+
+def reject_non_text(kind: str, path: str) -> None:
+    """Raise the one error every dialect gives for a part that is not text."""
+    raise caller_error(
+        path,
+        f"part type '{kind}' is not text: images, audio, files and other non-text parts are rejected "
+        "(the host is asked for text only)",
+    )
+
+
+def text_of_part(part: object, path: str, text_types: tuple[str, ...], text_keys: tuple[str, ...]) -> str:
+    """The text of one content part, or an error naming the part."""
+    obj = require_object(part, path)
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise caller_error(path_of(path, "type"), f"expected a string part type, got {type_name(kind)}")
+    if kind not in text_types:
+        if any(word in kind for word in NON_TEXT_WORDS):
+            reject_non_text(kind, path)
+        allowed = ", ".join(repr(t) for t in text_types)
+        raise caller_error(path_of(path, "type"), f"unsupported part type '{kind}' (text parts: {allowed})")
+    for key in text_keys:
+        if key in obj:
+            return require_string(obj[key], path_of(path, key))
+    raise caller_error(path, f"a '{kind}' part needs " + " or ".join(f"'{k}'" for k in text_keys))
+
+
+def text_of_content(
+    content: object, path: str, text_types: tuple[str, ...], text_keys: tuple[str, ...], joiner: str
+) -> str:
+    """A string, or a list of text parts joined by `joiner`."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise caller_error(path, f"expected a string or an array of text parts, got {type_name(content)}")
+    parts = content
+    return joiner.join(
+        text_of_part(part, path_of(path, i), text_types, text_keys) for i, part in enumerate(parts)
+    )

@@ -1,0 +1,73 @@
+"""The async driver: walks one call record through the shared machine, awaiting the era's I/O.
+
+This is also the edge where errors become what the client sees: a `CallError` becomes an
+`isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
+generic message (the traceback goes to the log, never to the client).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from mcp import MCPError
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
+
+from agent_as_model.engine.machine import MACHINE
+from agent_as_model.engine.record import CallRecord, Era, Suspension
+from agent_as_model.errors import CallError, MissingCapability
+
+log = logging.getLogger("agent_as_model")
+
+
+async def drive(record: CallRecord, era: Era) -> CallToolResult | InputRequiredResult:
+    MACHINE.add_model(record, initial="received")
+    try:
+        return await _walk(record, era)
+    finally:
+        MACHINE.remove_model(record)
+
+
+async def _walk(record: CallRecord, era: Era) -> CallToolResult | InputRequiredResult:
+    try:
+        record.validate()
+        record.build()
+        record.dispatch()
+        assert record.payload is not None
+        outcome = await era.exchange(record.payload, record.round_no)
+        if isinstance(outcome, Suspension):
+            record.suspend()
+            return outcome.result
+        record.answer(outcome)
+        record.interpret()
+        record.commit()
+        assert record.result is not None
+        return record.result
+    except CallError as err:
+        record.error = err
+        if err.kind == "caller":
+            record.reject()
+        else:
+            record.violate()
+        log.info("%s: %s", record.tool, err.message(record.tool))
+        return error_result(err.message(record.tool))
+    except MissingCapability as err:
+        record.error = err
+        record.reject()
+        raise MCPError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            err.message(record.tool),
+            {"requiredCapabilities": err.required},
+        ) from None
+    except Exception as err:
+        # Our bug, not the caller's: the traceback goes to the log only.
+        was_sent = record.state not in ("received", "validated", "payload_ready")
+        record.error = err
+        log.exception("internal error in %s (state %s)", record.tool, record.state)
+        if record.may_fault():
+            record.fault()
+        sent = "The host was asked." if was_sent else "Nothing was sent to the host."
+        return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
+
+
+def error_result(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

@@ -1,0 +1,97 @@
+"""The call machine: every state and every transition of one tool call, in one table.
+
+Read it top to bottom: the happy path first, then the ways out. `work` is the pure function of
+`states/` that a transition runs before the state changes; if it raises, the state stays where
+it was and the driver fires `reject`, `violate` or `fault`. The machine is built once and every
+call is attached to it as a model for its lifetime (a fresh `Machine` per call costs about three
+times as much). It never asks which era it runs on: the era adapter does the I/O between
+`dispatch` and `answer`/`suspend`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from transitions import EventData, Machine
+
+from agent_as_model.states.build import build_payload_for
+from agent_as_model.states.commit import commit_result
+from agent_as_model.states.interpret import interpret_answer, take_answer
+from agent_as_model.states.validate import validate_call
+
+Work = Callable[..., None]
+
+
+class Row(NamedTuple):
+    trigger: str
+    source: str | tuple[str, ...]
+    dest: str
+    work: Work | None = None
+
+
+STATES = (
+    "received",
+    "validated",
+    "payload_ready",
+    "awaiting_host",
+    "suspended",
+    "answered",
+    "interpreted",
+    "committed",
+    "rejected",
+    "violated",
+    "faulted",
+)
+INITIAL = "received"
+TERMINAL = frozenset({"suspended", "committed", "rejected", "violated", "faulted"})
+_BEFORE_HOST = ("received", "validated", "payload_ready")
+_LIVE = tuple(s for s in STATES if s not in TERMINAL)
+
+TABLE: tuple[Row, ...] = (
+    # trigger      source                                 dest             work
+    Row("validate", "received", "validated", validate_call),
+    Row("build", "validated", "payload_ready", build_payload_for),
+    Row("dispatch", "payload_ready", "awaiting_host"),
+    # the era adapter: the legacy era always answers; the modern era answers on a bound retry
+    Row("answer", "awaiting_host", "answered", take_answer),
+    Row("suspend", "awaiting_host", "suspended"),
+    Row("interpret", "answered", "interpreted", interpret_answer),
+    Row("commit", "interpreted", "committed", commit_result),
+    # ways out: a caller error before anything was sent, a host contract violation after
+    Row("reject", _BEFORE_HOST, "rejected"),
+    Row("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
+    # an internal fault in any live state (a bug of ours: logged, never shown to the client)
+    Row("fault", _LIVE, "faulted"),
+)
+
+
+def _runner(work: Work) -> Callable[[EventData], None]:
+    def run(event: EventData) -> None:
+        work(event.model, *event.args, **event.kwargs)
+
+    run.__name__ = work.__name__
+    return run
+
+
+def _build() -> Machine:
+    transitions: list[dict[str, Any]] = []
+    for row in TABLE:
+        spec: dict[str, Any] = {"trigger": row.trigger, "source": list(row.source), "dest": row.dest}
+        if isinstance(row.source, str):
+            spec["source"] = row.source
+        if row.work is not None:
+            spec["before"] = _runner(row.work)
+        transitions.append(spec)
+    return Machine(
+        model=None,
+        states=list(STATES),
+        transitions=transitions,
+        initial=INITIAL,
+        auto_transitions=False,
+        send_event=True,
+        ignore_invalid_triggers=False,
+    )
+
+
+MACHINE = _build()

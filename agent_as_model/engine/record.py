@@ -1,0 +1,65 @@
+"""The call record: everything one tool call knows, moved along by the shared machine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
+
+from agent_as_model.neutral import Completion, Request
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.dialects import Dialect
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingSupport:
+    """What the host declared it can answer."""
+
+    declared: bool
+    tools: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HostAnswer:
+    """The host's sampling result, normalised: its blocks as a tuple, whichever era carried it."""
+
+    role: str
+    blocks: tuple[Any, ...]
+    model: str
+    stop_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    """The modern era ends this request here: the host must answer and retry."""
+
+    result: InputRequiredResult
+
+
+class Era(Protocol):
+    """The one I/O step: hand the payload to the host, get an answer or a suspension back."""
+
+    async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension: ...
+
+
+@dataclass(eq=False)
+class CallRecord:
+    dialect: Dialect
+    arguments: Mapping[str, Any]
+    sampling: SamplingSupport
+    state: str = "received"  # owned by the machine
+    request: Request | None = None
+    payload: CreateMessageRequestParams | None = None
+    host_answer: HostAnswer | None = None
+    completion: Completion | None = None
+    output: str | dict[str, Any] | None = None
+    result: CallToolResult | None = None
+    error: Exception | None = None
+    round_no: int = 0
+
+    @property
+    def tool(self) -> str:
+        return self.dialect.NAME

@@ -1,0 +1,71 @@
+"""Errors are values: a path, a reason, and whether the host was asked.
+
+They are raised where the problem is found and turned into a tool result once, at the edge
+(`engine.driver`). The message format is the same for every tool, so a caller can read it:
+
+    chat_complete: messages[1].content[0]: part type 'image_url' is not text ... Nothing was sent to the host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["caller", "host"]
+
+
+@dataclass(eq=False)
+class CallError(Exception):
+    """A caller error (bad arguments) or a host contract violation (bad answer)."""
+
+    path: str
+    reason: str
+    kind: Kind = "caller"
+    sent: bool = False
+
+    def __post_init__(self) -> None:
+        super().__init__(self.path, self.reason)
+
+    def message(self, tool: str) -> str:
+        where = f"{self.path}: " if self.path else ""
+        if self.kind == "host":
+            tail = "The host was asked; its answer was not used."
+        elif self.sent:
+            tail = "The host was asked."
+        else:
+            tail = "Nothing was sent to the host."
+        return f"{tool}: {where}{self.reason}. {tail}"
+
+
+def caller_error(path: str, reason: str) -> CallError:
+    return CallError(path, reason, "caller", sent=False)
+
+
+def host_error(path: str, reason: str) -> CallError:
+    return CallError(path, reason, "host", sent=True)
+
+
+@dataclass(eq=False)
+class MissingCapability(Exception):
+    """The host did not declare what this call needs; becomes JSON-RPC -32021 at the edge."""
+
+    required: dict[str, Any] = field(default_factory=lambda: {"sampling": {}})
+
+    def __post_init__(self) -> None:
+        super().__init__(self.required)
+
+    def message(self, tool: str) -> str:
+        needs = " and ".join(_flatten(self.required))
+        return (
+            f"{tool}: the client must declare the {needs} capability: the completion comes from the "
+            "host's own model through MCP sampling. Nothing was sent to the host."
+        )
+
+
+def _flatten(caps: dict[str, Any], prefix: str = "") -> list[str]:
+    names: list[str] = []
+    for key, value in caps.items():
+        name = f"{prefix}{key}"
+        inner = _flatten(value, name + ".") if isinstance(value, dict) and value else []
+        names.extend(inner or [name])
+    return names

@@ -1,0 +1,88 @@
+"""Wires the five tools onto an MCP server. Thin: the engine does the work.
+
+A low-level `Server` is used rather than `MCPServer`: the tools take product-shaped bodies whose
+schemas are written by hand, argument errors must name JSON paths and say that nothing was sent,
+and results must be exactly what the dialect made (no wrapping). The `RequestStateBoundary` that
+`MCPServer` would add is added here, so MRTR state is sealed all the same.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mcp.server import Server, ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
+
+from agent_as_model import __version__
+from agent_as_model.adapters import eras
+from agent_as_model.adapters.dialects import DIALECTS, models
+from agent_as_model.adapters.dialects.common import reject_unknown
+from agent_as_model.engine.driver import drive, error_result
+from agent_as_model.engine.record import CallRecord
+from agent_as_model.errors import CallError
+from agent_as_model.states.commit import tool_result
+
+SERVER_NAME = "agent-as-model"
+STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
+INSTRUCTIONS = (
+    "Tools in the request shapes of OpenAI Chat Completions, Anthropic Messages, OpenAI Responses and a "
+    "raw prompt. Completions come from your own model through MCP sampling: declare the sampling capability."
+)
+
+_TOOLS = ListToolsResult(
+    tools=[
+        Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA)
+        for d in (*DIALECTS.values(), models)
+    ]
+)
+
+
+def state_security() -> RequestStateSecurity:
+    """Sealing keys for MRTR state: shared ones from the environment (several workers, restarts),
+    otherwise a per-process key."""
+    key = os.environ.get(STATE_KEY_ENV)
+    if key:
+        return RequestStateSecurity(keys=[key])
+    return RequestStateSecurity.ephemeral()
+
+
+def build_server(*, security: RequestStateSecurity | None = None) -> Server[Any]:
+    server: Server[Any] = Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+    )
+    server.middleware.append(
+        RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME)
+    )
+    return server
+
+
+async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
+    return _TOOLS
+
+
+async def _call_tool(
+    ctx: ServerRequestContext[Any], params: CallToolRequestParams
+) -> CallToolResult | InputRequiredResult:
+    arguments = params.arguments or {}
+    dialect = DIALECTS.get(params.name)
+    if dialect is None:
+        return _static_tool(params.name, arguments)
+    record = CallRecord(dialect, arguments, eras.sampling_support(ctx.session.client_capabilities))
+    return await drive(record, eras.for_request(ctx, params))
+
+
+def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:
+    if name != models.NAME:
+        known = ", ".join([*DIALECTS, models.NAME])
+        return error_result(f"unknown tool '{name}' (tools: {known}). Nothing was sent to the host.")
+    try:
+        reject_unknown(arguments, ())
+    except CallError as err:
+        return error_result(err.message(name))
+    return tool_result(models.MODELS)

@@ -1,0 +1,1 @@
+"""The work of each state: pure functions of the call record, no I/O, no era."""
