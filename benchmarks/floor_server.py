@@ -1,0 +1,196 @@
+"""The floor: a minimal stdio MCP server that does the same sampling round trip as agent-as-model.
+
+`bench_calls.py` runs it side by side with the real server, so the ratio of their CPU per call
+is the cost of our own code (argument reading, the call machine, the dialects, the state
+binding) and nothing else: transport, JSON-RPC, pydantic models and the request-state seal are
+the SDK's and are paid by both.
+
+Two tools, `generate` and `chat_complete`, each ask the host exactly once with the payload
+shape agent-as-model sends (the messages, `maxTokens` 4096, `modelPreferences.hints`
+`[{name: "agent-default"}]`, `systemPrompt` when the request has one) and return its text:
+
+* before 2026-07-28: one `sampling/createMessage` request related to the tool call;
+* 2026-07-28: an `InputRequiredResult` on round one, the answer taken on the retry. Round one
+  carries a short `requestState`, as ours does, so the `RequestStateBoundary` seals and
+  unseals on both servers alike.
+
+The default build uses the low-level `Server` plus a `RequestStateBoundary`, the layer
+`agent_as_model/server.py` is built on. `--mcpserver` builds the same tools on `MCPServer`
+instead (decorated functions, pydantic argument validation): an informational second floor.
+No argument checking beyond what the SDK does: a floor does nothing it does not have to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+from mcp.server import Server, ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResultWithTools,
+    InputRequiredResult,
+    ListToolsResult,
+    ModelHint,
+    ModelPreferences,
+    RequestId,
+    SamplingMessage,
+    TextContent,
+    Tool,
+)
+from mcp_types.version import is_version_at_least
+
+SERVER_NAME = "agent-as-model-floor"
+MODERN_FROM = "2026-07-28"
+KEY = "completion"
+MAX_TOKENS = 4096
+MODEL_HINT = "agent-default"
+
+_OBJECT: dict[str, Any] = {"type": "object"}
+_TOOLS = ListToolsResult(
+    tools=[
+        Tool(name="generate", input_schema={**_OBJECT, "properties": {"prompt": {"type": "string"}}}),
+        Tool(name="chat_complete", input_schema={**_OBJECT, "properties": {"messages": {"type": "array"}}}),
+    ]
+)
+
+
+def generate_params(prompt: str) -> CreateMessageRequestParams:
+    return _params(system=None, turns=[("user", prompt)])
+
+
+def chat_params(messages: Sequence[Mapping[str, Any]]) -> CreateMessageRequestParams:
+    system = [m["content"] for m in messages if m["role"] in ("system", "developer")]
+    turns = [(m["role"], m["content"]) for m in messages if m["role"] in ("user", "assistant")]
+    return _params(system="\n\n".join(system) or None, turns=turns)
+
+
+def _params(system: str | None, turns: Sequence[tuple[str, str]]) -> CreateMessageRequestParams:
+    return CreateMessageRequestParams(
+        messages=[SamplingMessage(role=role, content=TextContent(type="text", text=text)) for role, text in turns],
+        max_tokens=MAX_TOKENS,
+        system_prompt=system,
+        model_preferences=ModelPreferences(hints=[ModelHint(name=MODEL_HINT)]),
+    )
+
+
+async def round_trip(
+    name: str,
+    params: CreateMessageRequestParams,
+    *,
+    protocol_version: str | None,
+    session: ServerSession,
+    request_id: RequestId | None,
+    input_responses: Mapping[str, Any] | None,
+) -> CallToolResult | InputRequiredResult:
+    """The one sampling round trip, on whichever era the connection negotiated."""
+    if is_version_at_least(protocol_version or "", MODERN_FROM):
+        answer = (input_responses or {}).get(KEY)
+        if answer is None:
+            return InputRequiredResult(
+                input_requests={KEY: CreateMessageRequest(params=params)}, request_state=name
+            )
+    else:
+        answer = await session.send_request(
+            CreateMessageRequest(params=params),
+            CreateMessageResultWithTools,
+            metadata=ServerMessageMetadata(related_request_id=request_id),
+        )
+    return CallToolResult(content=[TextContent(type="text", text=answer.content.text)])
+
+
+# -- the low-level floor: the layer agent_as_model/server.py is built on --------------------------
+
+
+def build_lowlevel_server() -> Server[Any]:
+    server: Server[Any] = Server(SERVER_NAME, on_list_tools=_list_tools, on_call_tool=_call_tool)
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME)
+    )
+    return server
+
+
+async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
+    return _TOOLS
+
+
+async def _call_tool(
+    ctx: ServerRequestContext[Any], params: CallToolRequestParams
+) -> CallToolResult | InputRequiredResult:
+    arguments = params.arguments or {}
+    if params.name == "generate":
+        payload = generate_params(arguments["prompt"])
+    else:
+        payload = chat_params(arguments["messages"])
+    return await round_trip(
+        params.name,
+        payload,
+        protocol_version=ctx.protocol_version,
+        session=ctx.session,
+        request_id=ctx.request_id,
+        input_responses=params.input_responses,
+    )
+
+
+# -- the MCPServer floor: informational, the SDK's high-level layer ---------------------------------
+
+
+def build_mcpserver() -> MCPServer:
+    server = MCPServer(SERVER_NAME)
+
+    @server.tool()
+    async def generate(prompt: str, ctx: Context) -> CallToolResult | InputRequiredResult:
+        return await _from_context("generate", generate_params(prompt), ctx)
+
+    @server.tool()
+    async def chat_complete(messages: list[dict[str, Any]], ctx: Context) -> CallToolResult | InputRequiredResult:
+        return await _from_context("chat_complete", chat_params(messages), ctx)
+
+    return server
+
+
+async def _from_context(
+    name: str, params: CreateMessageRequestParams, ctx: Context
+) -> CallToolResult | InputRequiredResult:
+    return await round_trip(
+        name,
+        params,
+        protocol_version=ctx.protocol_version,
+        session=ctx.session,
+        request_id=ctx.request_id,
+        input_responses=ctx.input_responses,
+    )
+
+
+async def _serve_lowlevel() -> None:
+    server = build_lowlevel_server()
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--mcpserver", action="store_true", help="build the tools on MCPServer instead of the low-level Server"
+    )
+    args = parser.parse_args(argv)
+    if args.mcpserver:
+        build_mcpserver().run()
+    else:
+        anyio.run(_serve_lowlevel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""The state diagram in docs/architecture.md is drawn from the machine's own table."""
+
+from pathlib import Path
+
+from agent_as_model.engine import diagram
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
+
+
+def test_committed_diagram_matches_the_table() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert diagram.BEGIN in text and diagram.END in text, "docs/architecture.md lost its diagram markers"
+    assert diagram.replace_block(text) == text, (
+        "docs/architecture.md is stale: run `python -m agent_as_model.engine.diagram --write docs/architecture.md`"
+    )
+
+
+def test_every_transition_is_drawn() -> None:
+    drawn = diagram.mermaid()
+    for row in diagram.TABLE:
+        sources = (row.source,) if isinstance(row.source, str) else row.source
+        for source in sources:
+            assert f"{source} --> {row.dest}: {row.trigger}" in drawn

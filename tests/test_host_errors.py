@@ -1,0 +1,87 @@
+"""Host contract violations and host errors: named, reported as such, never crash the server."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import MCPError
+from mcp_types import (
+    AudioContent,
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    ErrorData,
+    ImageContent,
+    TextContent,
+    ToolUseContent,
+)
+
+from tests.scripted_host import ScriptedHost, connect
+
+pytestmark = pytest.mark.anyio
+
+TAIL = "The host was asked; its answer was not used."
+
+
+def with_blocks(*blocks: object) -> CreateMessageResultWithTools:
+    return CreateMessageResultWithTools(role="assistant", content=list(blocks), model="m")  # type: ignore[arg-type]
+
+
+VIOLATIONS = [
+    (
+        CreateMessageResult(role="assistant", content=ImageContent(type="image", data="AAAA", mime_type="image/png"), model="m"),
+        "content[0]: the host answered with a block of type 'image': only text is accepted",
+    ),
+    (
+        CreateMessageResult(role="assistant", content=AudioContent(type="audio", data="AAAA", mime_type="audio/wav"), model="m"),
+        "content[0]: the host answered with a block of type 'audio': only text is accepted",
+    ),
+    (
+        with_blocks(TextContent(type="text", text="ok"), ToolUseContent(type="tool_use", id="t1", name="calc", input={})),
+        "content[1]: the host answered with a tool_use block (tool 'calc') but this call forwarded no tools",
+    ),
+    (
+        CreateMessageResult(role="user", content=TextContent(type="text", text="x"), model="m"),
+        "role: the host answered with role 'user', expected 'assistant'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role"])
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
+async def test_host_violation_is_named(era: str, tool: str, answer: object, expected: str) -> None:
+    arguments = {
+        "chat_complete": {"messages": [{"role": "user", "content": "q"}]},
+        "messages_create": {"messages": [{"role": "user", "content": "q"}]},
+        "responses_create": {"input": "q"},
+        "generate": {"prompt": "q"},
+    }[tool]
+    host = ScriptedHost(answer, "recovered")  # type: ignore[arg-type]
+    async with connect(era, host) as client:
+        bad = await client.call_tool(tool, arguments)
+        good = await client.call_tool("generate", {"prompt": "again"})
+    assert bad.is_error
+    assert bad.content[0].text == f"{tool}: {expected}. {TAIL}"
+    assert host.asked == 2
+    assert good.content[0].text == "recovered"
+
+
+async def test_legacy_host_error_is_reported_as_the_hosts() -> None:
+    host = ScriptedHost(ErrorData(code=-1, message="User rejected sampling"), "later")
+    async with connect("legacy", host) as client:
+        bad = await client.call_tool("generate", {"prompt": "q"})
+        good = await client.call_tool("generate", {"prompt": "q"})
+    assert bad.is_error
+    assert bad.content[0].text == (
+        "generate: sampling/createMessage: the host answered with error -1: User rejected sampling. " + TAIL
+    )
+    assert good.content[0].text == "later"
+
+
+async def test_modern_host_refusal_stays_on_the_client() -> None:
+    # On 2026-07-28 a host that declines simply does not retry (spec section 9): the SDK client
+    # raises locally and the server never hears of it; the next call still works.
+    host = ScriptedHost(ErrorData(code=-1, message="User rejected sampling"), "later")
+    async with connect("2026-07-28", host) as client:
+        with pytest.raises(MCPError, match="User rejected sampling"):
+            await client.call_tool("generate", {"prompt": "q"})
+        good = await client.call_tool("generate", {"prompt": "q"})
+    assert good.content[0].text == "later"

@@ -1,0 +1,70 @@
+"""tools/list: the five tools, valid hand-written schemas, concise descriptions for both eras."""
+
+from __future__ import annotations
+
+import logging
+
+import jsonschema
+import pytest
+
+from agent_as_model.adapters.dialects import DIALECTS
+from tests.scripted_host import ScriptedHost, connect
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+
+# A valid request per tool: the advertised schema and the server must agree on each.
+EXAMPLES = {
+    "chat_complete": {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "temperature": 2},
+    "messages_create": {"system": [{"type": "text", "text": "s"}], "messages": [{"role": "user", "content": "x"}]},
+    "responses_create": {"input": [{"role": "user", "content": [{"type": "input_text", "input_text": "x"}]}]},
+    "generate": {"prompt": "x", "model": "m", "max_tokens": 3},
+    "list_models": {},
+}
+
+
+async def test_lists_the_five_tools_with_valid_schemas(era: str) -> None:
+    async with connect(era) as client:
+        listed = await client.list_tools()
+    assert [tool.name for tool in listed.tools] == TOOLS
+    for tool in listed.tools:
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.input_schema["type"] == "object"
+        jsonschema.validate(EXAMPLES[tool.name], tool.input_schema)
+        description = tool.description or ""
+        assert 80 <= len(description) <= 700, (tool.name, len(description))
+        if tool.name in DIALECTS:
+            # Says what it does on each era.
+            assert "sampling/createMessage" in description and "2026-07-28" in description
+            assert "InputRequiredResult" in description
+
+
+async def test_every_example_is_accepted_by_the_server(era: str) -> None:
+    host = ScriptedHost("ok")
+    async with connect(era, host) as client:
+        for name, arguments in EXAMPLES.items():
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error, (name, result.content)
+
+
+async def test_internal_fault_gives_a_generic_message_and_logs_the_traceback(
+    era: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    dialect = DIALECTS["generate"]
+
+    def broken_render(completion: object, request: object) -> str:
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setattr(dialect, "render", broken_render)
+    host = ScriptedHost("ok")
+    with caplog.at_level(logging.ERROR, logger="agent_as_model"):
+        async with connect(era, host) as client:
+            bad = await client.call_tool("generate", {"prompt": "x"})
+            monkeypatch.undo()
+            good = await client.call_tool("generate", {"prompt": "x"})
+    assert bad.is_error
+    assert bad.content[0].text == "generate: internal error in the server (see its log). The host was asked."
+    assert "secret internal detail" not in bad.content[0].text
+    assert "secret internal detail" in caplog.text  # the traceback went to the log
+    assert not good.is_error
