@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
     commands.add_parser(
-        "demo", help="run every tool on both protocol eras against a built-in stand-in host and show the exchange"
+        "demo",
+        help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
     )
     return parser
 
@@ -57,4 +58,6 @@ async def serve_stdio() -> None:
 def _configure_logging() -> None:
     # stdout carries protocol frames only; every log line goes to stderr.
     level = os.environ.get(LOG_LEVEL_ENV, "WARNING").upper()
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )

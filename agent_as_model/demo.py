@@ -25,7 +25,10 @@ from agent_as_model.server import build_server
 
 ERAS = (
     ("legacy", "2025-11-25: the server sends one sampling/createMessage request to the host"),
-    ("2026-07-28", "2026-07-28: the server answers InputRequiredResult; the host samples and retries the call"),
+    (
+        "2026-07-28",
+        "2026-07-28: the server answers InputRequiredResult; the host samples and retries the call",
+    ),
 )
 
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -62,10 +65,14 @@ class _StandInHost:
     def __init__(self) -> None:
         self.seen: list[CreateMessageRequestParams] = []
 
-    async def __call__(self, context: ClientRequestContext, params: CreateMessageRequestParams) -> CreateMessageResult:
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult:
         self.seen.append(params)
         return CreateMessageResult(
-            role="assistant", content=TextContent(type="text", text=stand_in_answer(params)), model="stand-in-model"
+            role="assistant",
+            content=TextContent(type="text", text=stand_in_answer(params)),
+            model="stand-in-model",
         )
 
 
@@ -75,7 +82,10 @@ def _show(label: str, value: Any) -> None:
 
 
 def _wire(params: CreateMessageRequestParams) -> dict[str, Any]:
-    return {"method": "sampling/createMessage", "params": params.model_dump(by_alias=True, mode="json", exclude_none=True)}
+    return {
+        "method": "sampling/createMessage",
+        "params": params.model_dump(by_alias=True, mode="json", exclude_none=True),
+    }
 
 
 def _result_text(result: CallToolResult) -> str:
@@ -112,7 +122,9 @@ async def _modern_call(client: Client, name: str, arguments: dict[str, Any]) -> 
         answers[key] = CreateMessageResult(
             role="assistant", content=TextContent(type="text", text=answer), model="stand-in-model"
         )
-    _show("round 2 →", f"the same tools/call again with inputResponses {sorted(answers)} and the requestState")
+    _show(
+        "round 2 →", f"the same tools/call again with inputResponses {sorted(answers)} and the requestState"
+    )
     final = await client.session.call_tool(
         name, arguments, input_responses=answers, request_state=first.request_state, allow_input_required=True
     )

@@ -56,9 +56,7 @@ def build_server(*, security: RequestStateSecurity | None = None) -> Server[Any]
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
     )
-    server.middleware.append(
-        RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME)
-    )
+    server.middleware.append(RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME))
     return server
 
 

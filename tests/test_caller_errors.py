@@ -21,11 +21,24 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("chat_complete", {"messages": [42]}, "messages[0]: expected an object, got number"),
     ("chat_complete", {"messages": [{"role": "robot", "content": "x"}]}, "messages[0].role: expected one of"),
     ("chat_complete", {"messages": [{"role": "user"}]}, "messages[0].content: is required"),
-    ("chat_complete", {"messages": [{"role": "user", "content": 3}]}, "messages[0].content: expected a string"),
-    ("chat_complete", {"messages": [{"role": "system", "content": "s"}]}, "messages: needs at least one user"),
     (
         "chat_complete",
-        {"messages": [U, {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}]}]},
+        {"messages": [{"role": "user", "content": 3}]},
+        "messages[0].content: expected a string",
+    ),
+    (
+        "chat_complete",
+        {"messages": [{"role": "system", "content": "s"}]},
+        "messages: needs at least one user",
+    ),
+    (
+        "chat_complete",
+        {
+            "messages": [
+                U,
+                {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}]},
+            ]
+        },
         "messages[1].content[1]: part type 'image_url' is not text",
     ),
     (
@@ -64,8 +77,16 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("chat_complete", {"messages": [U], "max_tokens": 0}, "max_tokens: must be at least 1"),
     ("chat_complete", {"messages": [U], "max_tokens": 1.5}, "max_tokens: expected a positive integer"),
     ("chat_complete", {"messages": [U], "max_tokens": "9"}, "max_tokens: expected a positive integer"),
-    ("messages_create", {"messages": [{"role": "system", "content": "x"}]}, "messages[0].role: 'system' is not"),
-    ("messages_create", {"messages": [{"role": "developer", "content": "x"}]}, "messages[0].role: expected one of"),
+    (
+        "messages_create",
+        {"messages": [{"role": "system", "content": "x"}]},
+        "messages[0].role: 'system' is not",
+    ),
+    (
+        "messages_create",
+        {"messages": [{"role": "developer", "content": "x"}]},
+        "messages[0].role: expected one of",
+    ),
     (
         "messages_create",
         {"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]},
@@ -76,7 +97,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         {"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]},
         "messages[0].content[0]: part type 'document' is not text",
     ),
-    ("messages_create", {"messages": [U], "system": 7}, "system: expected a string or an array of text parts"),
+    (
+        "messages_create",
+        {"messages": [U], "system": 7},
+        "system: expected a string or an array of text parts",
+    ),
     (
         "messages_create",
         {"messages": [U], "system": [{"type": "image"}]},
@@ -114,7 +139,9 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("tool", "arguments", "expected"), CASES, ids=[f"{c[0]}:{c[2][:40]}" for c in CASES])
-async def test_bad_input_is_named_and_nothing_is_sent(era: str, tool: str, arguments: dict[str, Any], expected: str) -> None:
+async def test_bad_input_is_named_and_nothing_is_sent(
+    era: str, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
     host = ScriptedHost("fine")
     async with connect(era, host) as client:
         bad = await client.call_tool(tool, arguments)

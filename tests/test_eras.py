@@ -23,7 +23,10 @@ from tests.scripted_host import ERAS, ScriptedHost, connect, text_answer
 pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
-ARGS = {"messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "q"}], "max_tokens": 64}
+ARGS = {
+    "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "q"}],
+    "max_tokens": 64,
+}
 KEY = "completion"
 
 
@@ -78,7 +81,9 @@ async def test_one_sampling_request_per_call_same_params_on_both_eras() -> None:
 # ---- 2026-07-28: driven by hand, round by round -------------------------------------------------
 
 
-async def first_round(client: Any, tool: str = "chat_complete", arguments: dict[str, Any] = ARGS) -> InputRequiredResult:
+async def first_round(
+    client: Any, tool: str = "chat_complete", arguments: dict[str, Any] = ARGS
+) -> InputRequiredResult:
     result = await client.session.call_tool(tool, arguments, allow_input_required=True)
     assert isinstance(result, InputRequiredResult)
     return result
@@ -180,8 +185,8 @@ async def test_answer_of_the_wrong_kind_is_an_error() -> None:
         )
     assert isinstance(result, CallToolResult) and result.is_error
     assert result.content[0].text == (
-        "chat_complete: inputResponses.completion: expected a sampling/createMessage result, got ElicitResult. "
-        "The host was asked; its answer was not used."
+        "chat_complete: inputResponses.completion: expected a sampling/createMessage result, "
+        "got ElicitResult. The host was asked; its answer was not used."
     )
 
 

@@ -27,15 +27,26 @@ def with_blocks(*blocks: object) -> CreateMessageResultWithTools:
 
 VIOLATIONS = [
     (
-        CreateMessageResult(role="assistant", content=ImageContent(type="image", data="AAAA", mime_type="image/png"), model="m"),
+        CreateMessageResult(
+            role="assistant",
+            content=ImageContent(type="image", data="AAAA", mime_type="image/png"),
+            model="m",
+        ),
         "content[0]: the host answered with a block of type 'image': only text is accepted",
     ),
     (
-        CreateMessageResult(role="assistant", content=AudioContent(type="audio", data="AAAA", mime_type="audio/wav"), model="m"),
+        CreateMessageResult(
+            role="assistant",
+            content=AudioContent(type="audio", data="AAAA", mime_type="audio/wav"),
+            model="m",
+        ),
         "content[0]: the host answered with a block of type 'audio': only text is accepted",
     ),
     (
-        with_blocks(TextContent(type="text", text="ok"), ToolUseContent(type="tool_use", id="t1", name="calc", input={})),
+        with_blocks(
+            TextContent(type="text", text="ok"),
+            ToolUseContent(type="tool_use", id="t1", name="calc", input={}),
+        ),
         "content[1]: the host answered with a tool_use block (tool 'calc') but this call forwarded no tools",
     ),
     (

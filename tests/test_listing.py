@@ -16,8 +16,14 @@ TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "li
 
 # A valid request per tool: the advertised schema and the server must agree on each.
 EXAMPLES = {
-    "chat_complete": {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}], "temperature": 2},
-    "messages_create": {"system": [{"type": "text", "text": "s"}], "messages": [{"role": "user", "content": "x"}]},
+    "chat_complete": {
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}],
+        "temperature": 2,
+    },
+    "messages_create": {
+        "system": [{"type": "text", "text": "s"}],
+        "messages": [{"role": "user", "content": "x"}],
+    },
     "responses_create": {"input": [{"role": "user", "content": [{"type": "input_text", "input_text": "x"}]}]},
     "generate": {"prompt": "x", "model": "m", "max_tokens": 3},
     "list_models": {},

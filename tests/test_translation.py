@@ -22,7 +22,9 @@ def assistant(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": {"type": "text", "text": text}}
 
 
-async def call(era: str, tool: str, arguments: dict[str, Any], answer: str = "ok") -> tuple[Any, ScriptedHost]:
+async def call(
+    era: str, tool: str, arguments: dict[str, Any], answer: str = "ok"
+) -> tuple[Any, ScriptedHost]:
     host = ScriptedHost(answer)
     async with connect(era, host) as client:
         result = await client.call_tool(tool, arguments)
@@ -60,7 +62,12 @@ async def test_chat_passes_model_temperature_and_max_tokens(era: str) -> None:
     _, host = await call(
         era,
         "chat_complete",
-        {"messages": [{"role": "user", "content": "x"}], "model": "gpt-x", "temperature": 0.5, "max_tokens": 77},
+        {
+            "messages": [{"role": "user", "content": "x"}],
+            "model": "gpt-x",
+            "temperature": 0.5,
+            "max_tokens": 77,
+        },
     )
     assert host.wire() == {
         "messages": [user("x")],
@@ -71,7 +78,9 @@ async def test_chat_passes_model_temperature_and_max_tokens(era: str) -> None:
 
 
 async def test_chat_accepts_and_ignores_the_name_field(era: str) -> None:
-    result, host = await call(era, "chat_complete", {"messages": [{"role": "user", "content": "x", "name": "bob"}]})
+    result, host = await call(
+        era, "chat_complete", {"messages": [{"role": "user", "content": "x", "name": "bob"}]}
+    )
     assert not result.is_error
     assert host.wire()["messages"] == [user("x")]
 
@@ -102,7 +111,9 @@ async def test_messages_system_blocks_and_content_blocks_join_with_newline(era: 
 
 
 async def test_messages_system_string(era: str) -> None:
-    _, host = await call(era, "messages_create", {"system": "S", "messages": [{"role": "user", "content": "q"}]})
+    _, host = await call(
+        era, "messages_create", {"system": "S", "messages": [{"role": "user", "content": "q"}]}
+    )
     assert host.wire()["systemPrompt"] == "S"
 
 
@@ -148,7 +159,10 @@ async def test_responses_items_instructions_lead_and_both_text_keys(era: str) ->
                 {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "real api"}]},
                 {"role": "developer", "content": [{"type": "input_text", "input_text": "D"}]},
                 {"role": "assistant", "content": [{"type": "output_text", "text": "prev"}]},
-                {"role": "user", "content": [{"type": "text", "input_text": "ref"}, {"type": "input_text", "text": "2"}]},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "input_text": "ref"}, {"type": "input_text", "text": "2"}],
+                },
             ],
             "temperature": 0,
             "max_tokens": 5,

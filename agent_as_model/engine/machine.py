@@ -4,8 +4,8 @@ Read it top to bottom: the happy path first, then the ways out. `work` is the pu
 `states/` that a transition runs before the state changes; if it raises, the state stays where
 it was and the driver fires `reject`, `violate` or `fault`. The machine is built once and every
 call is attached to it as a model for its lifetime (measured: attaching and detaching a record
-costs about 45 µs; building a `Machine` per call would add about 70 µs). It never asks which era it runs on: the era adapter does the I/O between
-`dispatch` and `answer`/`suspend`.
+costs about 45 µs; building a `Machine` per call would add about 70 µs). It never asks which
+era it runs on: the era adapter does the I/O between `dispatch` and `answer`/`suspend`.
 """
 
 from __future__ import annotations

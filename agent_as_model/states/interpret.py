@@ -32,7 +32,9 @@ def interpret_answer(record: CallRecord) -> None:
                 "but this call forwarded no tools",
             )
         else:
-            raise host_error(f"content[{i}]", f"the host answered with a block of type '{kind}': only text is accepted")
+            raise host_error(
+                f"content[{i}]", f"the host answered with a block of type '{kind}': only text is accepted"
+            )
     record.completion = Completion(
         text="\n".join(texts), host_model=answer.model, stop_reason=answer.stop_reason
     )

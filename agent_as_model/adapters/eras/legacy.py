@@ -5,7 +5,12 @@ from __future__ import annotations
 from mcp import MCPError
 from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types import CreateMessageRequest, CreateMessageRequestParams, CreateMessageResultWithTools, RequestId
+from mcp_types import (
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResultWithTools,
+    RequestId,
+)
 from pydantic import ValidationError
 
 from agent_as_model.adapters.eras.answer import host_answer
@@ -27,7 +32,8 @@ class LegacySampling:
             )
         except MCPError as err:
             raise host_error(
-                "sampling/createMessage", f"the host answered with error {err.error.code}: {err.error.message}"
+                "sampling/createMessage",
+                f"the host answered with error {err.error.code}: {err.error.message}",
             ) from None
         except ValidationError as err:
             raise host_error(
