@@ -1,0 +1,34 @@
+"""The command line a newcomer meets first: `python -m agent_as_model` and the demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from agent_as_model import __version__
+from agent_as_model.demo import CALLS, run_demo
+
+
+def test_python_dash_m_prints_the_version() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_as_model", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"agent-as-model {__version__}"
+
+
+@pytest.mark.anyio
+async def test_demo_shows_every_tool_on_both_eras(capsys: pytest.CaptureFixture[str]) -> None:
+    assert await run_demo() == 0
+    out = capsys.readouterr().out
+    legacy, modern = out.split("era 2026-07-28")
+    for name, _ in CALLS:
+        assert f"- {name}" in legacy and f"- {name}" in modern
+    sampled = len(CALLS) - 1  # list_models needs no model
+    assert legacy.count("host ←") == sampled
+    assert modern.count("round 1 ←") == sampled and modern.count("round 2 →") == sampled
+    assert "isError" not in out
+    assert "negotiated protocol version: 2025-11-25" in legacy
+    assert "negotiated protocol version: 2026-07-28" in modern
