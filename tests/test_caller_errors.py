@@ -74,8 +74,10 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("chat_complete", {"messages": [U], "temperature": -0.1}, "temperature: must be between 0 and 2"),
     ("chat_complete", {"messages": [U], "temperature": True}, "temperature: expected a number, got boolean"),
     ("chat_complete", {"messages": [U], "temperature": "hot"}, "temperature: expected a number, got string"),
-    ("chat_complete", {"messages": [U], "max_tokens": 0}, "max_tokens: must be at least 1"),
-    ("chat_complete", {"messages": [U], "max_tokens": 1.5}, "max_tokens: expected a positive integer"),
+    ("chat_complete", {"messages": [U], "max_tokens": 0}, "max_tokens: must be between 1 and 2147483647"),
+    ("chat_complete", {"messages": [U], "max_tokens": 1.5}, "max_tokens: expected a positive integer, got 1.5"),
+    ("chat_complete", {"messages": [U], "max_tokens": 1e300}, "max_tokens: must be between 1 and 2147483647"),
+    ("chat_complete", {"messages": [U], "max_tokens": 2**31}, "max_tokens: must be between 1 and 2147483647"),
     ("chat_complete", {"messages": [U], "max_tokens": "9"}, "max_tokens: expected a positive integer"),
     (
         "messages_create",
@@ -133,7 +135,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("generate", {}, "prompt: is required"),
     ("generate", {"prompt": None}, "prompt: expected a string, got null"),
     ("generate", {"prompt": "x", "system": "s"}, "system: unknown parameter 'system'"),
-    ("generate", {"prompt": "x", "max_tokens": -1}, "max_tokens: must be at least 1"),
+    ("generate", {"prompt": "x", "max_tokens": -1}, "max_tokens: must be between 1 and 2147483647"),
     ("list_models", {"x": 1}, "x: unknown parameter 'x'"),
 ]
 

@@ -10,6 +10,8 @@ from agent_as_model.errors import caller_error
 
 DEFAULT_MODEL = "agent-default"
 DEFAULT_MAX_TOKENS = 4096
+# Hosts read maxTokens into 32-bit integers; a larger value would reach them only to break there.
+MAX_TOKENS_LIMIT = 2**31 - 1
 
 # The part and block types a product may send that are not text. They are named in the error so
 # the caller knows exactly which part to remove; nothing is ever dropped silently.
@@ -24,6 +26,7 @@ MODEL_SCHEMA = {
 MAX_TOKENS_SCHEMA = {
     "type": "integer",
     "minimum": 1,
+    "maximum": MAX_TOKENS_LIMIT,
     "default": DEFAULT_MAX_TOKENS,
     "description": "Maximum tokens the host may generate.",
 }
@@ -99,8 +102,10 @@ def read_temperature(args: Mapping[str, Any], maximum: float = 2.0) -> float | N
     value = args.get("temperature")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise caller_error("temperature", f"expected a number, got {type_name(value)}")
+    if not math.isfinite(value):
+        raise caller_error("temperature", f"must be a finite number, got {value!r}")
     if not 0 <= value <= maximum:
         raise caller_error("temperature", f"must be between 0 and {maximum:g}, got {value!r}")
     return float(value)
@@ -110,13 +115,14 @@ def read_max_tokens(args: Mapping[str, Any], name: str = "max_tokens") -> int:
     value = args.get(name, DEFAULT_MAX_TOKENS)
     if value is None:
         return DEFAULT_MAX_TOKENS
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
-    if value < 1:
-        raise caller_error(name, f"must be at least 1, got {value}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise caller_error(name, f"expected a positive integer, got {value!r}")
+        value = int(value)
+    if not 1 <= value <= MAX_TOKENS_LIMIT:
+        raise caller_error(name, f"must be between 1 and {MAX_TOKENS_LIMIT}, got {value:g}")
     return value
 
 
