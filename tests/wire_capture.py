@@ -112,9 +112,7 @@ async def spawn(
     *, stderr: int | IO[Any] | None = None, env: dict[str, str] | None = None
 ) -> AsyncIterator[RawStdio]:
     """The installed server on stdio; stderr goes where the caller says (inherited by default)."""
-    process = await anyio.open_process(
-        [str(COMMAND)], stderr=stderr, env={**os.environ, **(env or {})}
-    )
+    process = await anyio.open_process([str(COMMAND)], stderr=stderr, env={**os.environ, **(env or {})})
     try:
         yield RawStdio(process, Exchange())
     finally:
@@ -186,7 +184,16 @@ async def capture_modern() -> list[tuple[str, Frame]]:
 
 
 async def capture_all() -> dict[str, list[tuple[str, Frame]]]:
-    return {"legacy": await capture_legacy(), "modern": await capture_modern()}
+    """Both eras, each on its own server process, captured side by side."""
+    captured: dict[str, list[tuple[str, Frame]]] = {}
+
+    async def run(era: str, capture: Any) -> None:
+        captured[era] = await capture()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, "legacy", capture_legacy)
+        group.start_soon(run, "modern", capture_modern)
+    return {era: captured[era] for era in ERAS}
 
 
 def normalise(frame: Frame) -> Frame:
@@ -265,17 +272,18 @@ def current_blocks(document: str) -> dict[str, str | None]:
 
 def rewrite(document: str, blocks: dict[str, str]) -> str:
     for era, block in blocks.items():
-        pattern = _block_pattern(era)
-        if not pattern.search(document):
-            begin, end = markers(era)
-            raise ValueError(f"the document has no {begin} … {end} markers")
         begin, end = markers(era)
-        document = pattern.sub(lambda _m, b=block, s=begin, e=end: f"{s}\n{b}{e}", document, count=1)
+        match = _block_pattern(era).search(document)
+        if match is None:
+            raise ValueError(f"the document has no {begin} … {end} markers")
+        document = document[: match.start()] + f"{begin}\n{block}{end}" + document[match.end() :]
     return document
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.wire_capture", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.wire_capture", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("--write", metavar="PATH", type=Path, help="rewrite the captured blocks in this file")
     args = parser.parse_args(argv)
     blocks = rendered(anyio.run(capture_all))

@@ -1,0 +1,107 @@
+"""Interoperability with an independent client: the TypeScript MCP SDK (@modelcontextprotocol/client).
+
+tests/interop/host.mjs spawns the installed `agent-as-model` over stdio with the TS SDK's
+StdioClientTransport, declares sampling (with tools), answers every sampling/createMessage with a
+fixed text, calls `generate` and `chat_complete`, and prints one JSON report. It runs pinned to
+legacy (the 2025 initialize handshake) and to 2026-07-28 (the TS client drives MRTR itself).
+
+The packages are installed once per session with `npm ci` from the committed lock file. The test
+is skipped only when node or npm is absent; an npm failure fails it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_as_model
+from tests.scripted_host import ERAS
+
+pytestmark = pytest.mark.stdio
+
+INTEROP = Path(__file__).parent / "interop"
+COMMAND = Path(sys.executable).parent / "agent-as-model"
+ANSWER = "Answered by the TypeScript host."  # host.mjs answers every sampling request with this
+TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        missing = " and ".join(name for name, path in (("node", node), ("npm", npm)) if path is None)
+        pytest.skip(f"{missing} not installed: the TypeScript SDK interop test needs Node.js >= 20 and npm")
+    done = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=INTEROP,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, f"npm ci failed in {INTEROP}:\n{done.stdout}\n{done.stderr}"
+    return node
+
+
+def run_host(node: str, era: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [node, str(INTEROP / "host.mjs"), str(COMMAND), era],
+        cwd=INTEROP,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"host.mjs failed on {era}:\n{done.stdout}\n{done.stderr}"
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, f"host.mjs printed more than its report:\n{done.stdout}"
+    report: dict[str, Any] = json.loads(lines[0])
+    return report
+
+
+def test_typescript_sdk_package_is_pinned() -> None:
+    manifest = json.loads((INTEROP / "package.json").read_text())
+    lock = json.loads((INTEROP / "package-lock.json").read_text())
+    version = manifest["dependencies"]["@modelcontextprotocol/client"]
+    assert version.startswith("2.4.") and version.replace(".", "").isdigit(), version
+    assert lock["packages"]["node_modules/@modelcontextprotocol/client"]["version"] == version
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_typescript_host(node: str, era: str) -> None:
+    report = run_host(node, era)
+    modern = era != "legacy"
+
+    assert report["protocolEra"] == ("modern" if modern else "legacy")
+    assert report["protocolVersion"] == ("2026-07-28" if modern else "2025-11-25")
+    assert report["serverVersion"] == {"name": "agent-as-model", "version": agent_as_model.__version__}
+    assert report["tools"] == TOOLS
+
+    # What the TS host was asked: one sampling request per call, the same params on both eras.
+    assert report["sampling"] == [
+        {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Say hi."}}],
+            "modelPreferences": {"hints": [{"name": "agent-default"}]},
+            "maxTokens": 4096,
+        },
+        {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Name a colour."}}],
+            "modelPreferences": {"hints": [{"name": "gpt-4o"}]},
+            "systemPrompt": "Be brief.",
+            "temperature": 0.2,
+            "maxTokens": 64,
+        },
+    ]
+
+    expected: dict[str, Any] = {"content": [{"type": "text", "text": ANSWER}], "isError": False}
+    if modern:
+        stamp = {"name": "agent-as-model", "version": agent_as_model.__version__}
+        expected["_meta"] = {SERVER_INFO_KEY: stamp}
+    assert report["results"] == {"generate": expected, "chat_complete": expected}
