@@ -1,23 +1,28 @@
-"""Server-process CPU per call and calls per second, agent-as-model against a minimal SDK floor.
+"""Server-process CPU per call and calls per second: agent-as-model against a minimal SDK floor.
 
-Why this measures what it measures:
+Why it measures what it measures:
 
-* The goal is about the cost of *our* code: CPU per call of agent-as-model must stay within
+* The goal is about the cost of *our* code: agent-as-model's CPU per call must stay within
   1.10x of a server that does the same sampling round trip and nothing else
   (`floor_server.py`, built on the same low-level `Server` + `RequestStateBoundary` layer). So
-  both run the same tools (`generate`, `chat_complete`) on both eras, over real stdio, driven
-  by the same SDK `Client` and the same trivial stand-in host.
-* Only the server child's CPU counts (user + system from `/proc/<pid>/stat`, all its threads):
-  the client, the host callback and the pipes' other end run in this process and are the same
-  for both, so they would only dilute the ratio. Readings are taken around a timed batch that
-  follows a warm-up batch, so interpreter start-up, imports, the handshake and first-call
-  caches (the client's `tools/list`, lazy imports, pydantic schema builds) are excluded.
-* The machine is noisy and the tick clock is coarse (`SC_CLK_TCK`, usually 10 ms), so every
-  configuration runs several times, interleaved (ours, floor, ... then the reverse order), and
-  the medians are reported. A call on 2026-07-28 is one logical `Client.call_tool`: two
-  `tools/call` requests (`InputRequiredResult`, then the retry with the answer).
-* Calls per second is wall clock for the batch, one call at a time: a latency figure that
-  includes the client, not a throughput ceiling.
+  both serve the same tools (`generate`, `chat_complete`) on both eras over real stdio, driven
+  by the same SDK `Client` and the same trivial stand-in host. The SDK's own cost (transport,
+  JSON-RPC, pydantic, the request-state seal) is in both and cancels out of the ratio.
+* Only the server child's CPU counts (user + system from `/proc/<pid>/stat`, every thread): the
+  client and the host run in this process and are the same for both servers, so counting them
+  would only dilute the ratio. The readings bracket a timed batch that follows a warm-up batch,
+  so interpreter start-up, imports, the handshake and first-call work (the client's
+  `tools/list`, lazy imports) are excluded.
+* The machine is noisy and the tick clock is coarse (`SC_CLK_TCK`, usually 10 ms per tick), so:
+  every server of an era stays up for the whole era and the timed batches alternate between
+  them (ours, floor, ... then the reverse order), several repeats; CPU per call is the median
+  of the repeats, and the ratio is the median of the per-repeat ratios of back-to-back batches,
+  which cancels slow drift of the machine. With two or more CPUs the client and the server are
+  pinned to different CPUs: migrations and the two processes sharing a core are the largest
+  noise source, and pinning treats every server alike.
+* A call on 2026-07-28 is one `Client.call_tool`: two `tools/call` requests (the
+  `InputRequiredResult`, then the retry carrying the answer). Calls per second is wall clock for
+  a batch, one call at a time: a latency figure that includes the client, not a throughput cap.
 
 Run from the repository root: `python benchmarks/bench_calls.py` (`make bench`). `--json FILE`
 writes every sample and the summary; `--check` exits 1 when a ratio is over the goal.
@@ -32,7 +37,7 @@ import statistics
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +74,11 @@ class ServerSpec:
 
     def params(self) -> StdioServerParameters:
         return StdioServerParameters(command=self.command, args=list(self.args), cwd=str(HERE.parent))
+
+    @property
+    def program(self) -> str:
+        """The path that shows in the server's command line: the script, or the console script."""
+        return self.args[0] if self.args else self.command
 
 
 def server_specs(*, mcpserver_floor: bool) -> list[ServerSpec]:
@@ -109,7 +119,8 @@ class Sample:
 
 
 def child_pids() -> set[int]:
-    """Live processes whose parent is this process (the stdio transport spawns the server directly)."""
+    """Live processes whose parent is this process: the stdio transport spawns the server directly
+    (a console script's shebang execs the interpreter in place), and exposes no pid itself."""
     me = os.getpid()
     found: set[int] = set()
     for entry in os.scandir("/proc"):
@@ -120,6 +131,14 @@ def child_pids() -> set[int]:
         if fields is not None and fields[0] != "Z" and int(fields[1]) == me:
             found.add(int(entry.name))
     return found
+
+
+def command_line(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return [arg.decode(errors="replace") for arg in cmdline.read().split(b"\0") if arg]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
 
 
 def cpu_ticks(pid: int) -> int:
@@ -140,14 +159,34 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()
 
 
+def choose_cpus(enabled: bool) -> tuple[int, int] | None:
+    """One CPU for this process (client and host), another for the server under test, or None."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if not enabled or len(allowed) < 2:
+        return None
+    return allowed[0], allowed[1]
+
+
+def pin_process(pid: int, cpu: int) -> None:
+    # Every thread that exists now; the ones started later inherit their creator's mask.
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with suppress(ProcessLookupError):
+            os.sched_setaffinity(int(task), {cpu})
+
+
 @asynccontextmanager
-async def connect(spec: ServerSpec, era: str) -> AsyncIterator[tuple[Client, int]]:
+async def connect(spec: ServerSpec, era: str, server_cpu: int | None) -> AsyncIterator[tuple[Client, int]]:
     before = child_pids()
     async with Client(spec.params(), mode=era, sampling_callback=stand_in_host) as client:
-        spawned = child_pids() - before
+        # New children of this process that run this server's program: exactly one, or we would
+        # be measuring the wrong process.
+        spawned = [pid for pid in child_pids() - before if spec.program in command_line(pid)]
         if len(spawned) != 1:
-            raise RuntimeError(f"expected one new server process for {spec.label}, found {sorted(spawned)}")
-        yield client, spawned.pop()
+            raise RuntimeError(f"expected one new {spec.label} process, found {sorted(spawned)}")
+        pid = spawned[0]
+        if server_cpu is not None:
+            pin_process(pid, server_cpu)
+        yield client, pid
 
 
 # -- the host: a trivial stand-in, the same for every server ---------------------------------------
@@ -157,7 +196,9 @@ _ANSWER = CreateMessageResult(
 )
 
 
-async def stand_in_host(context: ClientRequestContext, params: CreateMessageRequestParams) -> CreateMessageResult:
+async def stand_in_host(
+    context: ClientRequestContext, params: CreateMessageRequestParams
+) -> CreateMessageResult:
     return _ANSWER
 
 
@@ -169,36 +210,54 @@ async def call_batch(client: Client, tool: str, calls: int) -> None:
     for _ in range(calls):
         result = await client.call_tool(tool, arguments)
         # Checked on the client side: cheap, and not counted in the server's CPU.
-        text = result.content[0].text if result.content and isinstance(result.content[0], TextContent) else None
+        text = (
+            result.content[0].text if result.content and isinstance(result.content[0], TextContent) else None
+        )
         if result.is_error or text != ANSWER_TEXT:
-            raise RuntimeError(f"{tool} returned an unexpected result: {result.model_dump(exclude_none=True)}")
+            raise RuntimeError(
+                f"{tool} returned an unexpected result: {result.model_dump(exclude_none=True)}"
+            )
 
 
-async def run_configuration(spec: ServerSpec, era: str, repeat: int, calls: int, warmup: int) -> list[Sample]:
+async def run_era(
+    specs: Sequence[ServerSpec], era: str, calls: int, warmup: int, repeats: int, server_cpu: int | None
+) -> list[Sample]:
+    """Every server stays up for the whole era and the timed batches alternate between them, so
+    each pair of batches compared ran seconds apart on the same machine state."""
     samples: list[Sample] = []
-    async with connect(spec, era) as (client, pid):
-        for tool in CALLS:
-            await call_batch(client, tool, warmup)
-        for tool in CALLS:
-            ticks_before = cpu_ticks(pid)
-            started = time.perf_counter()
-            await call_batch(client, tool, calls)
-            wall = time.perf_counter() - started
-            samples.append(Sample(spec.key, tool, era, repeat, calls, cpu_ticks(pid) - ticks_before, wall))
+    async with AsyncExitStack() as stack:
+        servers: list[tuple[ServerSpec, Client, int]] = []
+        for spec in specs:
+            client, pid = await stack.enter_async_context(connect(spec, era, server_cpu))
+            for tool in CALLS:
+                await call_batch(client, tool, warmup)
+            servers.append((spec, client, pid))
+        for repeat in range(repeats):
+            # Alternate the order so a drifting machine (thermal, a neighbour) favours no server.
+            order = servers if repeat % 2 == 0 else servers[::-1]
+            for spec, client, pid in order:
+                for tool in CALLS:
+                    ticks_before = cpu_ticks(pid)
+                    started = time.perf_counter()
+                    await call_batch(client, tool, calls)
+                    wall = time.perf_counter() - started
+                    samples.append(
+                        Sample(spec.key, tool, era, repeat, calls, cpu_ticks(pid) - ticks_before, wall)
+                    )
+            mine = samples[-len(servers) * len(CALLS) :]
+            brief = "  ".join(
+                f"{s.server} {s.tool} {s.cpu_us_per_call:,.0f}" for s in sorted(mine, key=lambda s: s.tool)
+            )
+            print(f"  {era:<10} repeat {repeat + 1}/{repeats} µs/call: {brief}", file=sys.stderr)
     return samples
 
 
-async def run_all(specs: Sequence[ServerSpec], calls: int, warmup: int, repeats: int) -> list[Sample]:
+async def run_all(
+    specs: Sequence[ServerSpec], calls: int, warmup: int, repeats: int, server_cpu: int | None
+) -> list[Sample]:
     samples: list[Sample] = []
-    for repeat in range(repeats):
-        # Alternate the order so a drifting machine (thermal, a neighbour) favours no server.
-        order = list(specs) if repeat % 2 == 0 else list(reversed(specs))
-        for era in ERAS:
-            for spec in order:
-                got = await run_configuration(spec, era, repeat, calls, warmup)
-                samples.extend(got)
-                brief = ", ".join(f"{s.tool} {s.cpu_us_per_call:,.0f} µs" for s in got)
-                print(f"  repeat {repeat + 1}/{repeats}  {era:<10}  {spec.label:<24} {brief}", file=sys.stderr)
+    for era in ERAS:
+        samples.extend(await run_era(specs, era, calls, warmup, repeats, server_cpu))
     return samples
 
 
@@ -211,7 +270,7 @@ class Row:
     era: str
     cpu_us: dict[str, float] = field(default_factory=dict)
     calls_per_second: dict[str, float] = field(default_factory=dict)
-    ratio: float = 0.0
+    ratio: float = 0.0  # median over repeats of ours/floor, each pair measured back to back
     ratio_range: tuple[float, float] = (0.0, 0.0)
     ratio_vs_mcpserver: float | None = None
 
@@ -231,18 +290,22 @@ def summarise(samples: Sequence[Sample], specs: Sequence[ServerSpec]) -> list[Ro
                 per_server[spec.key] = mine
                 row.cpu_us[spec.key] = statistics.median(s.cpu_us_per_call for s in mine)
                 row.calls_per_second[spec.key] = statistics.median(s.calls_per_second for s in mine)
-            row.ratio = row.cpu_us["ours"] / row.cpu_us["floor"]
-            # The spread of the ratio repeat by repeat (each pair ran back to back): how noisy it was.
-            paired = [
-                o.cpu_us_per_call / f.cpu_us_per_call
-                for o, f in zip(per_server["ours"], per_server["floor"], strict=True)
-                if f.cpu_ticks
-            ]
-            row.ratio_range = (min(paired), max(paired)) if paired else (0.0, 0.0)
-            if "mcpserver" in row.cpu_us:
-                row.ratio_vs_mcpserver = row.cpu_us["ours"] / row.cpu_us["mcpserver"]
+            # Each repeat's two batches ran back to back: their ratio cancels the machine's drift,
+            # which the ratio of the two medians would not.
+            row.ratio, row.ratio_range = _paired(per_server["ours"], per_server["floor"])
+            if "mcpserver" in per_server:
+                row.ratio_vs_mcpserver, _ = _paired(per_server["ours"], per_server["mcpserver"])
             rows.append(row)
     return rows
+
+
+def _paired(ours: Sequence[Sample], other: Sequence[Sample]) -> tuple[float, tuple[float, float]]:
+    ratios = [
+        o.cpu_us_per_call / f.cpu_us_per_call for o, f in zip(ours, other, strict=True) if f.cpu_ticks > 0
+    ]
+    if not ratios:
+        return float("nan"), (float("nan"), float("nan"))
+    return statistics.median(ratios), (min(ratios), max(ratios))
 
 
 def render_table(rows: Sequence[Row], specs: Sequence[ServerSpec]) -> str:
@@ -280,24 +343,19 @@ def render_table(rows: Sequence[Row], specs: Sequence[ServerSpec]) -> str:
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     out = []
     for n, line in enumerate(lines):
-        cells = [c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))]
+        cells = [
+            c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ]
         out.append("  ".join(cells).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
 
 
-def write_json(path: Path, args: argparse.Namespace, samples: Sequence[Sample], rows: Sequence[Row]) -> None:
+def write_json(path: Path, settings: dict[str, Any], samples: Sequence[Sample], rows: Sequence[Row]) -> None:
     document = {
         "goal_ratio": GOAL,
-        "settings": {
-            "calls": args.calls,
-            "warmup": args.warmup,
-            "repeats": args.repeats,
-            "clk_tck": CLK_TCK,
-            "cpus": os.cpu_count(),
-            "python": sys.version.split()[0],
-        },
+        "settings": settings,
         "summary": [
             {
                 "tool": r.tool,
@@ -318,12 +376,19 @@ def write_json(path: Path, args: argparse.Namespace, samples: Sequence[Sample], 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--calls", type=int, default=300, help="timed calls per (server, tool, era) batch")
-    parser.add_argument("--warmup", type=int, default=30, help="untimed calls per tool before the timed batches")
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved runs of every configuration")
+    parser.add_argument("--calls", type=int, default=175, help="timed calls per (server, tool, era) batch")
+    parser.add_argument(
+        "--warmup", type=int, default=30, help="untimed calls per tool before the timed batches"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=7, help="interleaved timed batches of every configuration"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the samples and the summary here")
     parser.add_argument(
         "--no-mcpserver-floor", action="store_true", help="skip the informational MCPServer-based floor"
+    )
+    parser.add_argument(
+        "--no-pin", action="store_true", help="do not pin the client and the server to separate CPUs"
     )
     parser.add_argument("--check", action="store_true", help=f"exit 1 when ours/floor is over {GOAL:.2f}x")
     return parser
@@ -334,21 +399,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.calls < 1 or args.repeats < 1 or args.warmup < 0:
         raise SystemExit("--calls and --repeats must be at least 1, --warmup at least 0")
     specs = server_specs(mcpserver_floor=not args.no_mcpserver_floor)
+    cpus = choose_cpus(not args.no_pin)
+    if cpus is not None:
+        os.sched_setaffinity(0, {cpus[0]})
+    pinned = f"client on CPU {cpus[0]}, server on CPU {cpus[1]}" if cpus else "not pinned"
     print(
         f"{args.repeats} interleaved repeats x {len(specs)} servers x {len(ERAS)} eras, "
-        f"{args.calls} timed calls per tool after {args.warmup} warm-up calls (tick {1e3 / CLK_TCK:g} ms)",
+        f"{args.calls} timed calls per tool after {args.warmup} warm-up calls; {pinned}; "
+        f"tick {1e3 / CLK_TCK:g} ms",
         file=sys.stderr,
     )
-    samples = anyio.run(run_all, specs, args.calls, args.warmup, args.repeats)
+    samples = anyio.run(run_all, specs, args.calls, args.warmup, args.repeats, cpus[1] if cpus else None)
     rows = summarise(samples, specs)
     print()
-    print("Server-process CPU per call (user+system, median of repeats) and wall-clock calls per second")
+    print(
+        "Server-process CPU per call (user+system) and wall-clock calls per second: medians of the repeats;"
+    )
+    print("ours/floor: the median of the ratios of back-to-back batches, (min–max) their spread.")
+    print("One 2026-07-28 call is two tools/call requests (InputRequiredResult, then the retry).")
     print(render_table(rows, specs))
     print()
     verdict = "met" if all(r.meets_goal for r in rows) else "NOT met"
     print(f"goal: ours <= {GOAL:.2f}x the floor on every tool and era: {verdict}")
     if args.json:
-        write_json(args.json, args, samples, rows)
+        settings = {
+            "calls": args.calls,
+            "warmup": args.warmup,
+            "repeats": args.repeats,
+            "clk_tck": CLK_TCK,
+            "cpus": os.cpu_count(),
+            "client_cpu": cpus[0] if cpus else None,
+            "server_cpu": cpus[1] if cpus else None,
+            "python": sys.version.split()[0],
+        }
+        write_json(args.json, settings, samples, rows)
         print(f"wrote {args.json}")
     return 1 if args.check and verdict != "met" else 0
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from mcp.server import Server, ServerRequestContext
@@ -57,6 +57,8 @@ KEY = "completion"
 MAX_TOKENS = 4096
 MODEL_HINT = "agent-default"
 
+Role = Literal["user", "assistant"]
+
 _OBJECT: dict[str, Any] = {"type": "object"}
 _TOOLS = ListToolsResult(
     tools=[
@@ -72,13 +74,17 @@ def generate_params(prompt: str) -> CreateMessageRequestParams:
 
 def chat_params(messages: Sequence[Mapping[str, Any]]) -> CreateMessageRequestParams:
     system = [m["content"] for m in messages if m["role"] in ("system", "developer")]
-    turns = [(m["role"], m["content"]) for m in messages if m["role"] in ("user", "assistant")]
+    turns: list[tuple[Role, str]] = [
+        (m["role"], m["content"]) for m in messages if m["role"] in ("user", "assistant")
+    ]
     return _params(system="\n\n".join(system) or None, turns=turns)
 
 
-def _params(system: str | None, turns: Sequence[tuple[str, str]]) -> CreateMessageRequestParams:
+def _params(system: str | None, turns: Sequence[tuple[Role, str]]) -> CreateMessageRequestParams:
     return CreateMessageRequestParams(
-        messages=[SamplingMessage(role=role, content=TextContent(type="text", text=text)) for role, text in turns],
+        messages=[
+            SamplingMessage(role=role, content=TextContent(type="text", text=text)) for role, text in turns
+        ],
         max_tokens=MAX_TOKENS,
         system_prompt=system,
         model_preferences=ModelPreferences(hints=[ModelHint(name=MODEL_HINT)]),
@@ -107,7 +113,9 @@ async def round_trip(
             CreateMessageResultWithTools,
             metadata=ServerMessageMetadata(related_request_id=request_id),
         )
-    return CallToolResult(content=[TextContent(type="text", text=answer.content.text)])
+    content = answer.content
+    text = content.text if isinstance(content, TextContent) else ""
+    return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
 # -- the low-level floor: the layer agent_as_model/server.py is built on --------------------------
@@ -154,7 +162,9 @@ def build_mcpserver() -> MCPServer:
         return await _from_context("generate", generate_params(prompt), ctx)
 
     @server.tool()
-    async def chat_complete(messages: list[dict[str, Any]], ctx: Context) -> CallToolResult | InputRequiredResult:
+    async def chat_complete(
+        messages: list[dict[str, Any]], ctx: Context
+    ) -> CallToolResult | InputRequiredResult:
         return await _from_context("chat_complete", chat_params(messages), ctx)
 
     return server
@@ -182,7 +192,9 @@ async def _serve_lowlevel() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
-        "--mcpserver", action="store_true", help="build the tools on MCPServer instead of the low-level Server"
+        "--mcpserver",
+        action="store_true",
+        help="build the tools on MCPServer instead of the low-level Server",
     )
     args = parser.parse_args(argv)
     if args.mcpserver:

@@ -12,7 +12,7 @@ import logging
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
-from agent_as_model.engine.machine import MACHINE
+from agent_as_model.engine.machine import MACHINE, SENT, WAY_OUT
 from agent_as_model.engine.record import CallRecord, Era, Suspension
 from agent_as_model.errors import CallError, MissingCapability
 
@@ -43,16 +43,11 @@ async def _walk(record: CallRecord, era: Era) -> CallToolResult | InputRequiredR
         assert record.result is not None
         return record.result
     except CallError as err:
-        record.error = err
-        if err.kind == "caller":
-            record.reject()
-        else:
-            record.violate()
-        log.info("%s: %s", record.tool, err.message(record.tool))
+        leave(record, err, err.kind)
+        log.info("%s", err.message(record.tool))
         return error_result(err.message(record.tool))
     except MissingCapability as err:
-        record.error = err
-        record.reject()
+        leave(record, err, "capability")
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             err.message(record.tool),
@@ -60,13 +55,21 @@ async def _walk(record: CallRecord, era: Era) -> CallToolResult | InputRequiredR
         ) from None
     except Exception as err:
         # Our bug, not the caller's: the traceback goes to the log only.
-        was_sent = record.state not in ("received", "validated", "payload_ready")
-        record.error = err
+        sent = SENT.get(record.state, "The host was asked.")
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        if record.may_fault():
-            record.fault()
-        sent = "The host was asked." if was_sent else "Nothing was sent to the host."
+        leave(record, err, "fault")
         return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
+
+
+def leave(record: CallRecord, err: Exception, why: str) -> None:
+    """Take the table's way out for this kind of failure, or fault when it is not legal here."""
+    record.error = err
+    legal = MACHINE.get_triggers(record.state)
+    trigger = WAY_OUT.get(why, "fault")
+    if trigger not in legal:
+        trigger = "fault"
+    if trigger in legal:  # a terminal state has no way out left to take
+        record.trigger(trigger)
 
 
 def error_result(message: str) -> CallToolResult:

@@ -66,6 +66,18 @@ TABLE: tuple[Row, ...] = (
 )
 
 
+# How a failed step leaves the machine, by what failed. When the named way out is not legal from
+# the state the call is in (an error raised where it was not expected), the call faults instead.
+WAY_OUT = {"caller": "reject", "capability": "reject", "host": "violate"}
+# What a caller can be told about the host, by the state the call stopped in.
+SENT = {
+    **{state: "Nothing was sent to the host." for state in _BEFORE_HOST},
+    "awaiting_host": "The host may have been asked.",
+    "answered": "The host was asked.",
+    "interpreted": "The host was asked.",
+}
+
+
 def _runner(work: Work) -> Callable[[EventData], None]:
     def run(event: EventData) -> None:
         work(event.model, *event.args, **event.kwargs)

@@ -44,6 +44,8 @@ def temperature_schema(maximum: float) -> dict[str, Any]:
 def path_of(parent: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{parent}[{key}]"
+    if not key.isidentifier():  # odd keys are quoted, so the path stays readable and ASCII-safe
+        return f"{parent}[{key!r}]" if key.isprintable() else f"{parent}[{ascii(key)}]"
     return f"{parent}.{key}" if parent else key
 
 
@@ -66,14 +68,26 @@ def type_name(value: object) -> str:
 def reject_unknown(args: Mapping[str, Any], known: Iterable[str], parent: str = "") -> None:
     for key in args:
         if key not in known:
-            where = path_of(parent, key)
-            raise caller_error(where, f"unknown parameter '{key}'")
+            raise caller_error(path_of(parent, key), f"unknown parameter {ascii(key)}")
 
 
 def require_string(value: object, path: str) -> str:
     if not isinstance(value, str):
         raise caller_error(path, f"expected a string, got {type_name(value)}")
-    return value
+    return require_unicode(value, path)
+
+
+def require_unicode(text: str, path: str) -> str:
+    """JSON can carry a lone surrogate ("\\ud800"); no host can take it, and no digest can encode it."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as err:
+            bad = text[err.start]
+            raise caller_error(
+                path, f"is not valid Unicode text: lone surrogate U+{ord(bad):04X} at index {err.start}"
+            ) from None
+    return text
 
 
 def require_object(value: object, path: str) -> Mapping[str, Any]:
@@ -91,7 +105,9 @@ def require_list(value: object, path: str, *, non_empty: bool = False) -> list[A
 
 
 def read_model(args: Mapping[str, Any]) -> str:
-    value = args.get("model", DEFAULT_MODEL)
+    value = args.get("model")
+    if value is None:  # like every optional parameter here, null means "not given"
+        return DEFAULT_MODEL
     model = require_string(value, "model")
     if not model:
         raise caller_error("model", "must not be empty (omit it for agent-default, the host's own model)")
@@ -130,7 +146,7 @@ def reject_non_text(kind: str, path: str) -> None:
     """Raise the one error every dialect gives for a part that is not text."""
     raise caller_error(
         path,
-        f"part type '{kind}' is not text: images, audio, files and other non-text parts are rejected "
+        f"part type {ascii(kind)} is not text: images, audio, files and other non-text parts are rejected "
         "(the host is asked for text only)",
     )
 
@@ -145,11 +161,11 @@ def text_of_part(part: object, path: str, text_types: tuple[str, ...], text_keys
         if any(word in kind for word in NON_TEXT_WORDS):
             reject_non_text(kind, path)
         allowed = ", ".join(repr(t) for t in text_types)
-        raise caller_error(path_of(path, "type"), f"unsupported part type '{kind}' (text parts: {allowed})")
+        raise caller_error(path_of(path, "type"), f"unsupported part type {ascii(kind)} (text parts: {allowed})")
     for key in text_keys:
         if key in obj:
             return require_string(obj[key], path_of(path, key))
-    raise caller_error(path, f"a '{kind}' part needs " + " or ".join(f"'{k}'" for k in text_keys))
+    raise caller_error(path, f"a {kind!r} part needs " + " or ".join(f"'{k}'" for k in text_keys))
 
 
 def text_of_content(
@@ -157,7 +173,7 @@ def text_of_content(
 ) -> str:
     """A string, or a list of text parts joined by `joiner`."""
     if isinstance(content, str):
-        return content
+        return require_unicode(content, path)
     if not isinstance(content, list):
         raise caller_error(path, f"expected a string or an array of text parts, got {type_name(content)}")
     parts = content

@@ -1,0 +1,478 @@
+"""The call machine, driven by hypothesis through random event sequences.
+
+Records are real `CallRecord`s on the one shared `MACHINE`, with arguments and a host answer that
+make every state's work succeed, so what is explored is the machine's structure: which trigger is
+legal where and where it leads, exactly as `TABLE` says. Separate properties break the work on
+purpose (the state must not move), and run `drive` to its end on every outcome (nothing may be
+left attached to the shared machine).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from mcp import MCPError
+from mcp_types import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolResult,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    ImageContent,
+    InputRequiredResult,
+    TextContent,
+)
+from transitions.core import MachineError
+
+from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.engine.driver import drive
+from agent_as_model.engine.machine import INITIAL, MACHINE, STATES, TABLE, TERMINAL, Row
+from agent_as_model.engine.record import CallRecord, HostAnswer, SamplingSupport, Suspension
+from agent_as_model.errors import CallError, MissingCapability, host_error
+from agent_as_model.neutral import Request
+from property_tests.budget import budget
+from property_tests.results import completion_text
+from property_tests.strategies import TOOLS, texts
+
+VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "chat_complete": {"messages": [{"role": "user", "content": "hi"}]},
+    "messages_create": {"messages": [{"role": "user", "content": "hi"}]},
+    "responses_create": {"input": "hi"},
+    "generate": {"prompt": "hi"},
+}
+INVALID_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "chat_complete": {"messages": []},
+    "messages_create": {"messages": "hi"},
+    "responses_create": {"input": 7},
+    "generate": {"prompt": None},
+}
+
+
+def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
+    return HostAnswer(
+        role=role, blocks=(TextContent(type="text", text=text),), model="stand-in", stop_reason=None
+    )
+
+
+ANSWER = text_answer()
+
+
+def sources(row: Row) -> tuple[str, ...]:
+    return (row.source,) if isinstance(row.source, str) else row.source
+
+
+def legal_moves() -> dict[str, dict[str, str]]:
+    """state -> {trigger: dest}, read from TABLE; a trigger must lead to one place from a state."""
+    moves: dict[str, dict[str, str]] = {state: {} for state in STATES}
+    for row in TABLE:
+        for source in sources(row):
+            assert row.trigger not in moves[source], f"{row.trigger} is ambiguous from {source}"
+            moves[source][row.trigger] = row.dest
+    return moves
+
+
+MOVES = legal_moves()
+TRIGGERS = tuple(dict.fromkeys(row.trigger for row in TABLE))
+
+
+def new_record(tool: str, arguments: Mapping[str, Any] | None = None, *, sampling: bool = True) -> CallRecord:
+    chosen = VALID_ARGUMENTS[tool] if arguments is None else arguments
+    return CallRecord(DIALECTS[tool], chosen, SamplingSupport(declared=sampling))
+
+
+def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> Any:
+    """Fire `trigger` on `record`; `answer` is the only trigger that takes an argument."""
+    args = (answer,) if trigger == "answer" else ()
+    return getattr(record, trigger)(*args)
+
+
+@contextmanager
+def attached(record: CallRecord) -> Iterator[CallRecord]:
+    """The record on the shared machine for the block, as `drive` does; checks nothing is left."""
+    before = len(MACHINE.models)
+    MACHINE.add_model(record, initial=INITIAL)
+    try:
+        assert len(MACHINE.models) == before + 1
+        assert record.state == INITIAL
+        yield record
+    finally:
+        MACHINE.remove_model(record)
+        assert len(MACHINE.models) == before
+        assert all(model is not record for model in MACHINE.models)
+
+
+def step(record: CallRecord, trigger: str) -> None:
+    """Fire one trigger and check it against TABLE: illegal ones raise and stay, legal ones move."""
+    state = record.state
+    dest = MOVES[state].get(trigger)
+    if dest is None:
+        with pytest.raises(MachineError):
+            fire(record, trigger)
+        assert record.state == state, f"illegal {trigger} moved {state} to {record.state}"
+    else:
+        assert fire(record, trigger) is True
+        assert record.state == dest, f"{trigger} from {state} went to {record.state}, TABLE says {dest}"
+
+
+# --------------------------------------------------------------------------------------------
+# the table as a graph
+
+
+def reachable(start: str) -> set[str]:
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        for dest in MOVES[queue.popleft()].values():
+            if dest not in seen:
+                seen.add(dest)
+                queue.append(dest)
+    return seen
+
+
+def test_table_names_only_known_states_and_the_machine_is_built_from_it() -> None:
+    assert INITIAL in STATES and TERMINAL.issubset(STATES)
+    for row in TABLE:
+        assert row.dest in STATES and set(sources(row)) <= set(STATES), row
+    for state in STATES:
+        assert set(MACHINE.get_triggers(state)) == set(MOVES[state]), state
+
+
+def test_nothing_leaves_a_terminal_state() -> None:
+    for state in TERMINAL:
+        assert MOVES[state] == {}, f"{state} is terminal but has {MOVES[state]}"
+
+
+def test_every_state_is_reachable_and_every_live_state_can_finish() -> None:
+    assert reachable(INITIAL) == set(STATES)
+    for state in set(STATES) - TERMINAL:
+        assert MOVES[state], f"{state} is a dead end that is not terminal"
+        assert reachable(state) & TERMINAL, f"no terminal state is reachable from {state}"
+
+
+# --------------------------------------------------------------------------------------------
+# random sequences through the real machine
+
+
+def shortest_path(target: str) -> list[str]:
+    """The triggers of a shortest legal walk from INITIAL to `target`."""
+    paths: dict[str, list[str]] = {INITIAL: []}
+    queue = deque([INITIAL])
+    while queue:
+        state = queue.popleft()
+        for trigger, dest in sorted(MOVES[state].items()):
+            if dest not in paths:
+                paths[dest] = [*paths[state], trigger]
+                queue.append(dest)
+    return paths[target]
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_every_trigger_from_every_state_does_what_the_table_says(state: str) -> None:
+    """The exhaustive version of the random walks below: small enough to enumerate."""
+    for trigger in TRIGGERS:
+        with attached(new_record("generate")) as record:
+            for move in shortest_path(state):
+                fire(record, move)
+            assert record.state == state
+            step(record, trigger)
+
+
+def any_or_legal(state: str) -> st.SearchStrategy[str]:
+    """Any trigger at all, a legal one, or a legal one that does not end the call, a third of the
+    time each: uniform random triggers would almost never get past the first few states."""
+    legal = sorted(MOVES[state])
+    onward = [trigger for trigger in legal if MOVES[state][trigger] not in TERMINAL]
+    choices = [st.sampled_from(TRIGGERS)] + [st.sampled_from(ts) for ts in (legal, onward) if ts]
+    return st.one_of(choices)
+
+
+@budget(200)
+@given(tool=st.sampled_from(TOOLS), length=st.integers(0, 25), data=st.data())
+def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataObject) -> None:
+    with attached(new_record(tool)) as record:
+        for _ in range(length):
+            step(record, data.draw(any_or_legal(record.state), label=record.state))
+
+
+@budget(200)
+@given(tool=st.sampled_from(TOOLS), data=st.data())
+def test_a_legal_walk_ends_in_a_terminal_state_that_refuses_everything(
+    tool: str, data: st.DataObject
+) -> None:
+    with attached(new_record(tool)) as record:
+        for _ in range(4 * len(STATES)):  # the table has no cycle yet; a loop would still end here
+            if record.state in TERMINAL:
+                break
+            step(record, data.draw(st.sampled_from(sorted(MOVES[record.state])), label=record.state))
+        assert record.state in TERMINAL, f"a legal walk stopped in {record.state}"
+        for trigger in TRIGGERS:
+            step(record, trigger)  # every one of them is illegal here, so each raises and stays
+
+
+@dataclass(frozen=True)
+class BrokenWork:
+    """A legal trigger whose work fails, and the legal way out afterwards."""
+
+    path: tuple[str, ...]  # the triggers that reach the failing one
+    trigger: str
+    error: type[Exception]
+    way_out: str
+
+
+def _bug(*args: object) -> Any:
+    raise RuntimeError("a bug in a dialect")
+
+
+class StandInDialect:
+    """Reads and renders like `generate`, except where a test plants a bug."""
+
+    NAME = "generate"
+    DESCRIPTION = "stand-in"
+    INPUT_SCHEMA = DIALECTS["generate"].INPUT_SCHEMA
+
+    def __init__(
+        self, *, parse: Callable[..., Request] | None = None, render: Callable[..., Any] | None = None
+    ):
+        self.parse = parse or DIALECTS["generate"].parse
+        self.render = render or DIALECTS["generate"].render
+
+
+FAULTY_PARSE: Dialect = StandInDialect(parse=_bug)
+FAULTY_RENDER: Dialect = StandInDialect(render=_bug)
+
+
+def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:
+    """A record whose `broken` work raises, the host answer it gets, and the plan around it."""
+    if broken == "validate":
+        plan = BrokenWork((), "validate", CallError, "reject")
+        return new_record(tool, INVALID_ARGUMENTS[tool]), ANSWER, plan
+    if broken == "build":
+        plan = BrokenWork(("validate",), "build", MissingCapability, "reject")
+        return new_record(tool, sampling=False), ANSWER, plan
+    if broken == "interpret":
+        plan = BrokenWork(("validate", "build", "dispatch", "answer"), "interpret", CallError, "violate")
+        return new_record(tool), text_answer(role="user"), plan
+    plan = BrokenWork(
+        ("validate", "build", "dispatch", "answer", "interpret"), "commit", RuntimeError, "fault"
+    )
+    return (
+        CallRecord(FAULTY_RENDER, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True)),
+        ANSWER,
+        plan,
+    )
+
+
+@budget(50)
+@given(tool=st.sampled_from(TOOLS), broken=st.sampled_from(("validate", "build", "interpret", "commit")))
+def test_work_that_raises_leaves_the_state_where_it_was(tool: str, broken: str) -> None:
+    record, answer, plan = broken_work(tool, broken)
+    with attached(record):
+        for trigger in plan.path:
+            fire(record, trigger, answer)
+        state = record.state
+        with pytest.raises(plan.error):
+            fire(record, plan.trigger, answer)
+        assert record.state == state
+        step(record, plan.way_out)
+        assert record.state in TERMINAL
+
+
+class SharedMachine(RuleBasedStateMachine):
+    """Several records live on the one machine at once, interleaved: none disturbs another, and
+    `MACHINE.models` holds exactly the attached ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.before = list(MACHINE.models)
+        self.live: list[CallRecord] = []
+        self.expected: dict[int, str] = {}
+
+    @rule(tool=st.sampled_from(TOOLS))
+    def attach(self, tool: str) -> None:
+        record = new_record(tool)
+        MACHINE.add_model(record, initial=INITIAL)
+        self.live.append(record)
+        self.expected[id(record)] = INITIAL
+
+    @precondition(lambda self: self.live)
+    @rule(pick=st.integers(min_value=0), trigger=st.sampled_from(TRIGGERS))
+    def fire_one(self, pick: int, trigger: str) -> None:
+        record = self.live[pick % len(self.live)]
+        step(record, trigger)
+        self.expected[id(record)] = record.state
+
+    @precondition(lambda self: self.live)
+    @rule(pick=st.integers(min_value=0))
+    def detach(self, pick: int) -> None:
+        record = self.live.pop(pick % len(self.live))
+        MACHINE.remove_model(record)
+        assert all(model is not record for model in MACHINE.models)
+
+    @invariant()
+    def models_are_exactly_the_attached_records(self) -> None:
+        assert [id(m) for m in MACHINE.models] == [id(m) for m in (*self.before, *self.live)]
+        for record in self.live:
+            assert record.state == self.expected[id(record)]
+
+    def teardown(self) -> None:
+        for record in self.live:
+            MACHINE.remove_model(record)
+        assert len(MACHINE.models) == len(self.before)
+
+
+TestSharedMachine = SharedMachine.TestCase
+TestSharedMachine.settings = budget(50, stateful_step_count=30)
+
+
+# --------------------------------------------------------------------------------------------
+# drive() runs to its end, whatever happens, and leaves nothing on the machine
+
+FINAL_STATE = {
+    "success": "committed",
+    "suspended": "suspended",
+    "caller error": "rejected",
+    "no sampling": "rejected",
+    "host violation": "violated",
+    "host error": "violated",
+    "fault before sending": "faulted",
+    "fault in the era": "faulted",
+    "fault after the answer": "faulted",
+}
+OUTCOMES = tuple(FINAL_STATE)
+NOT_ASKED = ("caller error", "no sampling", "fault before sending")
+TAILS = {
+    "caller error": "Nothing was sent to the host.",
+    "host violation": "The host was asked; its answer was not used.",
+    "host error": "The host was asked; its answer was not used.",
+    "fault before sending": "Nothing was sent to the host.",
+    "fault in the era": "The host may have been asked.",  # the era may have failed before or after sending
+    "fault after the answer": "The host was asked.",
+}
+
+
+class FakeEra:
+    """The one I/O step, scripted: an answer, a suspension, or an exception. It yields to the event
+    loop first, so concurrent drives interleave on the shared machine."""
+
+    def __init__(self, outcome: HostAnswer | Suspension | Exception) -> None:
+        self.outcome = outcome
+        self.asked: list[CreateMessageRequestParams] = []
+
+    async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
+        self.asked.append(payload)
+        await anyio.sleep(0)
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+
+@dataclass
+class Drive:
+    outcome: str
+    record: CallRecord
+    era: FakeEra
+    text: str
+    result: CallToolResult | InputRequiredResult | None = None
+    raised: Exception | None = None
+
+
+def plan_drive(tool: str, outcome: str, text: str) -> Drive:
+    record = new_record(tool)
+    era = FakeEra(text_answer(text))
+    if outcome == "suspended":
+        params = CreateMessageRequestParams(messages=[], max_tokens=1)
+        era = FakeEra(
+            Suspension(InputRequiredResult(input_requests={"k": CreateMessageRequest(params=params)}))
+        )
+    elif outcome == "caller error":
+        record = new_record(tool, INVALID_ARGUMENTS[tool])
+    elif outcome == "host violation":
+        image = ImageContent(type="image", data="aGk=", mime_type="image/png")
+        era = FakeEra(HostAnswer(role="assistant", blocks=(image,), model="stand-in", stop_reason=None))
+    elif outcome == "host error":
+        era = FakeEra(host_error("sampling/createMessage", "the host answered with error -1: no"))
+    elif outcome == "no sampling":
+        record = new_record(tool, sampling=False)
+    elif outcome == "fault before sending":
+        record = CallRecord(FAULTY_PARSE, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True))
+    elif outcome == "fault in the era":
+        era = FakeEra(RuntimeError("a bug in an era"))
+    elif outcome == "fault after the answer":
+        record = CallRecord(FAULTY_RENDER, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True))
+    return Drive(outcome, record, era, text)
+
+
+async def run_drive(planned: Drive) -> None:
+    try:
+        planned.result = await drive(planned.record, planned.era)
+    except MCPError as err:
+        planned.raised = err
+
+
+def check_drive(planned: Drive) -> None:
+    record, outcome = planned.record, planned.outcome
+    assert all(model is not record for model in MACHINE.models), f"{outcome}: record left on the machine"
+    assert record.state == FINAL_STATE[outcome], f"{outcome}: ended in {record.state}"
+    assert record.state in TERMINAL
+    asked = len(planned.era.asked)
+    assert asked == (0 if outcome in NOT_ASKED else 1), f"{outcome}: asked {asked} times"
+    if outcome == "no sampling":
+        assert isinstance(planned.raised, MCPError)
+        assert planned.raised.error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+        assert planned.raised.error.data == {"requiredCapabilities": {"sampling": {}}}
+        return
+    assert planned.raised is None
+    if outcome == "suspended":
+        assert isinstance(planned.result, InputRequiredResult)
+        return
+    assert isinstance(planned.result, CallToolResult)
+    [content] = planned.result.content
+    assert isinstance(content, TextContent)
+    if outcome == "success":
+        assert not planned.result.is_error
+        assert completion_text(record.tool, planned.result) == planned.text
+        return
+    assert planned.result.is_error
+    assert content.text.startswith(f"{record.tool}: ")
+    assert content.text.endswith(TAILS[outcome]), content.text
+    if outcome.startswith("fault"):
+        assert "internal error" in content.text and "a bug" not in content.text  # no internals shown
+
+
+@budget(60)
+@given(tool=st.sampled_from(TOOLS), outcome=st.sampled_from(OUTCOMES), text=texts)
+def test_drive_leaves_nothing_on_the_machine(tool: str, outcome: str, text: str) -> None:
+    before = len(MACHINE.models)
+    planned = plan_drive(tool, outcome, text)
+    anyio.run(run_drive, planned)
+    assert len(MACHINE.models) == before
+    check_drive(planned)
+
+
+async def run_concurrently(drives: list[Drive]) -> None:
+    async with anyio.create_task_group() as group:
+        for planned in drives:
+            group.start_soon(run_drive, planned)
+
+
+@budget(30)
+@given(
+    plans=st.lists(
+        st.tuples(st.sampled_from(TOOLS), st.sampled_from(OUTCOMES), texts), min_size=1, max_size=12
+    )
+)
+def test_concurrent_drives_share_the_machine_cleanly(plans: list[tuple[str, str, str]]) -> None:
+    before = len(MACHINE.models)
+    drives = [plan_drive(tool, outcome, text) for tool, outcome, text in plans]
+    anyio.run(run_concurrently, drives)
+    assert len(MACHINE.models) == before
+    for planned in drives:
+        check_drive(planned)
