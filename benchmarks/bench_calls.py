@@ -8,12 +8,14 @@ Why it measures what it measures:
   both serve the same tools (`generate`, `chat_complete`) on both eras over real stdio, driven
   by the same SDK `Client` and the same trivial stand-in host. The SDK's own cost (transport,
   JSON-RPC, pydantic, the request-state seal) is in both and cancels out of the ratio.
-* Only the server child's CPU counts (user + system from `/proc/<pid>/stat`, every thread): the
+* Only the server child's CPU counts (on-CPU time of every thread, in nanoseconds, from
+  `/proc/<pid>/task/*/schedstat`; the tick-based user+system of `/proc/<pid>/stat` is 10 ms
+  coarse, which at ~2 ms a call made a batch's reading jump by several percent): the
   client and the host run in this process and are the same for both servers, so counting them
   would only dilute the ratio. The readings bracket a timed batch that follows a warm-up batch,
   so interpreter start-up, imports, the handshake and first-call work (the client's
   `tools/list`, lazy imports) are excluded.
-* The machine is noisy and the tick clock is coarse (`SC_CLK_TCK`, usually 10 ms per tick), so:
+* The machine is noisy, so:
   every server of an era stays up for the whole era and the timed batches alternate between
   them (ours, floor, ... then the reverse order), several repeats; CPU per call is the median
   of the repeats, and the ratio is the median of the per-repeat ratios of back-to-back batches,
@@ -61,7 +63,6 @@ CALLS: dict[str, dict[str, Any]] = {
         ]
     },
 }
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -103,12 +104,12 @@ class Sample:
     era: str
     repeat: int
     calls: int
-    cpu_ticks: int
+    cpu_ns: int
     wall_seconds: float
 
     @property
     def cpu_us_per_call(self) -> float:
-        return self.cpu_ticks / CLK_TCK / self.calls * 1e6
+        return self.cpu_ns / 1e3 / self.calls
 
     @property
     def calls_per_second(self) -> float:
@@ -141,12 +142,19 @@ def command_line(pid: int) -> list[str]:
         return []
 
 
-def cpu_ticks(pid: int) -> int:
-    """User + system time of every thread of `pid`, in clock ticks (stat fields 14 and 15)."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        raise RuntimeError(f"server process {pid} is gone")
-    return int(fields[11]) + int(fields[12])
+def cpu_ns(pid: int) -> int:
+    """Time on CPU of every thread of `pid`, in nanoseconds (the first field of each schedstat)."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat") as schedstat:
+                    total += int(schedstat.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # a thread that ended between the listing and the read
+    except (FileNotFoundError, ProcessLookupError):
+        raise RuntimeError(f"server process {pid} is gone") from None
+    return total
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -237,13 +245,11 @@ async def run_era(
             order = servers if repeat % 2 == 0 else servers[::-1]
             for spec, client, pid in order:
                 for tool in CALLS:
-                    ticks_before = cpu_ticks(pid)
+                    ns_before = cpu_ns(pid)
                     started = time.perf_counter()
                     await call_batch(client, tool, calls)
                     wall = time.perf_counter() - started
-                    samples.append(
-                        Sample(spec.key, tool, era, repeat, calls, cpu_ticks(pid) - ticks_before, wall)
-                    )
+                    samples.append(Sample(spec.key, tool, era, repeat, calls, cpu_ns(pid) - ns_before, wall))
             mine = samples[-len(servers) * len(CALLS) :]
             brief = "  ".join(
                 f"{s.server} {s.tool} {s.cpu_us_per_call:,.0f}" for s in sorted(mine, key=lambda s: s.tool)
@@ -300,9 +306,7 @@ def summarise(samples: Sequence[Sample], specs: Sequence[ServerSpec]) -> list[Ro
 
 
 def _paired(ours: Sequence[Sample], other: Sequence[Sample]) -> tuple[float, tuple[float, float]]:
-    ratios = [
-        o.cpu_us_per_call / f.cpu_us_per_call for o, f in zip(ours, other, strict=True) if f.cpu_ticks > 0
-    ]
+    ratios = [o.cpu_us_per_call / f.cpu_us_per_call for o, f in zip(ours, other, strict=True) if f.cpu_ns > 0]
     if not ratios:
         return float("nan"), (float("nan"), float("nan"))
     return statistics.median(ratios), (min(ratios), max(ratios))
@@ -405,8 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pinned = f"client on CPU {cpus[0]}, server on CPU {cpus[1]}" if cpus else "not pinned"
     print(
         f"{args.repeats} interleaved repeats x {len(specs)} servers x {len(ERAS)} eras, "
-        f"{args.calls} timed calls per tool after {args.warmup} warm-up calls; {pinned}; "
-        f"tick {1e3 / CLK_TCK:g} ms",
+        f"{args.calls} timed calls per tool after {args.warmup} warm-up calls; {pinned}",
         file=sys.stderr,
     )
     samples = anyio.run(run_all, specs, args.calls, args.warmup, args.repeats, cpus[1] if cpus else None)
@@ -426,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "calls": args.calls,
             "warmup": args.warmup,
             "repeats": args.repeats,
-            "clk_tck": CLK_TCK,
+            "cpu_clock": "schedstat ns",
             "cpus": os.cpu_count(),
             "client_cpu": cpus[0] if cpus else None,
             "server_cpu": cpus[1] if cpus else None,

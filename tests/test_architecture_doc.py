@@ -22,16 +22,9 @@ def test_every_transition_is_drawn() -> None:
             assert f"{source} --> {row.dest}: {row.trigger}" in drawn
 
 
-def test_the_records_declared_triggers_are_the_tables() -> None:
-    import ast
-    import inspect
+def test_a_new_record_starts_where_the_machine_does() -> None:
+    from agent_as_model.adapters.dialects import DIALECTS
+    from agent_as_model.engine.record import CallRecord, SamplingSupport
 
-    from agent_as_model.engine import record
-
-    tree = ast.parse(inspect.getsource(record.CallRecord))
-    declared = {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef) and node.name not in ("tool", "trigger")
-    }
-    assert declared == {row.trigger for row in diagram.TABLE}
+    record = CallRecord(DIALECTS["generate"], {}, SamplingSupport(declared=True))
+    assert record.state == diagram.INITIAL

@@ -75,7 +75,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("chat_complete", {"messages": [U], "temperature": True}, "temperature: expected a number, got boolean"),
     ("chat_complete", {"messages": [U], "temperature": "hot"}, "temperature: expected a number, got string"),
     ("chat_complete", {"messages": [U], "max_tokens": 0}, "max_tokens: must be between 1 and 2147483647"),
-    ("chat_complete", {"messages": [U], "max_tokens": 1.5}, "max_tokens: expected a positive integer, got 1.5"),
+    (
+        "chat_complete",
+        {"messages": [U], "max_tokens": 1.5},
+        "max_tokens: expected a positive integer, got 1.5",
+    ),
     ("chat_complete", {"messages": [U], "max_tokens": 1e300}, "max_tokens: must be between 1 and 2147483647"),
     ("chat_complete", {"messages": [U], "max_tokens": 2**31}, "max_tokens: must be between 1 and 2147483647"),
     ("chat_complete", {"messages": [U], "max_tokens": "9"}, "max_tokens: expected a positive integer"),

@@ -12,7 +12,7 @@ import logging
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
-from agent_as_model.engine.machine import MACHINE, SENT, WAY_OUT
+from agent_as_model.engine.machine import MACHINE, SENT, WAY_OUT, fire
 from agent_as_model.engine.record import CallRecord, Era, Suspension
 from agent_as_model.errors import CallError, MissingCapability
 
@@ -20,26 +20,20 @@ log = logging.getLogger("agent_as_model")
 
 
 async def drive(record: CallRecord, era: Era) -> CallToolResult | InputRequiredResult:
-    MACHINE.add_model(record, initial="received")
+    # The record is fired through the shared machine's events and never attached to it, so no
+    # call leaves anything on the machine (and no reference cycle for the collector to find).
     try:
-        return await _walk(record, era)
-    finally:
-        MACHINE.remove_model(record)
-
-
-async def _walk(record: CallRecord, era: Era) -> CallToolResult | InputRequiredResult:
-    try:
-        record.validate()
-        record.build()
-        record.dispatch()
+        fire(record, "validate")
+        fire(record, "build")
+        fire(record, "dispatch")
         assert record.payload is not None
         outcome = await era.exchange(record.payload, record.round_no)
         if isinstance(outcome, Suspension):
-            record.suspend()
+            fire(record, "suspend")
             return outcome.result
-        record.answer(outcome)
-        record.interpret()
-        record.commit()
+        fire(record, "answer", outcome)
+        fire(record, "interpret")
+        fire(record, "commit")
         assert record.result is not None
         return record.result
     except CallError as err:
@@ -69,7 +63,7 @@ def leave(record: CallRecord, err: Exception, why: str) -> None:
     if trigger not in legal:
         trigger = "fault"
     if trigger in legal:  # a terminal state has no way out left to take
-        record.trigger(trigger)
+        fire(record, trigger)
 
 
 def error_result(message: str) -> CallToolResult:

@@ -2,10 +2,10 @@
 
 Read it top to bottom: the happy path first, then the ways out. `work` is the pure function of
 `states/` that a transition runs before the state changes; if it raises, the state stays where
-it was and the driver fires `reject`, `violate` or `fault`. The machine is built once and every
-call is attached to it as a model for its lifetime (measured: attaching and detaching a record
-costs about 45 µs; building a `Machine` per call would add about 70 µs). It never asks which
-era it runs on: the era adapter does the I/O between `dispatch` and `answer`/`suspend`.
+it was and the driver fires `reject`, `violate` or `fault`. The machine is built once and shared
+by every call; a call's record is fired through the machine's events (`fire`) rather than
+attached with `add_model` (see `LeanEvent` for the measured reason). It never asks which era it
+runs on: the era adapter does the I/O between `dispatch` and `answer`/`suspend`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from transitions import EventData, Machine
+from transitions import Machine
+from transitions.core import Event, MachineError
 
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
@@ -49,7 +50,7 @@ _BEFORE_HOST = ("received", "validated", "payload_ready")
 _LIVE = tuple(s for s in STATES if s not in TERMINAL)
 
 TABLE: tuple[Row, ...] = (
-    # trigger      source                                 dest             work
+    # Row(trigger, source(s), dest, work)
     Row("validate", "received", "validated", validate_call),
     Row("build", "validated", "payload_ready", build_payload_for),
     Row("dispatch", "payload_ready", "awaiting_host"),
@@ -78,32 +79,61 @@ SENT = {
 }
 
 
-def _runner(work: Work) -> Callable[[EventData], None]:
-    def run(event: EventData) -> None:
-        work(event.model, *event.args, **event.kwargs)
+class LeanEvent(Event):
+    """Fires a transition of this table with exactly what the table uses: the source check, the
+    `before` work, the state change.
 
-    run.__name__ = work.__name__
-    return run
+    transitions' general path also builds an EventData, runs prepare / condition / exit / enter /
+    after / finalize hooks (this table has none) and logs at each step. Measured on the whole
+    server over stdio, that path (with a record attached per call through `add_model`) put our CPU
+    per call at 1.21-1.55x a bare SDK server; firing through this event instead removes that
+    overhead and keeps the machine, its table and its checks in transitions.
+    """
+
+    def trigger(self, model: Any, *args: Any, **kwargs: Any) -> bool:
+        state = model.state
+        options = self.transitions.get(state)  # .get: it is a defaultdict; never grow it
+        if not options:
+            raise MachineError(f"Can't trigger event {self.name} from state {state}!")
+        transition = options[0]
+        for work in transition.before:
+            work(model, *args, **kwargs)  # may raise: the state stays where it was
+        model.state = transition.dest
+        return True
+
+
+class CallMachine(Machine):
+    event_cls = LeanEvent
 
 
 def _build() -> Machine:
     transitions: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
     for row in TABLE:
-        spec: dict[str, Any] = {"trigger": row.trigger, "source": list(row.source), "dest": row.dest}
-        if isinstance(row.source, str):
-            spec["source"] = row.source
+        for source in (row.source,) if isinstance(row.source, str) else row.source:
+            # LeanEvent takes the one transition a trigger has from a state: keep it that way.
+            assert (row.trigger, source) not in seen, f"two '{row.trigger}' transitions from {source}"
+            seen.add((row.trigger, source))
+        spec: dict[str, Any] = {"trigger": row.trigger, "source": row.source, "dest": row.dest}
+        if not isinstance(row.source, str):
+            spec["source"] = list(row.source)
         if row.work is not None:
-            spec["before"] = _runner(row.work)
+            spec["before"] = row.work
         transitions.append(spec)
-    return Machine(
+    return CallMachine(
         model=None,
         states=list(STATES),
         transitions=transitions,
         initial=INITIAL,
         auto_transitions=False,
-        send_event=True,
         ignore_invalid_triggers=False,
     )
 
 
 MACHINE = _build()
+_EVENTS = MACHINE.events
+
+
+def fire(record: Any, trigger: str, *args: Any) -> None:
+    """Move a call record along the shared machine: the one way the driver changes a state."""
+    _EVENTS[trigger].trigger(record, *args)

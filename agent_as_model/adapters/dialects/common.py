@@ -161,7 +161,9 @@ def text_of_part(part: object, path: str, text_types: tuple[str, ...], text_keys
         if any(word in kind for word in NON_TEXT_WORDS):
             reject_non_text(kind, path)
         allowed = ", ".join(repr(t) for t in text_types)
-        raise caller_error(path_of(path, "type"), f"unsupported part type {ascii(kind)} (text parts: {allowed})")
+        raise caller_error(
+            path_of(path, "type"), f"unsupported part type {ascii(kind)} (text parts: {allowed})"
+        )
     for key in text_keys:
         if key in obj:
             return require_string(obj[key], path_of(path, key))

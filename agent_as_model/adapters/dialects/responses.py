@@ -97,7 +97,9 @@ def parse(args: Mapping[str, Any]) -> Request:
             item = c.require_object(raw, path)
             kind = item.get("type", "message")
             if kind != "message":
-                raise caller_error(f"{path}.type", f"unsupported item type {ascii(kind)} (expected 'message')")
+                raise caller_error(
+                    f"{path}.type", f"unsupported item type {ascii(kind)} (expected 'message')"
+                )
             c.reject_unknown(item, _ITEM_KEYS, path)
             role = item.get("role")
             if role not in _ROLES:
