@@ -23,6 +23,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/mypy agent_as_model
 	$(BIN)/mypy --strict agent_as_model/engine agent_as_model/states
 
 format: $(STAMP)

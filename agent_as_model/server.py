@@ -31,11 +31,9 @@ INSTRUCTIONS = (
     "raw prompt. Completions come from your own model through MCP sampling: declare the sampling capability."
 )
 
+_LISTED: tuple[Any, ...] = (*DIALECTS.values(), models)  # modules with NAME, DESCRIPTION, INPUT_SCHEMA
 _TOOLS = ListToolsResult(
-    tools=[
-        Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA)
-        for d in (*DIALECTS.values(), models)
-    ]
+    tools=[Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA) for d in _LISTED]
 )
 
 

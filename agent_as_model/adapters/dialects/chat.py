@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common as c
-from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Text, Turn
+from agent_as_model.neutral import Completion, Request
 
 NAME = "chat_complete"
 DESCRIPTION = (
@@ -21,7 +20,13 @@ DESCRIPTION = (
 _ROLES = ("system", "developer", "user", "assistant")
 _TEXT_TYPES = ("text",)
 _TEXT_KEYS = ("text",)
-_MESSAGE_KEYS = ("role", "content", "name")
+_SHAPE = c.EntryShape(
+    roles=_ROLES,
+    keys=("role", "content", "name"),
+    text_types=_TEXT_TYPES,
+    text_keys=_TEXT_KEYS,
+    system_roles=("system", "developer"),
+)
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -65,32 +70,8 @@ INPUT_SCHEMA: dict[str, Any] = {
 def parse(args: Mapping[str, Any]) -> Request:
     c.reject_unknown(args, INPUT_SCHEMA["properties"])
     messages = c.require_list(args.get("messages"), "messages", non_empty=True)
-    system: list[str] = []
-    turns: list[Turn] = []
-    for i, raw in enumerate(messages):
-        path = f"messages[{i}]"
-        message = c.require_object(raw, path)
-        c.reject_unknown(message, _MESSAGE_KEYS, path)
-        role = message.get("role")
-        if role not in _ROLES:
-            raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-        if "content" not in message:
-            raise caller_error(f"{path}.content", "is required")
-        text = c.text_of_content(message["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
-        if role in ("system", "developer"):
-            system.append(text)
-        else:
-            turns.append(Turn(role, (Text(text),)))
-    if not turns:
-        raise caller_error("messages", "needs at least one user or assistant message")
-    return Request(
-        tool=NAME,
-        system="\n\n".join(system) or None,
-        turns=tuple(turns),
-        model=c.read_model(args),
-        max_tokens=c.read_max_tokens(args),
-        temperature=c.read_temperature(args),
-    )
+    system, turns = c.read_entries(messages, "messages", _SHAPE)
+    return c.conversation_request(NAME, args, system, turns, field_name="messages")
 
 
 def render(completion: Completion, request: Request) -> str | dict[str, Any]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_as_model.errors import caller_error
+from agent_as_model.neutral import Request, Text, Turn
 
 DEFAULT_MODEL = "agent-default"
 DEFAULT_MAX_TOKENS = 4096
@@ -181,4 +183,62 @@ def text_of_content(
     parts = content
     return joiner.join(
         text_of_part(part, path_of(path, i), text_types, text_keys) for i, part in enumerate(parts)
+    )
+
+
+@dataclass(frozen=True)
+class EntryShape:
+    """How a dialect lays out one `{role, content}` entry of its conversation."""
+
+    roles: tuple[str, ...]
+    keys: tuple[str, ...]
+    text_types: tuple[str, ...]
+    text_keys: tuple[str, ...]
+    system_roles: tuple[str, ...] = ()  # roles that fold into the system prompt
+    misplaced: Mapping[str, str] = field(default_factory=dict)  # role -> why it is not taken here
+
+
+def read_entries(entries: list[Any], field_name: str, shape: EntryShape) -> tuple[list[str], list[Turn]]:
+    """Each entry's text, as system prompt pieces and user/assistant turns, in order."""
+    system: list[str] = []
+    turns: list[Turn] = []
+    for i, raw in enumerate(entries):
+        path = f"{field_name}[{i}]"
+        entry = require_object(raw, path)
+        reject_unknown(entry, shape.keys, path)
+        role = entry.get("role")
+        if isinstance(role, str) and role in shape.misplaced:
+            raise caller_error(f"{path}.role", shape.misplaced[role])
+        if role not in shape.roles:
+            raise caller_error(f"{path}.role", f"expected one of {', '.join(shape.roles)}, got {role!r}")
+        if "content" not in entry:
+            raise caller_error(f"{path}.content", "is required")
+        text = text_of_content(entry["content"], f"{path}.content", shape.text_types, shape.text_keys, "\n")
+        if role in shape.system_roles:
+            system.append(text)
+        else:
+            turns.append(Turn(role, (Text(text),)))
+    return system, turns
+
+
+def conversation_request(
+    tool: str,
+    args: Mapping[str, Any],
+    system: list[str],
+    turns: list[Turn],
+    *,
+    field_name: str,
+    max_temperature: float = 2.0,
+) -> Request:
+    """The neutral request of a conversation tool; system pieces join with a blank line."""
+    if not turns:
+        noun = "message" if field_name == "messages" else "item"
+        raise caller_error(field_name, f"needs at least one user or assistant {noun}")
+    return Request(
+        tool=tool,
+        system="\n\n".join(system) or None,
+        turns=tuple(turns),
+        model=read_model(args),
+        max_tokens=read_max_tokens(args),
+        temperature=read_temperature(args, max_temperature),
     )

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common as c
-from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Text, Turn
+from agent_as_model.neutral import Completion, Request
 
 NAME = "messages_create"
 DESCRIPTION = (
@@ -21,6 +20,13 @@ DESCRIPTION = (
 _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text",)
 _TEXT_KEYS = ("text",)
+_SHAPE = c.EntryShape(
+    roles=_ROLES,
+    keys=("role", "content"),
+    text_types=_TEXT_TYPES,
+    text_keys=_TEXT_KEYS,
+    misplaced={"system": "'system' is not a message role here: pass it as 'system'"},
+)
 _TEXT_BLOCKS = {
     "type": "array",
     "items": {
@@ -62,32 +68,11 @@ INPUT_SCHEMA: dict[str, Any] = {
 def parse(args: Mapping[str, Any]) -> Request:
     c.reject_unknown(args, INPUT_SCHEMA["properties"])
     messages = c.require_list(args.get("messages"), "messages", non_empty=True)
-    turns: list[Turn] = []
-    for i, raw in enumerate(messages):
-        path = f"messages[{i}]"
-        message = c.require_object(raw, path)
-        c.reject_unknown(message, ("role", "content"), path)
-        role = message.get("role")
-        if role == "system":
-            raise caller_error(f"{path}.role", "'system' is not a message role here: pass it as 'system'")
-        if role not in _ROLES:
-            raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-        if "content" not in message:
-            raise caller_error(f"{path}.content", "is required")
-        text = c.text_of_content(message["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
-        turns.append(Turn(role, (Text(text),)))
+    _, turns = c.read_entries(messages, "messages", _SHAPE)
     system = args.get("system")
-    system_text = None
-    if system is not None:
-        system_text = c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n") or None
-    return Request(
-        tool=NAME,
-        system=system_text,
-        turns=tuple(turns),
-        model=c.read_model(args),
-        max_tokens=c.read_max_tokens(args),
-        temperature=c.read_temperature(args, maximum=1.0),
-    )
+    # Anthropic's system blocks join with a newline; the text is one system piece.
+    pieces = [] if system is None else [c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n")]
+    return c.conversation_request(NAME, args, pieces, turns, field_name="messages", max_temperature=1.0)
 
 
 def render(completion: Completion, request: Request) -> str | dict[str, Any]:

@@ -24,7 +24,13 @@ _ROLES = ("user", "assistant", "system", "developer")
 # The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
 _TEXT_TYPES = ("input_text", "output_text", "text")
 _TEXT_KEYS = ("text", "input_text")
-_ITEM_KEYS = ("role", "content", "type", "id", "status")
+_SHAPE = c.EntryShape(
+    roles=_ROLES,
+    keys=("role", "content", "type", "id", "status"),
+    text_types=_TEXT_TYPES,
+    text_keys=_TEXT_KEYS,
+    system_roles=("system", "developer"),
+)
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -82,45 +88,22 @@ def parse(args: Mapping[str, Any]) -> Request:
     c.reject_unknown(args, INPUT_SCHEMA["properties"])
     if "input" not in args:
         raise caller_error("input", "is required")
-    system: list[str] = []
     instructions = args.get("instructions")
-    if instructions is not None:
-        system.append(c.require_string(instructions, "instructions"))
+    system = [] if instructions is None else [c.require_string(instructions, "instructions")]
     raw_input = args["input"]
-    turns: list[Turn] = []
     if isinstance(raw_input, str):
-        turns.append(Turn("user", (Text(raw_input),)))
+        turns = [Turn("user", (Text(c.require_unicode(raw_input, "input")),))]
     else:
         items = c.require_list(raw_input, "input", non_empty=True)
-        for i, raw in enumerate(items):
-            path = f"input[{i}]"
-            item = c.require_object(raw, path)
-            kind = item.get("type", "message")
+        for i, item in enumerate(items):
+            kind = item.get("type", "message") if isinstance(item, dict) else "message"
             if kind != "message":
                 raise caller_error(
-                    f"{path}.type", f"unsupported item type {ascii(kind)} (expected 'message')"
+                    f"input[{i}].type", f"unsupported item type {ascii(kind)} (expected 'message')"
                 )
-            c.reject_unknown(item, _ITEM_KEYS, path)
-            role = item.get("role")
-            if role not in _ROLES:
-                raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-            if "content" not in item:
-                raise caller_error(f"{path}.content", "is required")
-            text = c.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
-            if role in ("system", "developer"):
-                system.append(text)
-            else:
-                turns.append(Turn(role, (Text(text),)))
-    if not turns:
-        raise caller_error("input", "needs at least one user or assistant item")
-    return Request(
-        tool=NAME,
-        system="\n\n".join(system) or None,
-        turns=tuple(turns),
-        model=c.read_model(args),
-        max_tokens=c.read_max_tokens(args),
-        temperature=c.read_temperature(args),
-    )
+        item_system, turns = c.read_entries(items, "input", _SHAPE)
+        system.extend(item_system)
+    return c.conversation_request(NAME, args, system, turns, field_name="input")
 
 
 def render(completion: Completion, request: Request) -> str | dict[str, Any]:
