@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs bench clean
+.PHONY: install demo test lint format docs bench bench-instructions clean
 
 install: $(STAMP)
 
@@ -35,6 +35,10 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_calls.py
+
+# Deterministic: instructions per call under callgrind (needs valgrind), unmoved by machine noise.
+bench-instructions: $(STAMP)
+	$(BIN)/python benchmarks/bench_calls.py --instructions
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
