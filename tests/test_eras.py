@@ -89,6 +89,15 @@ async def first_round(
     return result
 
 
+async def retry(
+    client: Any, responses: dict[str, Any], state: str | None, arguments: dict[str, Any] = ARGS
+) -> CallToolResult | InputRequiredResult:
+    """The host's retry of `chat_complete`, driven by hand: these answers, this state."""
+    return await client.session.call_tool(
+        "chat_complete", arguments, input_responses=responses, request_state=state, allow_input_required=True
+    )
+
+
 async def test_round_one_carries_exactly_the_legacy_payload() -> None:
     legacy = ScriptedHost()
     async with connect("legacy", legacy) as client:
@@ -109,13 +118,7 @@ async def test_bound_retry_is_taken() -> None:
     host = ScriptedHost()
     async with connect(MODERN, host) as client:
         first = await first_round(client)
-        final = await client.session.call_tool(
-            "chat_complete",
-            ARGS,
-            input_responses={KEY: text_answer("bound answer")},
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        final = await retry(client, {KEY: text_answer("bound answer")}, first.request_state)
     assert isinstance(final, CallToolResult)
     assert not final.is_error and final.content[0].text == "bound answer"
     assert host.asked == 0  # driven by hand: the scripted host was never consulted
@@ -133,9 +136,7 @@ async def test_unbound_retry_is_asked_again(case: str) -> None:
             responses = {}
         else:
             responses = {"other": text_answer("sneaky")}
-        again = await client.session.call_tool(
-            "chat_complete", ARGS, input_responses=responses, request_state=state, allow_input_required=True
-        )
+        again = await retry(client, responses, state)
     assert isinstance(again, InputRequiredResult), again
     assert again.input_requests is not None and list(again.input_requests) == [KEY]
     assert again.input_requests[KEY] == first.input_requests[KEY]  # type: ignore[index]
@@ -163,26 +164,15 @@ async def test_state_for_another_payload_is_asked_again() -> None:
     server = build_server(security=RequestStateSecurity(codec=ForeignPayloadCodec()))
     async with connect(MODERN, ScriptedHost(), server=server) as client:
         first = await first_round(client)
-        again = await client.session.call_tool(
-            "chat_complete",
-            ARGS,
-            input_responses={KEY: text_answer("not for this payload")},
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        again = await retry(client, {KEY: text_answer("not for this payload")}, first.request_state)
     assert isinstance(again, InputRequiredResult)
 
 
 async def test_answer_of_the_wrong_kind_is_an_error() -> None:
     async with connect(MODERN, ScriptedHost()) as client:
         first = await first_round(client)
-        result = await client.session.call_tool(
-            "chat_complete",
-            ARGS,
-            input_responses={KEY: ElicitResult(action="accept", content={"x": "y"})},
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        elicited = ElicitResult(action="accept", content={"x": "y"})
+        result = await retry(client, {KEY: elicited}, first.request_state)
     assert isinstance(result, CallToolResult) and result.is_error
     assert result.content[0].text == (
         "chat_complete: inputResponses.completion: expected a sampling/createMessage result, "
@@ -196,13 +186,7 @@ async def test_retry_with_other_arguments_is_refused_by_the_sealed_state() -> No
     async with connect(MODERN, ScriptedHost()) as client:
         first = await first_round(client)
         with pytest.raises(MCPError) as caught:
-            await client.session.call_tool(
-                "chat_complete",
-                {**ARGS, "max_tokens": 65},
-                input_responses={KEY: text_answer("x")},
-                request_state=first.request_state,
-                allow_input_required=True,
-            )
+            await retry(client, {KEY: text_answer("x")}, first.request_state, {**ARGS, "max_tokens": 65})
     assert caught.value.error.code == -32602
 
 
@@ -220,11 +204,15 @@ async def test_shared_state_key_lets_another_server_take_the_retry(monkeypatch: 
     async with connect(MODERN, ScriptedHost(), server=build_server()) as one:
         first = await first_round(one)
     async with connect(MODERN, ScriptedHost(), server=build_server()) as two:
-        final = await two.session.call_tool(
-            "chat_complete",
-            ARGS,
-            input_responses={KEY: text_answer("worker two")},
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        final = await retry(two, {KEY: text_answer("worker two")}, first.request_state)
     assert isinstance(final, CallToolResult) and final.content[0].text == "worker two"
+
+
+async def test_without_a_shared_key_another_server_refuses_the_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENT_AS_MODEL_STATE_KEY", raising=False)
+    async with connect(MODERN, ScriptedHost(), server=build_server()) as one:
+        first = await first_round(one)
+    async with connect(MODERN, ScriptedHost(), server=build_server()) as two:
+        with pytest.raises(MCPError) as caught:
+            await retry(two, {KEY: text_answer("worker two")}, first.request_state)
+    assert caught.value.error.code == -32602
