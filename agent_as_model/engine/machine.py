@@ -112,7 +112,8 @@ def _build() -> Machine:
     for row in TABLE:
         for source in (row.source,) if isinstance(row.source, str) else row.source:
             # LeanEvent takes the one transition a trigger has from a state: keep it that way.
-            assert (row.trigger, source) not in seen, f"two '{row.trigger}' transitions from {source}"
+            if (row.trigger, source) in seen:
+                raise ValueError(f"TABLE has two '{row.trigger}' transitions from {source}")
             seen.add((row.trigger, source))
         spec: dict[str, Any] = {"trigger": row.trigger, "source": row.source, "dest": row.dest}
         if not isinstance(row.source, str):
