@@ -126,6 +126,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     (
         "responses_create",
+        {"input": [{"role": "bot", "content": "x"}, {"type": "function_call", "name": "f"}]},
+        "input[0].role: expected one of",  # entries are checked in order, the first fault named
+    ),
+    (
+        "responses_create",
         {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
         "input[0].content[0]: part type 'input_image' is not text",
     ),

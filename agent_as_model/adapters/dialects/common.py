@@ -195,6 +195,7 @@ class EntryShape:
     text_types: tuple[str, ...]
     text_keys: tuple[str, ...]
     system_roles: tuple[str, ...] = ()  # roles that fold into the system prompt
+    item_type: str | None = None  # when set, an entry's `type` (absent means this) must be it
     misplaced: Mapping[str, str] = field(default_factory=dict)  # role -> why it is not taken here
 
 
@@ -205,6 +206,12 @@ def read_entries(entries: list[Any], field_name: str, shape: EntryShape) -> tupl
     for i, raw in enumerate(entries):
         path = f"{field_name}[{i}]"
         entry = require_object(raw, path)
+        if shape.item_type is not None:
+            kind = entry.get("type", shape.item_type)
+            if kind != shape.item_type:
+                raise caller_error(
+                    f"{path}.type", f"unsupported item type {ascii(kind)} (expected {shape.item_type!r})"
+                )
         reject_unknown(entry, shape.keys, path)
         role = entry.get("role")
         if isinstance(role, str) and role in shape.misplaced:

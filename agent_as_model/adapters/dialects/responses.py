@@ -30,6 +30,7 @@ _SHAPE = c.EntryShape(
     text_types=_TEXT_TYPES,
     text_keys=_TEXT_KEYS,
     system_roles=("system", "developer"),
+    item_type="message",
 )
 
 INPUT_SCHEMA: dict[str, Any] = {
@@ -95,12 +96,6 @@ def parse(args: Mapping[str, Any]) -> Request:
         turns = [Turn("user", (Text(c.require_unicode(raw_input, "input")),))]
     else:
         items = c.require_list(raw_input, "input", non_empty=True)
-        for i, item in enumerate(items):
-            kind = item.get("type", "message") if isinstance(item, dict) else "message"
-            if kind != "message":
-                raise caller_error(
-                    f"input[{i}].type", f"unsupported item type {ascii(kind)} (expected 'message')"
-                )
         item_system, turns = c.read_entries(items, "input", _SHAPE)
         system.extend(item_system)
     return c.conversation_request(NAME, args, system, turns, field_name="input")
