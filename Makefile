@@ -24,7 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy agent_as_model
-	$(BIN)/mypy --strict agent_as_model/engine agent_as_model/states
+	$(BIN)/mypy --strict agent_as_model/engine agent_as_model/states agent_as_model/cursors.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -1,0 +1,235 @@
+"""Session cursors: the canonical form, minting and verification (spec section 6). Pure functions.
+
+The server keeps no state. A caller who wants to continue a conversation passes the history back
+together with the cursor of the previous turn, and the server recomputes that cursor from the
+history: a tamper-evident commitment, never a lookup key.
+
+    cursor = "cur_" + sha256_hex(utf8(canonical({"model": m, "tool": t, "transcript": T})))
+
+`canonical` is Python's `json.dumps(obj, sort_keys=True, separators=(",", ":"))` with the default
+`ensure_ascii=True`: the reference server is Python, and a caller must be able to recompute a
+cursor with one line of any language, so the form is pinned to that call byte for byte
+(`tests/vectors/cursors.json` holds vectors produced by an independent JavaScript implementation).
+
+A transcript `T` is a list of entries `{"role", "content"}` (a tool result also carries
+`tool_call_id`). Each tool builds its transcript from its own request shape (docs/cursors.md);
+this module only sees the entries.
+
+`previous_response_id` takes three forms, read by `read_previous`:
+
+- `""`: start a chain (nothing to verify);
+- `"cur_" + 64 lowercase hex`: continue; `verify` recomputes the cursor of the history cut at its
+  last assistant entry and fails loud on mismatch;
+- `"resp_" + 32 lowercase hex`: anchor a new chain at the history passed (an opaque Responses id
+  commits to nothing, so there is nothing to verify).
+
+Absent or `null` means cursors are off (`read_previous` returns None) and every result keeps its
+default shape. Verification is linear in the size of the history: one scan for the cut, one
+canonical dump, one sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import ToolUse
+
+PARAMETER = "previous_response_id"
+CURSOR_PREFIX = "cur_"
+ANCHOR_PREFIX = "resp_"
+CURSOR_HEX_DIGITS = 64  # a sha256 hexdigest
+ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
+
+# Tools whose request has no history channel: a `cur_` cursor could not be checked against
+# anything there, and skipping the check silently would defeat its purpose.
+NO_HISTORY_TOOLS = frozenset({"generate"})
+
+# Exactly what we mint and nothing else: lowercase hex only. A cursor is compared byte for byte,
+# so a caller who changed its case (or trimmed or padded it) has mangled it; saying so beats
+# guessing what was meant.
+_CURSOR = re.compile(rf"{CURSOR_PREFIX}[0-9a-f]{{{CURSOR_HEX_DIGITS}}}")
+_ANCHOR = re.compile(rf"{ANCHOR_PREFIX}[0-9a-f]{{{ANCHOR_HEX_DIGITS}}}")
+
+ACCEPTED_FORMS = (
+    f'"" (start a chain), "{CURSOR_PREFIX}" + {CURSOR_HEX_DIGITS} lowercase hex digits '
+    f'(continue the chain of that turn), or "{ANCHOR_PREFIX}" + {ANCHOR_HEX_DIGITS} lowercase hex digits '
+    "(a Responses id: anchor a new chain at the history passed)"
+)
+
+Entry = Mapping[str, str]
+Form = Literal["start", "continue", "anchor"]
+
+
+def canonical(obj: object) -> str:
+    """The canonical JSON text of `obj`, exactly as the reference computes it."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def mint(model: str, tool: str, transcript: Sequence[Entry]) -> str:
+    """The cursor committing to `transcript` under this model alias and tool."""
+    # The canonical text is ASCII (ensure_ascii), so the UTF-8 step never meets a lone surrogate.
+    text = canonical({"model": model, "tool": tool, "transcript": list(transcript)})
+    return CURSOR_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def entry(role: str, content: str) -> dict[str, str]:
+    """A transcript entry: system, developer, user or assistant text."""
+    return {"role": role, "content": content}
+
+
+def tool_result_entry(tool_call_id: str, content: str) -> dict[str, str]:
+    """A tool result, whichever request shape carried it (chat tool message, tool_result block,
+    function_call_output item)."""
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
+
+
+def tool_calls_text(text: str, calls: Sequence[ToolUse]) -> str:
+    """The tool-call envelope of spec section 4: what a text tool returns when the host's model
+    calls tools, and the content of that assistant turn's transcript entry.
+
+    Default separators (", " and ": "), not the canonical ones: this is result text, and the
+    cursor commits to the text the caller received.
+    """
+    envelope = {
+        "text": text,
+        "tool_calls": [{"id": call.id, "input": call.input, "name": call.name} for call in calls],
+    }
+    return json.dumps(envelope, sort_keys=True)
+
+
+def assistant_entry(text: str, calls: Sequence[ToolUse] = ()) -> dict[str, str]:
+    """The one entry of an assistant turn: its text, or the tool-call envelope if it called tools.
+
+    Every request shape of the same turn (chat `tool_calls`, messages `tool_use` blocks, responses
+    message + `function_call` items) reads into the same `text` and `calls`, so into this entry.
+    """
+    return entry("assistant", tool_calls_text(text, calls) if calls else text)
+
+
+def result_text(completion: str, cursor: str) -> str:
+    """What a text tool returns with cursors on: `{"completion": ..., "response_id": "cur_..."}`."""
+    return json.dumps({"completion": completion, "response_id": cursor}, sort_keys=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """A `previous_response_id` that was read and found well formed.
+
+    `form` is "start" (`""`), "continue" (a `cur_` cursor) or "anchor" (a `resp_` id); `value` is
+    the string as given.
+    """
+
+    form: Form
+    value: str
+
+
+def read_previous(value: object, tool: str) -> Previous | None:
+    """Read the raw `previous_response_id` argument of `tool`; None means cursors are off.
+
+    Absent and `null` are the same (as for every optional parameter here). Anything but the
+    three minted forms is a caller error, and so is a `cur_` cursor on a tool without a history
+    channel (`generate`): there would be nothing to verify it against.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise caller_error(PARAMETER, f"expected a string: {ACCEPTED_FORMS}; got {_json_type(value)}")
+    if value == "":
+        return Previous("start", value)
+    if _CURSOR.fullmatch(value):
+        if tool in NO_HISTORY_TOOLS:
+            raise caller_error(
+                PARAMETER,
+                f"a {CURSOR_PREFIX} cursor continues a chain, but {tool} has no history channel to "
+                'verify it against (the prompt is the whole request); pass "" to mint a cursor for '
+                "this prompt and its completion",
+            )
+        return Previous("continue", value)
+    if _ANCHOR.fullmatch(value):
+        return Previous("anchor", value)
+    raise caller_error(PARAMETER, f"{_what_is_wrong(value)}; expected {ACCEPTED_FORMS}")
+
+
+def history_cut(history: Sequence[Entry]) -> list[Entry]:
+    """The history through its last assistant entry: what the previous turn's cursor commits to.
+
+    Entries after it (the new user turn, tool results) arrived after that cursor was minted.
+    A history with no assistant entry cuts to nothing.
+    """
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].get("role") == "assistant":
+            return list(history[: index + 1])
+    return []
+
+
+def verify(previous: Previous | None, model: str, tool: str, history: Sequence[Entry]) -> None:
+    """Check a `cur_` cursor against the history passed back; start, anchor and off pass.
+
+    The error reads like every other in this server: "expected" is what `previous_response_id`
+    would have to be for this history (the recomputed cursor), "received" is what it was.
+    """
+    if previous is None or previous.form != "continue":
+        return
+    cut = history_cut(history)
+    if not cut:
+        raise caller_error(
+            PARAMETER,
+            f"received the {CURSOR_PREFIX} cursor {previous.value}, which continues a chain, but the "
+            "history passed back has no assistant entry to verify it against: pass the history "
+            'through the turn that cursor came from, or "" to start a new chain',
+        )
+    expected = mint(model, tool, cut)
+    if expected != previous.value:
+        raise caller_error(
+            PARAMETER,
+            f"does not match the history passed back: expected {expected} (the cursor of model "
+            f"{ascii(model)}, tool {tool} and the {len(cut)} history entries through the last assistant "
+            f"entry), received {previous.value}. The history was changed since that cursor was minted "
+            "(an edited, added, dropped or reordered entry, another model or tool), or the cursor "
+            "belongs to another turn",
+        )
+
+
+def result_cursor(model: str, tool: str, history: Sequence[Entry], completion: str) -> str:
+    """The cursor a call returns: the history it was given plus the completion it returns."""
+    return mint(model, tool, [*history, entry("assistant", completion)])
+
+
+def _what_is_wrong(value: str) -> str:
+    """Name the first thing that keeps `value` from being a minted form, so a caller can fix it."""
+    shown = _shown(value)
+    for prefix, digits, name in (
+        (CURSOR_PREFIX, CURSOR_HEX_DIGITS, "cursor"),
+        (ANCHOR_PREFIX, ANCHOR_HEX_DIGITS, "Responses id"),
+    ):
+        if value.startswith(prefix):
+            tail = value[len(prefix) :]
+            if len(tail) != digits:
+                return f"got {shown}: a {prefix} {name} has {digits} hex digits, not {len(tail)}"
+            if re.fullmatch(r"[0-9a-fA-F]*", tail):
+                return f"got {shown}: the hex digits must be lowercase, exactly as minted"
+            return f"got {shown}: a {prefix} {name} holds only hex digits after the prefix"
+    return f"got {shown}: not one of the accepted forms"
+
+
+def _shown(value: str) -> str:
+    # The value is echoed ASCII-safe and bounded: an error message is not the place for a megabyte.
+    return ascii(value) if len(value) <= 80 else ascii(value[:80]) + f"... ({len(value)} characters)"
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
