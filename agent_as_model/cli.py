@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from agent_as_model import __version__
+from agent_as_model import __version__, export_tools
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 
@@ -31,12 +31,15 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
     )
+    export_tools.add_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _configure_logging()
+    if args.command == export_tools.COMMAND:
+        return export_tools.run(args)
     if args.command == "demo":
         from agent_as_model.demo import run_demo
 

@@ -1,0 +1,260 @@
+"""JSON Schema (draft 2020-12) for the caller's schemas: checking them, validating against them.
+
+Three pure functions serve every place a caller hands us a schema (`output_schema`, a persona's
+schemas, tool definitions):
+
+- `check_object_schema`: is this a schema we can use? A valid draft 2020-12 schema whose root is
+  `"type": "object"` (what an MCP tool's input schema and a structured answer both need), with
+  every `$ref` resolvable inside the schema itself. Nothing is ever fetched.
+- `validator_for`: one compiled validator per distinct schema, cached, so a schema sent on every
+  turn of a conversation is compiled once.
+- `first_violation`: where an instance breaks a schema, as a JSON pointer, and why, in words
+  built from the schema alone. The instance is the host's answer, which may hold anything the
+  caller asked for (secrets included), so no part of its values ever reaches an error message.
+
+Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
+reject a string. Hosts differ in which formats they know, and a check we added would fail
+answers that the caller's own API would have taken.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from jsonschema.protocols import Validator
+from jsonschema_specifications import REGISTRY as META_SCHEMAS
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from agent_as_model.arguments import path_of, type_name
+from agent_as_model.errors import caller_error
+
+# Enough for every schema of a busy process (each distinct schema costs a few KB compiled), and
+# bounded, so a caller sending a fresh schema per call cannot grow the process without limit.
+VALIDATOR_CACHE_SIZE = 256
+
+# An empty registry: `$ref`s resolve inside the schema and to the draft meta-schemas only. Without
+# it jsonschema would fetch any other URI with urlopen (http, or file:// on this machine): a
+# caller-chosen request made by the server.
+_NO_RETRIEVAL: Registry[Any] = Registry()
+
+# Schema-side values (enum members, const, patterns) are quoted in reasons only up to this length.
+_QUOTE_LIMIT = 80
+
+
+def check_object_schema(value: object, path: str) -> dict[str, Any]:
+    """`value` itself if it is a usable object schema, else a caller error naming where it is not.
+
+    The error path continues `path` into the schema (`output_schema.properties.age.type`), so the
+    caller sees the exact keyword to fix.
+    """
+    if not isinstance(value, dict):
+        raise caller_error(path, f"expected a JSON Schema object, got {type_name(value)}")
+    try:
+        Draft202012Validator.check_schema(value)
+    except SchemaError as err:
+        raise caller_error(_schema_path(path, err.absolute_path), _schema_reason(err)) from None
+    except RecursionError:
+        raise caller_error(path, "the schema is nested too deeply to check") from None
+    root_type = value.get("type")
+    if root_type != "object":
+        got = "no 'type'" if "type" not in value else f"type {_quote(root_type)}"
+        raise caller_error(path, f'the root of the schema must have "type": "object", it has {got}')
+    _check_refs(value, path)
+    return value
+
+
+def validator_for(schema: Mapping[str, Any]) -> Validator:
+    """The compiled validator of `schema`, shared by every equal schema.
+
+    The key is the schema's canonical JSON text, so equal schemas share one validator whatever
+    their key order, and the validator works on its own copy: a caller mutating its dict later
+    cannot change a cached validator.
+    """
+    return _compiled(json.dumps(schema, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
+def _compiled(text: str) -> Validator:
+    return _Draft202012(json.loads(text), registry=_NO_RETRIEVAL)
+
+
+def _properties(
+    validator: Validator, properties: Mapping[str, Any], instance: object, schema: Mapping[str, Any]
+) -> Iterable[ValidationError]:
+    """Draft 2020-12 `properties`, except that a property whose subschema is `false` is named.
+
+    jsonschema (4.26) drops the path of an error from a `false` subschema, so the pointer would
+    name the parent object; this says which property the schema forbids.
+    """
+    if not isinstance(instance, dict):
+        return
+    for name, subschema in properties.items():
+        if name not in instance:
+            continue
+        if subschema is False:
+            yield ValidationError("a property whose schema is false", path=[name], schema_path=[name])
+        else:
+            yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
+
+
+# Draft 2020-12 with the `properties` fix above; everything else is jsonschema's own.
+_Draft202012 = validators.extend(Draft202012Validator, {"properties": _properties})
+
+
+def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple[str, str] | None:
+    """`(pointer, reason)` of the most relevant violation, or None when `instance` is valid.
+
+    `pointer` is the RFC 6901 JSON pointer of the offending value in the instance: `""` is the
+    instance itself (the root), `/items/0/age` a nested one. The reason names the rule that failed
+    and where it sits in the schema (`expected type integer, got string (schema
+    /properties/age/type)`); it never quotes the instance. `schema` None means "no schema" (any
+    JSON object), which nothing violates. The schema must have passed `check_object_schema`.
+    """
+    if schema is None:
+        return None
+    try:
+        error = best_match(validator_for(schema).iter_errors(instance))
+    except RecursionError:
+        # A recursive schema ("$ref": "#") and an answer nested thousands deep; it cannot be
+        # shown valid, so it is not taken.
+        return "", "nested too deeply to validate"
+    if error is None:
+        return None
+    return json_pointer(
+        error.absolute_path
+    ), f"{_rule(error)} (schema {json_pointer(error.absolute_schema_path)})"
+
+
+def json_pointer(parts: Iterable[str | int]) -> str:
+    """RFC 6901: each step prefixed by "/", with "~" written "~0" and "/" written "~1"."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _rule(error: ValidationError) -> str:
+    """What `error` means, from the schema's side only (jsonschema's messages quote the instance)."""
+    keyword = error.validator
+    expected: Any = error.validator_value
+    instance = error.instance
+    if keyword == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return f"expected type {wanted}, got {_json_type(instance)}"
+    if keyword == "required":
+        missing = [name for name in expected if isinstance(instance, dict) and name not in instance]
+        noun = "property" if len(missing) == 1 else "properties"
+        return f"missing required {noun} {_names(missing)}"
+    if keyword == "dependentRequired" and isinstance(instance, dict):
+        for trigger, needed in expected.items():
+            absent = [name for name in needed if trigger in instance and name not in instance]
+            if absent:
+                return f"property {_quote(trigger)} requires {_names(absent)}"
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        # The unexpected names come from the instance: say which names are allowed instead.
+        declared = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        listed = _names(list(declared))
+        allowed = f" (allowed: {listed})" if declared and len(listed) <= _QUOTE_LIMIT else ""
+        return f"has a property the schema does not allow{allowed}"
+    if keyword == "enum":
+        listed = ", ".join(_quote(v) for v in expected)
+        return f"must be one of the enum values{_if_short(listed, ': ')}"
+    if keyword == "const":
+        return f"must equal the schema's const value{_if_short(_quote(expected), ' ')}"
+    if keyword in _BOUNDS:
+        return _BOUNDS[keyword].format(expected)
+    if keyword == "pattern":
+        return f"does not match the pattern{_if_short(_quote(expected), ' ')}"
+    if keyword in ("items", "unevaluatedItems") and expected is False:
+        return "has more items than the schema allows"
+    if keyword == "not":
+        return "matches the schema under 'not', which it must not"
+    if keyword == "anyOf":
+        return "matches none of the anyOf alternatives"
+    if keyword == "oneOf":
+        return "must match exactly one oneOf alternative (it matches none or several)"
+    if keyword in ("contains", "minContains", "maxContains"):
+        return "too few or too many items match 'contains'"
+    if keyword == "properties":  # only `_properties` reports under its own keyword
+        return "the schema forbids this property (its schema is false)"
+    if keyword is None:  # a `false` subschema: nothing is allowed here
+        return "no value is allowed here (the schema is false)"
+    return f"fails the {_quote(keyword)} keyword"
+
+
+_BOUNDS = {
+    "minimum": "must be >= {}",
+    "maximum": "must be <= {}",
+    "exclusiveMinimum": "must be > {}",
+    "exclusiveMaximum": "must be < {}",
+    "multipleOf": "must be a multiple of {}",
+    "minLength": "shorter than minLength {}",
+    "maxLength": "longer than maxLength {}",
+    "minItems": "fewer items than minItems {}",
+    "maxItems": "more items than maxItems {}",
+    "uniqueItems": "items must be unique",
+    "minProperties": "fewer properties than minProperties {}",
+    "maxProperties": "more properties than maxProperties {}",
+}
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "integer"
+    return type_name(value)
+
+
+def _names(names: list[Any]) -> str:
+    return ", ".join(_quote(name) for name in names)
+
+
+def _quote(value: object) -> str:
+    return ascii(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _if_short(text: str, lead: str) -> str:
+    return f"{lead}{text}" if len(text) <= _QUOTE_LIMIT else ""
+
+
+def _schema_path(path: str, parts: Iterable[str | int]) -> str:
+    for part in parts:
+        path = path_of(path, part)
+    return path
+
+
+def _schema_reason(err: SchemaError) -> str:
+    """jsonschema's own message: it quotes the schema, which is the caller's, so it may be shown."""
+    message = str(err.message)
+    return message if len(message) <= 200 else message[:199] + "…"
+
+
+def _check_refs(schema: dict[str, Any], path: str) -> None:
+    """Every `$ref` and `$dynamicRef` must resolve within the schema (or to a draft meta-schema).
+
+    The validator resolves references lazily, so an unresolvable one would surface only when an
+    answer reaches it, after the host was asked; and a remote URL is never fetched. Walking the
+    schema's subresources the way the draft defines them keeps `$id` scoping right.
+    """
+    root = DRAFT202012.create_resource(schema)
+    # The same resolver the validator builds for itself (meta-schemas plus this schema).
+    resolver = META_SCHEMAS.combine(_NO_RETRIEVAL).resolver_with_root(root)
+    pending: list[tuple[Resource[Any], Any]] = [(root, resolver)]
+    while pending:
+        resource, scope = pending.pop()
+        contents = resource.contents
+        for keyword in ("$ref", "$dynamicRef"):  # a $dynamicRef starts from its static target
+            ref = contents.get(keyword) if isinstance(contents, dict) else None
+            if isinstance(ref, str):
+                try:
+                    scope.lookup(ref)
+                except Unresolvable:
+                    raise caller_error(
+                        path,
+                        f"{keyword} {_quote(ref)} does not resolve inside the schema "
+                        "(remote references are never fetched; use $defs)",
+                    ) from None
+        pending.extend((sub, scope.in_subresource(sub)) for sub in resource.subresources())
