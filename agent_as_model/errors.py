@@ -22,6 +22,9 @@ class CallError(Exception):
     reason: str
     kind: Kind = "caller"
     sent: bool = False
+    # A host answer that broke the call's output contract: asking again with this error may fix
+    # it (spec section 3, repair_attempts). Other violations are final.
+    repairable: bool = False
 
     def __post_init__(self) -> None:
         super().__init__(self.path, self.reason)
@@ -41,8 +44,8 @@ def caller_error(path: str, reason: str) -> CallError:
     return CallError(path, reason, "caller", sent=False)
 
 
-def host_error(path: str, reason: str) -> CallError:
-    return CallError(path, reason, "host", sent=True)
+def host_error(path: str, reason: str, *, repairable: bool = False) -> CallError:
+    return CallError(path, reason, "host", sent=True, repairable=repairable)
 
 
 @dataclass(eq=False)

@@ -7,7 +7,7 @@ host's answer into a `Completion`. Nothing here knows a dialect or an era.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Role = Literal["user", "assistant"]
@@ -33,12 +33,44 @@ class ToolResult:
 
 
 Block = Text | ToolUse | ToolResult
+ChoiceMode = Literal["auto", "required", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the caller offers the host's model, under the caller's own name."""
+
+    name: str
+    description: str | None
+    input_schema: dict[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """How the model may use the tools. `name` set: that one tool, forwarded alone as required."""
+
+    mode: ChoiceMode
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputContract:
+    """Structured output the completion must satisfy (spec section 3).
+
+    `schema` is a JSON Schema with root type object (`{"type": "object"}` for chat's
+    `response_format: json_object`). `path` is the parameter the contract came from, so errors
+    name what the caller wrote.
+    """
+
+    schema: dict[str, object]
+    path: str = "output_schema"
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
     role: Role
     blocks: tuple[Block, ...]
+    path: str = field(default="", compare=False)  # where the caller wrote it, for error messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +83,11 @@ class Request:
     model: str
     max_tokens: int
     temperature: float | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: ToolChoice | None = None
+    output: OutputContract | None = None
+    stop: tuple[str, ...] = ()
+    repair_attempts: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,5 +96,6 @@ class Completion:
 
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
+    structured: dict[str, object] | None = None  # the validated output, when a contract asked for one
     host_model: str | None = None
     stop_reason: str | None = None

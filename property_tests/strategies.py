@@ -382,9 +382,10 @@ def bad_role(draw: st.DrawFn, tool: str, args: dict[str, Any]) -> tuple[str, str
     if draw(st.booleans()):
         del entry["role"]
     else:
-        # `tool` and (for Messages) `system` are real roles elsewhere, but not here (yet).
+        # `system` is a real role elsewhere but not in Messages; `tool` is a chat role only, and
+        # a chat `tool` entry is read by its own rules (tool_call_id first), so it is not drawn there.
         entry["role"] = draw(st.sampled_from(("tool", "system", "function")) | json_values | texts)
-        if entry["role"] in roles:
+        if entry["role"] in roles or (tool == "chat_complete" and entry["role"] == "tool"):
             entry["role"] = "narrator"
     return f"{path}.role", ""
 
@@ -466,9 +467,10 @@ def bad_instructions(draw: st.DrawFn, tool: str, args: dict[str, Any]) -> tuple[
 
 def bad_item_type(draw: st.DrawFn, tool: str, args: dict[str, Any]) -> tuple[str, str]:
     entry, path = _pick_entry(draw, tool, args)
-    entry["type"] = draw(st.sampled_from(("function_call", "reasoning", "input_image")) | json_values)
-    if entry["type"] == "message":
-        entry["type"] = "function_call_output"
+    # Item types this server does not take (function_call and function_call_output it does).
+    entry["type"] = draw(st.sampled_from(("reasoning", "input_image", "web_search_call")) | json_values)
+    if entry["type"] in ("message", "function_call", "function_call_output"):
+        entry["type"] = "item_reference"
     return f"{path}.type", ""
 
 

@@ -48,6 +48,16 @@ VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "responses_create": {"input": "hi"},
     "generate": {"prompt": "hi"},
 }
+# For the walks over the table: chat_complete asks for structured output with repairs allowed,
+# so the walks also take the guarded `repair` cycle.
+WALK_ARGUMENTS: dict[str, dict[str, Any]] = {
+    **VALID_ARGUMENTS,
+    "chat_complete": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "output_schema": {"type": "object"},
+        "repair_attempts": 3,
+    },
+}
 INVALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "chat_complete": {"messages": []},
     "messages_create": {"messages": "hi"},
@@ -62,7 +72,9 @@ def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
     )
 
 
-ANSWER = text_answer()
+ANSWER = text_answer('{"fine": true}')  # valid JSON: it meets chat_complete's output contract too
+REPAIRABLE = host_error("output_schema", "a repairable violation", repairable=True)
+GUARDS = {row.trigger: row.guard for row in TABLE if row.guard is not None}
 
 
 def sources(row: Row) -> tuple[str, ...]:
@@ -88,10 +100,13 @@ def new_record(tool: str, arguments: Mapping[str, Any] | None = None, *, samplin
     return CallRecord(DIALECTS[tool], chosen, SamplingSupport(declared=sampling))
 
 
+def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
+    """`answer` takes the host's answer and `repair` the error it repairs; the rest take nothing."""
+    return (answer,) if trigger == "answer" else (REPAIRABLE,) if trigger == "repair" else ()
+
+
 def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> Any:
-    """Fire `trigger` on `record`; `answer` is the only trigger that takes an argument."""
-    args = (answer,) if trigger == "answer" else ()
-    return getattr(record, trigger)(*args)
+    return getattr(record, trigger)(*trigger_args(trigger, answer))
 
 
 @contextmanager
@@ -118,8 +133,11 @@ def step(record: CallRecord, trigger: str) -> None:
             fire(record, trigger)
         assert record.state == state, f"illegal {trigger} moved {state} to {record.state}"
     else:
-        assert fire(record, trigger) is True
-        assert record.state == dest, f"{trigger} from {state} went to {record.state}, TABLE says {dest}"
+        guard = GUARDS.get(trigger)
+        allowed = guard is None or guard(record, *trigger_args(trigger))
+        assert fire(record, trigger) is allowed
+        expected = dest if allowed else state  # a guard that says no leaves the state where it was
+        assert record.state == expected, f"{trigger} from {state} went to {record.state}, expected {expected}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,7 +196,7 @@ def shortest_path(target: str) -> list[str]:
 def test_every_trigger_from_every_state_does_what_the_table_says(state: str) -> None:
     """The exhaustive version of the random walks below: small enough to enumerate."""
     for trigger in TRIGGERS:
-        with attached(new_record("generate")) as record:
+        with attached(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])) as record:
             for move in shortest_path(state):
                 fire(record, move)
             assert record.state == state
@@ -197,7 +215,7 @@ def any_or_legal(state: str) -> st.SearchStrategy[str]:
 @budget(200)
 @given(tool=st.sampled_from(TOOLS), length=st.integers(0, 25), data=st.data())
 def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataObject) -> None:
-    with attached(new_record(tool)) as record:
+    with attached(new_record(tool, WALK_ARGUMENTS[tool])) as record:
         for _ in range(length):
             step(record, data.draw(any_or_legal(record.state), label=record.state))
 
@@ -207,8 +225,8 @@ def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataO
 def test_a_legal_walk_ends_in_a_terminal_state_that_refuses_everything(
     tool: str, data: st.DataObject
 ) -> None:
-    with attached(new_record(tool)) as record:
-        for _ in range(4 * len(STATES)):  # the table has no cycle yet; a loop would still end here
+    with attached(new_record(tool, WALK_ARGUMENTS[tool])) as record:
+        for _ in range(4 * len(STATES)):  # the repair cycle is bounded by repair_attempts
             if record.state in TERMINAL:
                 break
             step(record, data.draw(st.sampled_from(sorted(MOVES[record.state])), label=record.state))

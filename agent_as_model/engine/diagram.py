@@ -24,6 +24,8 @@ def mermaid() -> str:
     for row in TABLE:
         sources = (row.source,) if isinstance(row.source, str) else row.source
         work = f" / {row.work.__name__}" if row.work is not None else ""
+        if row.guard is not None:
+            work = f" [{row.guard.__name__}]{work}"
         lines.extend(f"    {source} --> {row.dest}: {row.trigger}{work}" for source in sources)
     lines.extend(f"    {state} --> [*]" for state in sorted(TERMINAL))
     return "\n".join(lines) + "\n"

@@ -26,16 +26,23 @@ async def drive(record: CallRecord, era: Era) -> CallToolResult | InputRequiredR
         fire(record, "validate")
         fire(record, "build")
         fire(record, "dispatch")
-        assert record.payload is not None
-        outcome = await era.exchange(record.payload, record.round_no)
-        if isinstance(outcome, Suspension):
-            fire(record, "suspend")
-            return outcome.result
-        fire(record, "answer", outcome)
-        fire(record, "interpret")
-        fire(record, "commit")
-        assert record.result is not None
-        return record.result
+        while True:
+            assert record.payload is not None
+            outcome = await era.exchange(record.payload, record.round_no)
+            if isinstance(outcome, Suspension):
+                fire(record, "suspend")
+                return outcome.result
+            fire(record, "answer", outcome)
+            try:
+                fire(record, "interpret")
+            except CallError as err:
+                # The table decides whether this answer may be repaired (repair_attempts left).
+                if fire(record, "repair", err):
+                    continue
+                raise
+            fire(record, "commit")
+            assert record.result is not None
+            return record.result
     except CallError as err:
         leave(record, err, err.kind)
         log.info("%s", err.message(record.tool))

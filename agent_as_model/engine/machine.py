@@ -19,9 +19,11 @@ from transitions.core import Event, MachineError
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import interpret_answer, take_answer
+from agent_as_model.states.repair import ask_again, may_repair
 from agent_as_model.states.validate import validate_call
 
 Work = Callable[..., None]
+Guard = Callable[..., bool]
 
 
 class Row(NamedTuple):
@@ -29,6 +31,7 @@ class Row(NamedTuple):
     source: str | tuple[str, ...]
     dest: str
     work: Work | None = None
+    guard: Guard | None = None  # the transition is taken only when this says so
 
 
 STATES = (
@@ -58,6 +61,8 @@ TABLE: tuple[Row, ...] = (
     Row("answer", "awaiting_host", "answered", take_answer),
     Row("suspend", "awaiting_host", "suspended"),
     Row("interpret", "answered", "interpreted", interpret_answer),
+    # an answer that broke the output contract: ask again with the error, while repair_attempts allow
+    Row("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
     Row("commit", "interpreted", "committed", commit_result),
     # ways out: a caller error before anything was sent, a host contract violation after
     Row("reject", _BEFORE_HOST, "rejected"),
@@ -96,6 +101,9 @@ class LeanEvent(Event):
         if not options:
             raise MachineError(f"Can't trigger event {self.name} from state {state}!")
         transition = options[0]
+        for condition in transition.conditions:  # the table puts only `Guard` callables here
+            if bool(cast(Guard, condition.func)(model, *args, **kwargs)) != condition.target:
+                return False  # not taken: the state stays, and the caller learns so
         for work in transition.before:  # the table puts only `Work` callables here, never names
             cast(Work, work)(model, *args, **kwargs)  # may raise: the state stays where it was
         model.state = transition.dest
@@ -120,6 +128,8 @@ def _build() -> Machine:
             spec["source"] = list(row.source)
         if row.work is not None:
             spec["before"] = row.work
+        if row.guard is not None:
+            spec["conditions"] = row.guard
         transitions.append(spec)
     return CallMachine(
         model=None,
@@ -135,6 +145,8 @@ MACHINE = _build()
 _EVENTS = MACHINE.events
 
 
-def fire(record: Any, trigger: str, *args: Any) -> None:
-    """Move a call record along the shared machine: the one way the driver changes a state."""
-    _EVENTS[trigger].trigger(record, *args)
+def fire(record: Any, trigger: str, *args: Any) -> bool:
+    """Move a call record along the shared machine: the one way the driver changes a state.
+
+    False when the transition's guard did not allow it (the state is unchanged)."""
+    return _EVENTS[trigger].trigger(record, *args)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
@@ -33,6 +33,21 @@ class HostAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class HostPlan:
+    """How this call's request was put to this host, decided once at build time.
+
+    `host_tools`: the host declared `sampling.tools`, so tool blocks and definitions may travel.
+    `structured` is how an output contract travels: "tool" (one required tool) when the host
+    takes tools, "prompt" (the schema in the system prompt) when it does not. `names` maps the
+    names the host saw back to the caller's tool names.
+    """
+
+    host_tools: bool = False
+    structured: str | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Suspension:
     """The modern era ends this request here: the host must answer and retry."""
 
@@ -55,12 +70,13 @@ class CallRecord:
     state: str = "received"  # owned by the machine: only engine.machine.fire changes it
     request: Request | None = None
     payload: CreateMessageRequestParams | None = None
+    plan: HostPlan = field(default_factory=HostPlan)
     host_answer: HostAnswer | None = None
     completion: Completion | None = None
     output: str | dict[str, Any] | None = None
     result: CallToolResult | None = None
     error: Exception | None = None
-    round_no: int = 0
+    round_no: int = 0  # 0 for the first ask; one more for each repair (spec section 3)
 
     @property
     def tool(self) -> str:

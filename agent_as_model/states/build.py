@@ -2,25 +2,46 @@
 
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
 it in an InputRequiredResult. `payload_digest` is what a modern round binds its answer to.
+
+What the host declared decides how tools and structured output travel (spec sections 3, 4):
+with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
+tool; without it the tools are dropped (with a logged warning) and the contract goes into the
+system prompt. That decision is recorded in the call's `HostPlan`, so interpreting the answer
+reads the same plan.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 
 from mcp_types import (
     CreateMessageRequestParams,
     ModelHint,
     ModelPreferences,
     SamplingMessage,
+    SamplingMessageContentBlock,
     TextContent,
+    Tool,
+    ToolChoice,
     ToolResultContent,
     ToolUseContent,
 )
 
-from agent_as_model.engine.record import CallRecord
+from agent_as_model.adapters.tools.describe import host_description
+from agent_as_model.adapters.tools.names import NameMap
+from agent_as_model.engine.record import CallRecord, HostPlan
 from agent_as_model.errors import MissingCapability
-from agent_as_model.neutral import Block, Request, Text, ToolResult, ToolUse
+from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse, Turn
+
+log = logging.getLogger("agent_as_model")
+
+# The one tool that carries structured output when the host takes tools (spec section 3).
+STRUCTURED_TOOL = "structured_output"
+STRUCTURED_DESCRIPTION = (
+    "Give your final answer by calling this tool: its input is the answer, and it must match the schema."
+)
 
 
 def build_payload_for(record: CallRecord) -> None:
@@ -29,31 +50,110 @@ def build_payload_for(record: CallRecord) -> None:
     if not record.sampling.declared:
         raise MissingCapability({"sampling": {}})
     assert record.request is not None
-    record.payload = build_payload(record.request)
+    record.plan = plan_for(record.request, record.sampling.tools)
+    record.payload = build_payload(record.request, record.plan)
 
 
-def build_payload(request: Request) -> CreateMessageRequestParams:
-    messages = [
-        SamplingMessage(
-            role=turn.role,
-            content=_block(turn.blocks[0]) if len(turn.blocks) == 1 else [_block(b) for b in turn.blocks],
-        )
-        for turn in request.turns
-    ]
+def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
+    structured = None if request.output is None else ("tool" if host_takes_tools else "prompt")
+    if not host_takes_tools:
+        if request.tools:
+            log.warning(
+                "%s: the host did not declare sampling.tools: %d tool definition(s) dropped, "
+                "asking for a plain-text completion",
+                request.tool,
+                len(request.tools),
+            )
+        return HostPlan(host_tools=False, structured=structured)
+    names = NameMap.for_names(_tool_names(request))
+    from_host = dict(names.from_host_map())
+    if structured == "tool":
+        from_host[STRUCTURED_TOOL] = STRUCTURED_TOOL
+    return HostPlan(host_tools=True, structured=structured, names=from_host)
+
+
+def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessageRequestParams:
+    plan = plan or HostPlan()
+    to_host = {caller: host for host, caller in plan.names.items()}
+    messages = [_message(turn, to_host, not plan.host_tools) for turn in request.turns]
+    system = request.system
+    tools: list[Tool] | None = None
+    choice: ToolChoice | None = None
+    if plan.structured == "tool":
+        assert request.output is not None
+        tools = [
+            Tool(
+                name=STRUCTURED_TOOL,
+                description=STRUCTURED_DESCRIPTION,
+                input_schema=dict(request.output.schema),
+            )
+        ]
+        choice = ToolChoice(mode="required")
+    elif plan.structured == "prompt":
+        assert request.output is not None
+        system = _join(system, contract_prompt(request.output))
+    elif plan.host_tools and request.tools:
+        tools, choice = _forwarded_tools(request, to_host)
     return CreateMessageRequestParams(
         messages=messages,
         max_tokens=request.max_tokens,
-        system_prompt=request.system,
+        system_prompt=system,
         temperature=request.temperature,
+        stop_sequences=list(request.stop) or None,
         model_preferences=ModelPreferences(hints=[ModelHint(name=request.model)]),
+        tools=tools,
+        tool_choice=choice,
     )
 
 
-def _block(block: Block) -> TextContent | ToolUseContent | ToolResultContent:
+def contract_prompt(contract: OutputContract) -> str:
+    schema = json.dumps(contract.schema, sort_keys=True)
+    return (
+        "Answer with one JSON object and nothing else (no prose; a ```json fenced block is fine). "
+        f"It must validate against this JSON Schema:\n{schema}"
+    )
+
+
+def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[Tool], ToolChoice | None]:
+    offered = request.tools
+    choice = request.tool_choice
+    mode = choice.mode if choice is not None else None
+    if choice is not None and choice.name is not None:
+        # MCP has no per-name choice: the named tool goes alone, and the model must call it.
+        offered = tuple(t for t in offered if t.name == choice.name)
+        mode = "required"
+    tools = [
+        Tool(name=to_host[t.name], description=host_description(t.description), input_schema=t.input_schema)
+        for t in offered
+    ]
+    return tools, ToolChoice(mode=mode) if mode is not None else None
+
+
+def _tool_names(request: Request) -> list[str]:
+    names = [t.name for t in request.tools]
+    for turn in request.turns:
+        names.extend(b.name for b in turn.blocks if isinstance(b, ToolUse))
+    return names
+
+
+def _message(turn: Turn, to_host: dict[str, str], as_text: bool) -> SamplingMessage:
+    blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
+    return SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks)
+
+
+def _block(
+    block: Block, to_host: dict[str, str], as_text: bool
+) -> TextContent | ToolUseContent | ToolResultContent:
     if isinstance(block, Text):
         return TextContent(type="text", text=block.text)
+    if as_text:
+        # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of
+        # the conversation still matter to its answer, so they travel as text (decisions.md).
+        return TextContent(type="text", text=tool_turn_text(block))
     if isinstance(block, ToolUse):
-        return ToolUseContent(type="tool_use", id=block.id, name=block.name, input=block.input)
+        return ToolUseContent(
+            type="tool_use", id=block.id, name=to_host.get(block.name, block.name), input=block.input
+        )
     if isinstance(block, ToolResult):
         return ToolResultContent(
             type="tool_result",
@@ -62,6 +162,19 @@ def _block(block: Block) -> TextContent | ToolUseContent | ToolResultContent:
             is_error=block.is_error or None,
         )
     raise TypeError(f"not a neutral block: {block!r}")
+
+
+def tool_turn_text(block: Block) -> str:
+    if isinstance(block, ToolUse):
+        return f"[tool call {block.id}: {block.name} {json.dumps(block.input, sort_keys=True)}]"
+    if isinstance(block, ToolResult):
+        error = " (error)" if block.is_error else ""
+        return f"[tool result {block.tool_use_id}{error}: {block.content}]"
+    raise TypeError(f"not a tool block: {block!r}")
+
+
+def _join(first: str | None, second: str) -> str:
+    return f"{first}\n\n{second}" if first else second
 
 
 def payload_digest(payload: CreateMessageRequestParams) -> str:

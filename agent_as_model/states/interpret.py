@@ -1,14 +1,26 @@
 """answered -> interpreted: the host's content blocks become a neutral completion.
 
-Decided from the blocks alone, never by re-reading the text. Anything but text is a host
-contract violation here, named by its index: no tools were forwarded, and only text is accepted.
+Decided from the blocks alone, never by re-reading the text (spec section 4): a plain answer
+that looks like a tool-call envelope stays plain text. Tool calls are accepted only when tools
+were forwarded, under the names the host was given (mapped back to the caller's). An output
+contract (spec section 3) is checked here: a failure names the JSON pointer of the violation and
+never quotes the output, and it is `repairable`, so the machine may ask again.
 """
 
 from __future__ import annotations
 
-from agent_as_model.engine.record import CallRecord, HostAnswer
-from agent_as_model.errors import host_error
-from agent_as_model.neutral import Completion
+import json
+import re
+from typing import Any
+
+from agent_as_model.engine.record import CallRecord, HostAnswer, HostPlan
+from agent_as_model.errors import CallError, host_error
+from agent_as_model.neutral import Completion, OutputContract, ToolUse
+from agent_as_model.schemas import first_violation
+from agent_as_model.states.build import STRUCTURED_TOOL
+
+# A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
+_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
 
 
 def take_answer(record: CallRecord, answer: HostAnswer) -> None:
@@ -17,24 +29,112 @@ def take_answer(record: CallRecord, answer: HostAnswer) -> None:
 
 def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
-    assert answer is not None
+    assert answer is not None and record.request is not None
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
+    offered = {t.name for t in (record.payload.tools or [])} if record.payload is not None else set()
+    texts, calls = _read_blocks(answer, record.plan, offered)
+    text = "\n".join(texts)
+    contract = record.request.output
+    structured: dict[str, Any] | None = None
+    if contract is not None:
+        if record.plan.structured == "tool":
+            structured = _tool_output(calls, contract)
+        else:
+            structured = _text_output(text, contract)
+        text, calls = json.dumps(structured, sort_keys=True), []
+    record.completion = Completion(
+        text=text,
+        tool_calls=tuple(calls),
+        structured=structured,
+        host_model=answer.model,
+        stop_reason=answer.stop_reason,
+    )
+
+
+def _read_blocks(answer: HostAnswer, plan: HostPlan, offered: set[str]) -> tuple[list[str], list[ToolUse]]:
     texts: list[str] = []
+    calls: list[ToolUse] = []
     for i, block in enumerate(answer.blocks):
         kind = getattr(block, "type", type(block).__name__)
         if kind == "text":
             texts.append(block.text)
         elif kind == "tool_use":
-            raise host_error(
-                f"content[{i}]",
-                f"the host answered with a tool_use block (tool {getattr(block, 'name', '?')!r}) "
-                "but this call forwarded no tools",
-            )
+            calls.append(_tool_call(i, block, plan, offered))
         else:
             raise host_error(
                 f"content[{i}]", f"the host answered with a block of type '{kind}': only text is accepted"
             )
-    record.completion = Completion(
-        text="\n".join(texts), host_model=answer.model, stop_reason=answer.stop_reason
-    )
+    return texts, calls
+
+
+def _tool_call(i: int, block: Any, plan: HostPlan, offered: set[str]) -> ToolUse:
+    if not offered:
+        raise host_error(
+            f"content[{i}]",
+            f"the host answered with a tool_use block (tool {block.name!r}) but this call forwarded no tools",
+        )
+    name = plan.names.get(block.name)
+    if block.name not in offered or name is None:
+        raise host_error(
+            f"content[{i}].name", f"the host called tool {block.name!r}, which it was not offered"
+        )
+    return ToolUse(id=block.id, name=name, input=dict(block.input))
+
+
+def _tool_output(calls: list[ToolUse], contract: OutputContract) -> dict[str, Any]:
+    outputs = [c for c in calls if c.name == STRUCTURED_TOOL]
+    if not outputs:
+        raise host_error(
+            contract.path,
+            f"the host answered without calling the '{STRUCTURED_TOOL}' tool that carries the output",
+            repairable=True,
+        )
+    if len(outputs) > 1:
+        raise host_error(
+            contract.path, f"the host called '{STRUCTURED_TOOL}' {len(outputs)} times; one answer is expected"
+        )
+    return _checked(outputs[0].input, contract)
+
+
+def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
+    fenced = _FENCE.search(text)
+    body = fenced.group(1) if fenced else text
+    try:
+        value = json.loads(body)
+    except ValueError as err:
+        # The decoder's message names a position, never the text itself.
+        where = f"line {err.lineno} column {err.colno}" if isinstance(err, json.JSONDecodeError) else ""
+        raise _invalid(contract, f"the host's answer is not JSON ({where}: {_decode_reason(err)})") from None
+    if not isinstance(value, dict):
+        raise _invalid(contract, f"the host's answer is JSON but not an object (it is {_kind(value)})")
+    return _checked(value, contract)
+
+
+def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
+    violation = first_violation(contract.schema, value)
+    if violation is not None:
+        pointer, reason = violation
+        where = f"'{pointer}'" if pointer else "'' (the root)"
+        raise _invalid(contract, f"the host's answer violates the schema at JSON pointer {where}: {reason}")
+    return value
+
+
+def _invalid(contract: OutputContract, reason: str) -> CallError:
+    return host_error(contract.path, reason, repairable=True)
+
+
+def _decode_reason(err: ValueError) -> str:
+    return err.msg if isinstance(err, json.JSONDecodeError) else "invalid"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"

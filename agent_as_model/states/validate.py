@@ -1,9 +1,67 @@
-"""received -> validated: the dialect reads the arguments into a neutral request."""
+"""received -> validated: the dialect reads the arguments into a neutral request, then the
+conversation's tool turns are checked against MCP's ordering rules.
+
+Those rules (SEP-1577; the SDK's `validate_tool_use_result_messages` checks the last two messages
+only, and raises an opaque error) are checked here over the whole conversation, so a malformed
+sequence is a caller error naming the turn, before anything is sent, on both eras alike:
+- a turn with tool results holds only tool results and follows an assistant turn with tool calls;
+- the results answer exactly the calls of that turn (same ids, each once);
+- an assistant turn with tool calls is followed by their results.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agent_as_model.engine.record import CallRecord
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import ToolResult, ToolUse, Turn
 
 
 def validate_call(record: CallRecord) -> None:
-    record.request = record.dialect.parse(record.arguments)
+    request = record.dialect.parse(record.arguments)
+    check_tool_turns(request.turns)
+    record.request = request
+
+
+def check_tool_turns(turns: Sequence[Turn]) -> None:
+    calls_before: list[str] | None = None  # the call ids of the assistant turn just before
+    previous_path = ""
+    for turn in turns:
+        calls = [b.id for b in turn.blocks if isinstance(b, ToolUse)]
+        results = [b.tool_use_id for b in turn.blocks if isinstance(b, ToolResult)]
+        if results:
+            if len(results) != len(turn.blocks):
+                raise caller_error(turn.path, "a turn with tool results must hold only tool results")
+            if calls_before is None:
+                raise caller_error(turn.path, "tool results must follow an assistant turn with tool calls")
+            _match(turn.path, calls_before, results)
+        elif calls_before is not None:
+            raise caller_error(previous_path, _unanswered(calls_before))
+        if len(set(calls)) != len(calls):
+            raise caller_error(turn.path, "two tool calls share one id")
+        calls_before = calls or None
+        previous_path = turn.path
+    if calls_before is not None:
+        raise caller_error(previous_path, _unanswered(calls_before))
+
+
+def _match(path: str, calls: list[str], results: list[str]) -> None:
+    missing = [c for c in calls if c not in results]
+    extra = [r for r in results if r not in calls]
+    if extra:
+        raise caller_error(
+            path, f"tool result for {extra[0]!r}, which the assistant turn before did not call"
+        )
+    if len(set(results)) != len(results):
+        dup = next(r for r in results if results.count(r) > 1)
+        raise caller_error(path, f"two tool results for {dup!r}")
+    if missing:
+        raise caller_error(path, f"no tool result for call {missing[0]!r} of the assistant turn before")
+
+
+def _unanswered(calls: list[str]) -> str:
+    return (
+        f"the tool call(s) {', '.join(repr(c) for c in calls)} need their results in the next turn "
+        "before the model can be asked again"
+    )

@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
+# The generic readers, re-exported: a dialect reads everything through `common`.
+from agent_as_model.arguments import (
+    path_of,
+    reject_unknown,
+    require_list,
+    require_object,
+    require_string,
+    require_unicode,
+    type_name,
+)
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Request, Text, Turn
+from agent_as_model.neutral import Completion, Request, Turn
+
+__all__ = [
+    "path_of",
+    "reject_unknown",
+    "require_list",
+    "require_object",
+    "require_string",
+    "require_unicode",
+    "type_name",
+]
 
 DEFAULT_MODEL = "agent-default"
 DEFAULT_MAX_TOKENS = 4096
@@ -41,69 +60,6 @@ def temperature_schema(maximum: float) -> dict[str, Any]:
         "maximum": maximum,
         "description": "Sampling temperature, passed through to the host (which may ignore it).",
     }
-
-
-def path_of(parent: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if not key.isidentifier():  # odd keys are quoted, so the path stays readable and ASCII-safe
-        return f"{parent}[{key!r}]" if key.isprintable() else f"{parent}[{ascii(key)}]"
-    return f"{parent}.{key}" if parent else key
-
-
-def type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def reject_unknown(args: Mapping[str, Any], known: Iterable[str], parent: str = "") -> None:
-    for key in args:
-        if key not in known:
-            raise caller_error(path_of(parent, key), f"unknown parameter {ascii(key)}")
-
-
-def require_string(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        raise caller_error(path, f"expected a string, got {type_name(value)}")
-    return require_unicode(value, path)
-
-
-def require_unicode(text: str, path: str) -> str:
-    """JSON can carry a lone surrogate ("\\ud800"); no host can take it, and no digest can encode it."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as err:
-            bad = text[err.start]
-            raise caller_error(
-                path, f"is not valid Unicode text: lone surrogate U+{ord(bad):04X} at index {err.start}"
-            ) from None
-    return text
-
-
-def require_object(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise caller_error(path, f"expected an object, got {type_name(value)}")
-    return value
-
-
-def require_list(value: object, path: str, *, non_empty: bool = False) -> list[Any]:
-    if not isinstance(value, list):
-        raise caller_error(path, f"expected an array, got {type_name(value)}")
-    if non_empty and not value:
-        raise caller_error(path, "must not be empty")
-    return value
 
 
 def read_model(args: Mapping[str, Any]) -> str:
@@ -186,48 +142,6 @@ def text_of_content(
     )
 
 
-@dataclass(frozen=True)
-class EntryShape:
-    """How a dialect lays out one `{role, content}` entry of its conversation."""
-
-    roles: tuple[str, ...]
-    keys: tuple[str, ...]
-    text_types: tuple[str, ...]
-    text_keys: tuple[str, ...]
-    system_roles: tuple[str, ...] = ()  # roles that fold into the system prompt
-    item_type: str | None = None  # when set, an entry's `type` (absent means this) must be it
-    misplaced: Mapping[str, str] = field(default_factory=dict)  # role -> why it is not taken here
-
-
-def read_entries(entries: list[Any], field_name: str, shape: EntryShape) -> tuple[list[str], list[Turn]]:
-    """Each entry's text, as system prompt pieces and user/assistant turns, in order."""
-    system: list[str] = []
-    turns: list[Turn] = []
-    for i, raw in enumerate(entries):
-        path = f"{field_name}[{i}]"
-        entry = require_object(raw, path)
-        if shape.item_type is not None:
-            kind = entry.get("type", shape.item_type)
-            if kind != shape.item_type:
-                raise caller_error(
-                    f"{path}.type", f"unsupported item type {ascii(kind)} (expected {shape.item_type!r})"
-                )
-        reject_unknown(entry, shape.keys, path)
-        role = entry.get("role")
-        if isinstance(role, str) and role in shape.misplaced:
-            raise caller_error(f"{path}.role", shape.misplaced[role])
-        if role not in shape.roles:
-            raise caller_error(f"{path}.role", f"expected one of {', '.join(shape.roles)}, got {role!r}")
-        if "content" not in entry:
-            raise caller_error(f"{path}.content", "is required")
-        text = text_of_content(entry["content"], f"{path}.content", shape.text_types, shape.text_keys, "\n")
-        if role in shape.system_roles:
-            system.append(text)
-        else:
-            turns.append(Turn(role, (Text(text),)))
-    return system, turns
-
-
 def conversation_request(
     tool: str,
     args: Mapping[str, Any],
@@ -236,8 +150,11 @@ def conversation_request(
     *,
     field_name: str,
     max_temperature: float = 2.0,
+    max_tokens_name: str = "max_tokens",
+    **extras: Any,
 ) -> Request:
-    """The neutral request of a conversation tool; system pieces join with a blank line."""
+    """The neutral request of a conversation tool; system pieces join with a blank line.
+    `extras` are the further `Request` fields the dialect read (tools, output contract, ...)."""
     if not turns:
         noun = "message" if field_name == "messages" else "item"
         raise caller_error(field_name, f"needs at least one user or assistant {noun}")
@@ -246,6 +163,24 @@ def conversation_request(
         system="\n\n".join(system) or None,
         turns=tuple(turns),
         model=read_model(args),
-        max_tokens=read_max_tokens(args),
+        max_tokens=read_max_tokens(args, max_tokens_name),
         temperature=read_temperature(args, max_temperature),
+        **extras,
     )
+
+
+def tool_calls_envelope(completion: Completion) -> dict[str, Any]:
+    """The seed's result for an answer with tool calls (spec section 4); its text is the
+    sorted-key JSON of this object."""
+    calls = [{"id": call.id, "input": call.input, "name": call.name} for call in completion.tool_calls]
+    return {"text": completion.text, "tool_calls": calls}
+
+
+def text_result(completion: Completion) -> str | dict[str, Any]:
+    """What the text tools return: the text, the tool-call envelope, or the structured output
+    (a JSON object: its sorted-key text, and the same object as structuredContent)."""
+    if completion.tool_calls:
+        return tool_calls_envelope(completion)
+    if completion.structured is not None:
+        return dict(completion.structured)
+    return completion.text

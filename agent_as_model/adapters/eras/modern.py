@@ -38,39 +38,78 @@ class ModernRoundTrip:
     def __init__(self, request_state: str | None, input_responses: Mapping[str, Any] | None) -> None:
         self._state = request_state
         self._responses = input_responses or {}
+        # The answers of the rounds this request has been through, in order. A repair round's
+        # payload holds the earlier answers, so its state carries them (sealed) to the retry.
+        self._answers: list[Any] = []
 
     async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
         digest = payload_digest(payload)
+        earlier = _earlier_answer(self._state, round_no)
+        if earlier is not None:
+            # A repair round's retry replays the rounds before it with their recorded answers.
+            self._answers.append(earlier)
+            return host_answer(earlier)
         answer = self._responses.get(KEY)
         why = _unbound(self._state, digest, round_no, answer)
         if why is not None:
             if self._state is not None or self._responses:
                 log.info("asking the host again: %s", why)
-            return Suspension(ask(payload, digest, round_no))
+            return Suspension(ask(payload, digest, round_no, self._answers[:round_no]))
         if not isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
             raise host_error(
                 f"inputResponses.{KEY}",
                 f"expected a sampling/createMessage result, got {type(answer).__name__}",
             )
+        self._answers.append(answer)
         return host_answer(answer)
 
 
-def ask(payload: CreateMessageRequestParams, digest: str, round_no: int) -> InputRequiredResult:
-    state = json.dumps({"v": STATE_VERSION, "digest": digest, "round": round_no}, separators=(",", ":"))
+def ask(
+    payload: CreateMessageRequestParams, digest: str, round_no: int, answers: list[Any] | None = None
+) -> InputRequiredResult:
+    bound: dict[str, Any] = {"v": STATE_VERSION, "digest": digest, "round": round_no}
+    if answers:
+        bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
+    state = json.dumps(bound, separators=(",", ":"))
     return InputRequiredResult(
         input_requests={KEY: CreateMessageRequest(params=payload)}, request_state=state
     )
+
+
+def _read(state: str | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    try:
+        bound = json.loads(state)
+    except ValueError:
+        return None
+    if not isinstance(bound, dict) or bound.get("v") != STATE_VERSION:
+        return None
+    return bound
+
+
+def _earlier_answer(state: str | None, round_no: int) -> CreateMessageResultWithTools | None:
+    """The recorded answer of an earlier round, when the state is past `round_no`."""
+    if state is None or '"answers"' not in state:  # the common case costs no parse
+        return None
+    bound = _read(state)
+    if bound is None or not isinstance(bound.get("round"), int) or round_no >= bound["round"]:
+        return None
+    answers = bound.get("answers")
+    if not isinstance(answers, list) or round_no >= len(answers):
+        return None
+    try:
+        return CreateMessageResultWithTools.model_validate(answers[round_no])
+    except ValueError:
+        return None
 
 
 def _unbound(state: str | None, digest: str, round_no: int, answer: object) -> str | None:
     """Why the retry's answer cannot be taken, or None when it is bound to this exact payload."""
     if state is None:
         return "the retry carried no requestState"
-    try:
-        bound = json.loads(state)
-    except ValueError:
-        return "the requestState is not ours"
-    if not isinstance(bound, dict) or bound.get("v") != STATE_VERSION:
+    bound = _read(state)
+    if bound is None:
         return "the requestState is not ours"
     if bound.get("digest") != digest or bound.get("round") != round_no:
         return "the requestState was minted for another payload"

@@ -1,0 +1,322 @@
+"""The parameters beyond the conversation: structured output, stop sequences, repair attempts,
+the product APIs' hint parameters, and the ones that would change meaning (spec sections 1.2, 3).
+
+A product's request body should work unchanged, so every native parameter is known here: a pure
+hint is accepted (type-checked, then ignored: MCP sampling has no place for it), and a parameter
+whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an error that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from agent_as_model.adapters.dialects.common import (
+    path_of,
+    reject_unknown,
+    require_list,
+    require_object,
+    require_string,
+    type_name,
+)
+from agent_as_model.adapters.tools.definitions import Native, read_tool_choice, read_tools
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
+from agent_as_model.schemas import check_object_schema
+
+MAX_REPAIR_ATTEMPTS = 5  # each is one more host round; the SDK client gives up after 10 rounds
+
+_JSON_TYPES: dict[str, Callable[[object], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+# Pure hints of the product APIs: accepted and ignored (docs/decisions.md). null is "not given".
+HINTS: dict[str, str] = {
+    "user": "string",
+    "metadata": "object",
+    "store": "boolean",
+    "seed": "integer",
+    "top_p": "number",
+    "top_k": "integer",
+    "frequency_penalty": "number",
+    "presence_penalty": "number",
+    "logit_bias": "object",
+    "parallel_tool_calls": "boolean",
+    "service_tier": "string",
+    "stream_options": "object",
+    "reasoning_effort": "string",
+    "reasoning": "object",
+    "verbosity": "string",
+    "prompt_cache_key": "string",
+    "safety_identifier": "string",
+    "prediction": "object",
+    "truncation": "string",
+    "max_tool_calls": "integer",
+    "include": "array",
+}
+
+
+def _when_true(reason: str) -> Callable[[object], str | None]:
+    return lambda v: reason if v is True else None
+
+
+def _unless_one(v: object) -> str | None:
+    return (
+        None
+        if v == 1 and not isinstance(v, bool)
+        else "only one choice can be produced (the host answers once)"
+    )
+
+
+def _unless_zero(reason: str) -> Callable[[object], str | None]:
+    return lambda v: None if v == 0 and not isinstance(v, bool) else reason
+
+
+def _unless_text_only(v: object) -> str | None:
+    if isinstance(v, list) and all(m == "text" for m in v):
+        return None
+    return "only the 'text' modality can be produced (the host is asked for text)"
+
+
+def _unless_disabled(v: object) -> str | None:
+    if isinstance(v, dict) and v.get("type") == "disabled":
+        return None
+    return "extended thinking cannot be honoured (the host returns its answer only); omit it"
+
+
+Refusal = Callable[[object], str | None]
+# Parameters that change what the caller gets. A harmless value (stream: false, n: 1) is fine;
+# anything else is refused, naming why. null is "not given".
+REFUSED: dict[str, Refusal] = {
+    "stream": _when_true("streaming cannot be honoured: the host's completion arrives in one piece; omit it"),
+    "n": _unless_one,
+    "logprobs": _when_true("log probabilities cannot be produced: the host returns text only"),
+    "top_logprobs": _unless_zero("log probabilities cannot be produced: the host returns text only"),
+    "modalities": _unless_text_only,
+    "audio": lambda v: "audio output cannot be produced (the host is asked for text)",
+    "web_search_options": lambda v: (
+        "web search cannot be honoured: the host's model is only asked to complete"
+    ),
+    "background": _when_true("background responses need server-side state, and the server keeps none"),
+    "conversation": lambda v: (
+        "server-side conversations cannot be honoured: pass the history in 'input' "
+        "(and previous_response_id for a verified chain)"
+    ),
+    "prompt": lambda v: "stored prompt templates cannot be honoured: pass the text in 'input'",
+    "thinking": _unless_disabled,
+    "mcp_servers": lambda v: (
+        "remote MCP servers cannot be honoured: the host's model is only asked to complete"
+    ),
+    "container": lambda v: "containers cannot be honoured: the host's model is only asked to complete",
+}
+
+
+def check_natives(args: Mapping[str, Any], hints: Iterable[str], refused: Iterable[str]) -> None:
+    for name in hints:
+        value = args.get(name)
+        if value is not None and not _JSON_TYPES[HINTS[name]](value):
+            raise caller_error(name, f"expected {_article(HINTS[name])}, got {type_name(value)}")
+    for name in refused:
+        value = args.get(name)
+        if value is None:
+            continue
+        reason = REFUSED[name](value)
+        if reason is not None:
+            raise caller_error(name, reason)
+
+
+def read_stop(
+    args: Mapping[str, Any], name: str, *, string_ok: bool, max_items: int | None
+) -> tuple[str, ...]:
+    value = args.get(name)
+    if value is None:
+        return ()
+    if string_ok and isinstance(value, str):
+        value = [value]
+    items = require_list(value, name)
+    if max_items is not None and len(items) > max_items:
+        raise caller_error(name, f"at most {max_items} stop sequences, got {len(items)}")
+    stops = tuple(require_string(s, path_of(name, i)) for i, s in enumerate(items))
+    for i, stop in enumerate(stops):
+        if not stop:
+            raise caller_error(path_of(name, i), "must not be empty")
+    return stops
+
+
+def read_max_tokens_alias(args: Mapping[str, Any], native: str) -> str:
+    """Which of `max_tokens` and the product's own name to read; both must agree when both are given."""
+    if args.get(native) is None:
+        return "max_tokens"
+    if args.get("max_tokens") is not None and args["max_tokens"] != args[native]:
+        raise caller_error(native, f"differs from max_tokens ({args['max_tokens']!r}): give one of them")
+    return native
+
+
+def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None) -> int:
+    value = args.get("repair_attempts")
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise caller_error("repair_attempts", f"expected an integer, got {type_name(value)}")
+    if not 0 <= value <= MAX_REPAIR_ATTEMPTS:
+        raise caller_error("repair_attempts", f"must be between 0 and {MAX_REPAIR_ATTEMPTS}, got {value}")
+    if value and output is None:
+        raise caller_error("repair_attempts", "applies to structured output: give output_schema too")
+    return value
+
+
+def read_output(args: Mapping[str, Any], native: str | None) -> OutputContract | None:
+    """The output contract from `output_schema` or the product's own way of asking for JSON."""
+    contracts: list[OutputContract] = []
+    if args.get("output_schema") is not None:
+        contracts.append(OutputContract(check_object_schema(args["output_schema"], "output_schema")))
+    if native == "response_format" and args.get("response_format") is not None:
+        contract = _format(args["response_format"], "response_format", nested="json_schema")
+        if contract is not None:
+            contracts.append(contract)
+    if native == "text" and args.get("text") is not None:
+        text = require_object(args["text"], "text")
+        reject_unknown(text, ("format", "verbosity"), "text")
+        if text.get("format") is not None:
+            contract = _format(text["format"], "text.format", nested=None)
+            if contract is not None:
+                contracts.append(contract)
+    if len(contracts) > 1:
+        raise caller_error(
+            contracts[1].path, f"asks for structured output, and so does {contracts[0].path}: give one"
+        )
+    return contracts[0] if contracts else None
+
+
+def read_tool_options(
+    args: Mapping[str, Any], native: Native, output: OutputContract | None
+) -> tuple[tuple[ToolSpec, ...], ToolChoice | None]:
+    tools: tuple[ToolSpec, ...] = ()
+    if args.get("tools") is not None:
+        tools = read_tools(args["tools"], "tools", native)
+        if output is not None and tools:
+            raise caller_error(
+                "tools",
+                f"cannot be combined with {output.path}: structured output is itself one required tool",
+            )
+    choice = read_tool_choice(args.get("tool_choice"), "tool_choice", native, tools)
+    return tools, choice
+
+
+_ANY_OBJECT: dict[str, object] = {"type": "object"}
+
+
+def _format(value: object, path: str, *, nested: str | None) -> OutputContract | None:
+    """chat `response_format` ({type, json_schema: {name, schema, ...}}) or responses `text.format`
+    ({type, name, schema, ...}): `text` asks for nothing, `json_object` for any JSON object."""
+    fmt = require_object(value, path)
+    kind = fmt.get("type")
+    if kind == "text":
+        reject_unknown(fmt, ("type",), path)
+        return None
+    if kind == "json_object":
+        reject_unknown(fmt, ("type",), path)
+        return OutputContract(_ANY_OBJECT, path)
+    if kind != "json_schema":
+        raise caller_error(
+            path_of(path, "type"), f"expected 'text', 'json_object' or 'json_schema', got {kind!r}"
+        )
+    if nested is None:
+        spec, where = fmt, path
+    else:
+        reject_unknown(fmt, ("type", nested), path)
+        where = path_of(path, nested)
+        spec = require_object(fmt.get(nested), where)
+    reject_unknown(
+        spec, (("type",) if nested is None else ()) + ("name", "schema", "strict", "description"), where
+    )
+    name = spec.get("name")
+    if name is not None and not isinstance(name, str):
+        raise caller_error(path_of(where, "name"), f"expected a string, got {type_name(name)}")
+    schema_path = path_of(where, "schema")
+    if "schema" not in spec:
+        raise caller_error(schema_path, "is required for a json_schema format")
+    return OutputContract(check_object_schema(spec["schema"], schema_path), schema_path)
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+# Schema fragments for the tools' listed input schemas.
+OUTPUT_SCHEMA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Structured output: a JSON Schema (draft 2020-12) with root type object. With a host "
+    "that takes tools it travels as one required tool; otherwise in the system prompt. The answer is "
+    "validated and returned as JSON text (keys sorted). Not together with tools.",
+}
+REPAIR_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": MAX_REPAIR_ATTEMPTS,
+    "default": 0,
+    "description": "With structured output: how many times to ask the host again, with the validation "
+    "error, when its answer does not validate.",
+}
+
+
+def hint_schemas(names: Iterable[str]) -> dict[str, Any]:
+    return {n: {"type": [HINTS[n], "null"], "description": "Accepted and ignored (a hint)."} for n in names}
+
+
+def refused_schemas(names: Iterable[str]) -> dict[str, Any]:
+    return {
+        n: {"description": "Accepted only with a value that changes nothing (e.g. false, 1, null)."}
+        for n in names
+    }
+
+
+def stop_schema(string_ok: bool, max_items: int | None) -> dict[str, Any]:
+    array: dict[str, Any] = {"type": "array", "items": {"type": "string", "minLength": 1}}
+    if max_items is not None:
+        array["maxItems"] = max_items
+    schema: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, array]} if string_ok else array
+    schema["description"] = "Stop sequences, sent to the host as stopSequences."
+    return schema
+
+
+def format_schema(nested: bool) -> dict[str, Any]:
+    schema_spec: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "schema": {"type": "object"},
+            "strict": {"type": "boolean"},
+            "description": {"type": "string"},
+        },
+        "required": ["schema"],
+    }
+    json_schema: dict[str, Any]
+    if nested:
+        json_schema = {
+            "type": "object",
+            "properties": {"type": {"const": "json_schema"}, "json_schema": schema_spec},
+            "required": ["type", "json_schema"],
+        }
+    else:
+        json_schema = {
+            **schema_spec,
+            "properties": {"type": {"const": "json_schema"}, **schema_spec["properties"]},
+        }
+        json_schema["required"] = ["type", "schema"]
+    return {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"type": {"enum": ["text", "json_object"]}},
+                "required": ["type"],
+            },
+            json_schema,
+        ],
+        "description": "json_schema: structured output (as output_schema); json_object: any JSON object.",
+    }

@@ -1,0 +1,59 @@
+"""answered -> awaiting_host: ask the host again after an answer broke the output contract.
+
+`repair_attempts` (spec section 3) allows that many more asks. Each one is the conversation so far,
+the host's own answer as an assistant turn, and the validation error as the next user turn: a
+`tool_result` marked as an error when the host called the structured-output tool (MCP requires
+the result of a tool call to follow it), plain text otherwise. The error names the JSON pointer
+and the rule, never the output, so the host sees the same words the caller would.
+On 2026-07-28 the new payload is a round of its own, bound like the first (eras/modern.py).
+"""
+
+from __future__ import annotations
+
+from mcp_types import SamplingMessage, TextContent, ToolResultContent
+
+from agent_as_model.engine.record import CallRecord
+from agent_as_model.errors import CallError
+from agent_as_model.states.build import STRUCTURED_TOOL
+
+
+def may_repair(record: CallRecord, err: CallError) -> bool:
+    assert record.request is not None
+    return err.repairable and record.round_no < record.request.repair_attempts
+
+
+def ask_again(record: CallRecord, err: CallError) -> None:
+    answer, payload = record.host_answer, record.payload
+    assert answer is not None and payload is not None
+    said = SamplingMessage(role="assistant", content=list(answer.blocks))
+    problem = f"Your answer was not accepted: {err.reason}."
+    call = next((b for b in answer.blocks if getattr(b, "type", None) == "tool_use"), None)
+    if call is not None and call.name == STRUCTURED_TOOL:
+        fix = SamplingMessage(
+            role="user",
+            content=[
+                ToolResultContent(
+                    type="tool_result",
+                    tool_use_id=call.id,
+                    content=[
+                        TextContent(type="text", text=f"{problem} Call {STRUCTURED_TOOL} again, corrected.")
+                    ],
+                    is_error=True,
+                )
+            ],
+        )
+    elif record.plan.structured == "tool":
+        fix = SamplingMessage(
+            role="user",
+            content=TextContent(type="text", text=f"{problem} Answer by calling {STRUCTURED_TOOL}."),
+        )
+    else:
+        fix = SamplingMessage(
+            role="user",
+            content=TextContent(
+                type="text", text=f"{problem} Answer again with only the corrected JSON object."
+            ),
+        )
+    record.payload = payload.model_copy(update={"messages": [*payload.messages, said, fix]})
+    record.round_no += 1
+    record.host_answer = None

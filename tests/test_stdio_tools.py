@@ -1,0 +1,73 @@
+"""Tool use and structured output through the installed command over REAL stdio, on both eras,
+with a host that declares sampling.tools (issue 3: every behaviour at least once over stdio)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CreateMessageRequestParams, SamplingCapability, SamplingToolsCapability
+
+from tests.scripted_host import ERAS, ScriptedHost, text_answer
+from tests.test_stdio import server_params
+from tests.test_tool_use import SEED_TOOL, continue_loop, final_text, first_request, tool_answer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def agent(params: CreateMessageRequestParams) -> Any:
+    """A host model: fills structured output, calls get_weather once, then answers from its result."""
+    names = [t.name for t in params.tools or []]
+    last = params.messages[-1].content_as_list
+    if names == ["structured_output"]:
+        if params.messages[-1].role == "user" and last[0].type == "tool_result":
+            return tool_answer("", ("so_2", "structured_output", {"name": "Ada"}))  # the repair
+        return tool_answer("", ("so_1", "structured_output", {"name": 7}))  # invalid first
+    if "get_weather" in names and last[0].type != "tool_result":
+        return tool_answer("Checking.", ("call_1", "get_weather", {"city": "Paris"}))
+    said = [b.content[0].text if b.type == "tool_result" else b.text for b in last]
+    return text_answer("final: " + " ".join(said))
+
+
+@pytest.fixture(scope="module", params=ERAS)
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Client, ScriptedHost]]:
+    host = ScriptedHost(agent)
+    caps = SamplingCapability(tools=SamplingToolsCapability())
+    async with Client(
+        server_params(), mode=request.param, sampling_callback=host, sampling_capabilities=caps
+    ) as c:
+        yield c, host
+
+
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create"])
+async def test_tool_loop_over_stdio(client: tuple[Client, ScriptedHost], tool: str) -> None:
+    session, host = client
+    request = first_request(tool, "Weather in Paris?", [SEED_TOOL])
+    first = await session.call_tool(tool, request)
+    assert not first.is_error, first.content[0].text
+    second = await session.call_tool(tool, continue_loop(tool, request, first, "sunny"))
+    assert not second.is_error, second.content[0].text
+    assert final_text(tool, second) == "final: sunny"
+    assert host.wire()["messages"][1]["content"][1]["type"] == "tool_use"
+
+
+async def test_structured_output_with_a_repair_over_stdio(client: tuple[Client, ScriptedHost]) -> None:
+    session, host = client
+    before = host.asked
+    result = await session.call_tool(
+        "chat_complete",
+        {"messages": [{"role": "user", "content": "Who?"}], "output_schema": PERSON, "repair_attempts": 1},
+    )
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == {"name": "Ada"}
+    assert host.asked - before == 2  # the invalid answer, then the repaired one
