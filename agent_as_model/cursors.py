@@ -35,10 +35,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ToolUse
+from agent_as_model.neutral import ChainForm, ToolUse
 
 PARAMETER = "previous_response_id"
 CURSOR_PREFIX = "cur_"
@@ -63,7 +63,7 @@ ACCEPTED_FORMS = (
 )
 
 Entry = Mapping[str, str]
-Form = Literal["start", "continue", "anchor"]
+Form = ChainForm  # the three forms of previous_response_id (neutral.py names them for Chain)
 
 
 def canonical(obj: object) -> str:
@@ -89,18 +89,29 @@ def tool_result_entry(tool_call_id: str, content: str) -> dict[str, str]:
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
 
 
+def tool_calls_envelope(text: str, calls: Sequence[ToolUse]) -> dict[str, Any]:
+    """The tool-call envelope of spec section 4, as an object: what a text tool returns (as
+    sorted-key JSON text, and as structuredContent) when the host's model calls tools."""
+    return {
+        "text": text,
+        "tool_calls": [{"id": call.id, "input": call.input, "name": call.name} for call in calls],
+    }
+
+
 def tool_calls_text(text: str, calls: Sequence[ToolUse]) -> str:
-    """The tool-call envelope of spec section 4: what a text tool returns when the host's model
-    calls tools, and the content of that assistant turn's transcript entry.
+    """The envelope's text: what a text tool returns, and the content of that assistant turn's
+    transcript entry.
 
     Default separators (", " and ": "), not the canonical ones: this is result text, and the
     cursor commits to the text the caller received.
     """
-    envelope = {
-        "text": text,
-        "tool_calls": [{"id": call.id, "input": call.input, "name": call.name} for call in calls],
-    }
-    return json.dumps(envelope, sort_keys=True)
+    return json.dumps(tool_calls_envelope(text, calls), sort_keys=True)
+
+
+def completion_text(text: str, calls: Sequence[ToolUse]) -> str:
+    """The text a tool returns as the completion: the answer's text, or the tool-call envelope
+    when the host's model called tools. The last transcript entry commits to exactly this."""
+    return tool_calls_text(text, calls) if calls else text
 
 
 def assistant_entry(text: str, calls: Sequence[ToolUse] = ()) -> dict[str, str]:

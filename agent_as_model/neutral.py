@@ -34,6 +34,7 @@ class ToolResult:
 
 Block = Text | ToolUse | ToolResult
 ChoiceMode = Literal["auto", "required", "none"]
+ChainForm = Literal["start", "continue", "anchor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,26 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class Persona:
+    """A per-call contract (spec section 5). Its input_schema is checked while the arguments
+    are read; its output_schema is checked against the completion text after the answer."""
+
+    name: str
+    output_schema: dict[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """Cursors on (spec section 6): the `previous_response_id` as given, and the history the
+    caller passed back as transcript entries (`{"role", "content"}`, tool results with
+    `"tool_call_id"`), which the previous cursor is verified against and the next one minted over."""
+
+    previous: str
+    form: ChainForm
+    history: tuple[dict[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """What the caller asked for, in neutral form, after validation."""
 
@@ -88,6 +109,8 @@ class Request:
     output: OutputContract | None = None
     stop: tuple[str, ...] = ()
     repair_attempts: int = 0
+    persona: Persona | None = None
+    chain: Chain | None = None
 
 
 @dataclass(frozen=True, slots=True)

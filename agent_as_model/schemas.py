@@ -258,3 +258,8 @@ def _check_refs(schema: dict[str, Any], path: str) -> None:
                         "(remote references are never fetched; use $defs)",
                     ) from None
         pending.extend((sub, scope.in_subresource(sub)) for sub in resource.subresources())
+
+
+def pointer_text(pointer: str) -> str:
+    """A JSON pointer as an error message shows it: quoted, the root named as such."""
+    return f"'{pointer}'" if pointer else "'' (the root)"

@@ -59,7 +59,7 @@ async def test_internal_fault_gives_a_generic_message_and_logs_the_traceback(
 ) -> None:
     dialect = DIALECTS["generate"]
 
-    def broken_render(completion: object, request: object) -> str:
+    def broken_render(completion: object, request: object, cursor: object) -> str:
         raise RuntimeError("secret internal detail")
 
     monkeypatch.setattr(dialect, "render", broken_render)

@@ -1,4 +1,5 @@
-"""interpreted -> committed: the dialect shapes the completion into the tool result.
+"""interpreted -> committed: the next session cursor is minted (when cursors are on), and the
+dialect shapes the completion into the tool result.
 
 Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
 later features commit to those bytes. A JSON object also travels as structuredContent.
@@ -11,12 +12,18 @@ from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
+from agent_as_model import cursors
 from agent_as_model.engine.record import CallRecord
 
 
 def commit_result(record: CallRecord) -> None:
-    assert record.completion is not None and record.request is not None
-    output = record.dialect.render(record.completion, record.request)
+    completion, request = record.completion, record.request
+    assert completion is not None and request is not None
+    cursor = None
+    if request.chain is not None:  # cursors on: mint over the history plus what this call returns
+        returned = cursors.completion_text(completion.text, completion.tool_calls)
+        cursor = cursors.result_cursor(request.model, request.tool, request.chain.history, returned)
+    output = record.dialect.render(completion, request, cursor)
     record.output = output
     record.result = tool_result(output)
 

@@ -4,7 +4,8 @@ Decided from the blocks alone, never by re-reading the text (spec section 4): a 
 that looks like a tool-call envelope stays plain text. Tool calls are accepted only when tools
 were forwarded, under the names the host was given (mapped back to the caller's). An output
 contract (spec section 3) is checked here: a failure names the JSON pointer of the violation and
-never quotes the output, and it is `repairable`, so the machine may ask again.
+never quotes the output, and it is `repairable`, so the machine may ask again. So is a persona's
+output_schema (spec section 5), whose failures name the persona and are final.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any
 
 from agent_as_model.engine.record import CallRecord, HostAnswer, HostPlan
 from agent_as_model.errors import CallError, host_error
-from agent_as_model.neutral import Completion, OutputContract, ToolUse
-from agent_as_model.schemas import first_violation
+from agent_as_model.neutral import Completion, OutputContract, Persona, ToolUse
+from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
 
 # A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
@@ -43,6 +44,10 @@ def interpret_answer(record: CallRecord) -> None:
         else:
             structured = _text_output(text, contract)
         text, calls = json.dumps(structured, sort_keys=True), []
+    persona = record.request.persona
+    if persona is not None and persona.output_schema is not None and not calls:
+        # A turn that calls tools is not the persona's answer yet; the final answer is checked.
+        _persona_output(text, persona, persona.output_schema)
     record.completion = Completion(
         text=text,
         tool_calls=tuple(calls),
@@ -98,34 +103,50 @@ def _tool_output(calls: list[ToolUse], contract: OutputContract) -> dict[str, An
 
 
 def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
-    fenced = _FENCE.search(text)
-    body = fenced.group(1) if fenced else text
-    try:
-        value = json.loads(body)
-    except ValueError as err:
-        # The decoder's message names a position, never the text itself.
-        where = f"line {err.lineno} column {err.colno}" if isinstance(err, json.JSONDecodeError) else ""
-        raise _invalid(contract, f"the host's answer is not JSON ({where}: {_decode_reason(err)})") from None
+    value, problem = json_answer(text)
+    if problem is not None:
+        raise _invalid(contract, problem)
     if not isinstance(value, dict):
         raise _invalid(contract, f"the host's answer is JSON but not an object (it is {_kind(value)})")
     return _checked(value, contract)
+
+
+def json_answer(text: str) -> tuple[Any, str | None]:
+    """The JSON value of an answer (a fenced json block is accepted), or why it is none."""
+    fenced = _FENCE.search(text)
+    body = fenced.group(1) if fenced else text
+    try:
+        return json.loads(body), None
+    except json.JSONDecodeError as err:
+        # The decoder's message names a position, never the text itself.
+        return None, f"the host's answer is not JSON (line {err.lineno} column {err.colno}: {err.msg})"
+
+
+def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None:
+    """Spec section 5: the completion text must be JSON that validates; errors name the persona."""
+    value, problem = json_answer(text)
+    if problem is None:
+        violation = first_violation(schema, value)
+        if violation is None:
+            return
+        pointer, rule = violation
+        problem = f"the host's answer violates it at JSON pointer {pointer_text(pointer)}: {rule}"
+    raise host_error("persona.output_schema", f"persona {persona.name!r}: {problem}")
 
 
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
     violation = first_violation(contract.schema, value)
     if violation is not None:
         pointer, reason = violation
-        where = f"'{pointer}'" if pointer else "'' (the root)"
-        raise _invalid(contract, f"the host's answer violates the schema at JSON pointer {where}: {reason}")
+        raise _invalid(
+            contract,
+            f"the host's answer violates the schema at JSON pointer {pointer_text(pointer)}: {reason}",
+        )
     return value
 
 
 def _invalid(contract: OutputContract, reason: str) -> CallError:
     return host_error(contract.path, reason, repairable=True)
-
-
-def _decode_reason(err: ValueError) -> str:
-    return err.msg if isinstance(err, json.JSONDecodeError) else "invalid"
 
 
 def _kind(value: object) -> str:

@@ -1,5 +1,6 @@
-"""received -> validated: the dialect reads the arguments into a neutral request, then the
-conversation's tool turns are checked against MCP's ordering rules.
+"""received -> validated: the dialect reads the arguments into a neutral request, the
+conversation's tool turns are checked against MCP's ordering rules, and a session cursor is
+verified against the history passed back: all before anything is sent.
 
 Those rules (SEP-1577; the SDK's `validate_tool_use_result_messages` checks the last two messages
 only, and raises an opaque error) are checked here over the whole conversation, so a malformed
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent_as_model import cursors
 from agent_as_model.engine.record import CallRecord
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ToolResult, ToolUse, Turn
@@ -21,6 +23,10 @@ from agent_as_model.neutral import ToolResult, ToolUse, Turn
 def validate_call(record: CallRecord) -> None:
     request = record.dialect.parse(record.arguments)
     check_tool_turns(request.turns)
+    chain = request.chain
+    if chain is not None:  # a cur_ cursor must match the history passed back (spec section 6)
+        previous = cursors.Previous(chain.form, chain.previous)
+        cursors.verify(previous, request.model, request.tool, chain.history)
     record.request = request
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common as c
+from agent_as_model.adapters.dialects import contracts
 from agent_as_model.adapters.dialects import options as o
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
@@ -58,6 +59,17 @@ _HINTS = (
 )
 _REFUSED = ("stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options")
 _MAX_STOPS = 4  # the Chat Completions limit
+# The persona's request object (spec section 5): these parameters, with their defaults.
+_REQUEST_OBJECT = {
+    "messages": None,
+    "model": c.DEFAULT_MODEL,
+    "temperature": None,
+    "max_tokens": c.DEFAULT_MAX_TOKENS,
+    "output_schema": None,
+    "tools": None,
+    "tool_choice": None,
+    "previous_response_id": None,
+}
 
 _TEXT_PARTS = {
     "type": "array",
@@ -119,6 +131,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "output_schema": o.OUTPUT_SCHEMA_SCHEMA,
         "response_format": o.format_schema(nested=True),
         "repair_attempts": o.REPAIR_SCHEMA,
+        "persona": contracts.PERSONA_SCHEMA,
+        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **o.hint_schemas(_HINTS),
         **o.refused_schemas(_REFUSED),
     },
@@ -134,6 +148,7 @@ def parse(args: Mapping[str, Any]) -> Request:
     turns = _read_messages(messages)
     output = o.read_output(args, "response_format")
     tools, choice = o.read_tool_options(args, "chat", output)
+    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
     return c.conversation_request(
         NAME,
         args,
@@ -146,6 +161,8 @@ def parse(args: Mapping[str, Any]) -> Request:
         output=output,
         stop=o.read_stop(args, "stop", string_ok=True, max_items=_MAX_STOPS),
         repair_attempts=o.read_repair_attempts(args, output),
+        persona=persona,
+        chain=contracts.read_chain(args, NAME, turns.transcript),
     )
 
 
@@ -168,7 +185,7 @@ def _read_messages(messages: list[Any]) -> Turns:
         elif role == "user":
             turns.text("user", text, path)
         else:
-            turns.system.append(text)
+            turns.fold(role, text)
     return turns
 
 
@@ -206,5 +223,5 @@ def _content(message: Mapping[str, Any], path: str) -> str:
     return c.text_of_content(message["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
 
 
-def render(completion: Completion, request: Request) -> str | dict[str, Any]:
-    return c.text_result(completion)
+def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
+    return c.text_result(completion, cursor)

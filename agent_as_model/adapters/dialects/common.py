@@ -16,6 +16,7 @@ from agent_as_model.arguments import (
     require_unicode,
     type_name,
 )
+from agent_as_model.cursors import completion_text, tool_calls_envelope
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Completion, Request, Turn
 
@@ -169,18 +170,14 @@ def conversation_request(
     )
 
 
-def tool_calls_envelope(completion: Completion) -> dict[str, Any]:
-    """The seed's result for an answer with tool calls (spec section 4); its text is the
-    sorted-key JSON of this object."""
-    calls = [{"id": call.id, "input": call.input, "name": call.name} for call in completion.tool_calls]
-    return {"text": completion.text, "tool_calls": calls}
-
-
-def text_result(completion: Completion) -> str | dict[str, Any]:
+def text_result(completion: Completion, cursor: str | None = None) -> str | dict[str, Any]:
     """What the text tools return: the text, the tool-call envelope, or the structured output
-    (a JSON object: its sorted-key text, and the same object as structuredContent)."""
+    (a JSON object: its sorted-key text, and the same object as structuredContent); with cursors
+    on, `{"completion": <that text>, "response_id": <cursor>}` (spec section 6)."""
+    if cursor is not None:
+        return {"completion": completion_text(completion.text, completion.tool_calls), "response_id": cursor}
     if completion.tool_calls:
-        return tool_calls_envelope(completion)
+        return tool_calls_envelope(completion.text, completion.tool_calls)
     if completion.structured is not None:
         return dict(completion.structured)
     return completion.text

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common as c
+from agent_as_model.adapters.dialects import contracts
 from agent_as_model.adapters.dialects import options as o
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
@@ -35,6 +36,18 @@ _TEXT_KEYS = ("text",)
 _TEXT_BLOCK_KEYS = ("type", "text", "cache_control", "citations")  # the last two: accepted, ignored
 _HINTS = ("metadata", "top_p", "top_k", "service_tier")
 _REFUSED = ("stream", "thinking", "mcp_servers", "container")
+# The persona's request object (spec section 5): these parameters, with their defaults.
+_REQUEST_OBJECT = {
+    "messages": None,
+    "system": None,
+    "model": c.DEFAULT_MODEL,
+    "temperature": None,
+    "max_tokens": c.DEFAULT_MAX_TOKENS,
+    "output_schema": None,
+    "tools": None,
+    "tool_choice": None,
+    "previous_response_id": None,
+}
 _TEXT_BLOCKS = {
     "type": "array",
     "items": {
@@ -90,6 +103,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "tool_choice": TOOL_CHOICE_SCHEMA["messages"],
         "output_schema": o.OUTPUT_SCHEMA_SCHEMA,
         "repair_attempts": o.REPAIR_SCHEMA,
+        "persona": contracts.PERSONA_SCHEMA,
+        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **o.hint_schemas(_HINTS),
         **o.refused_schemas(_REFUSED),
     },
@@ -101,14 +116,15 @@ INPUT_SCHEMA: dict[str, Any] = {
 def parse(args: Mapping[str, Any]) -> Request:
     c.reject_unknown(args, INPUT_SCHEMA["properties"])
     o.check_natives(args, _HINTS, _REFUSED)
-    messages = c.require_list(args.get("messages"), "messages", non_empty=True)
-    turns = _read_messages(messages)
+    turns = Turns()
     system = args.get("system")
     # Anthropic's system blocks join with a newline; the text is one system piece.
     if system is not None:
-        turns.system.append(c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
+        turns.fold("system", c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
+    _read_messages(c.require_list(args.get("messages"), "messages", non_empty=True), turns)
     output = o.read_output(args, None)
     tools, choice = o.read_tool_options(args, "messages", output)
+    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
     return c.conversation_request(
         NAME,
         args,
@@ -121,11 +137,12 @@ def parse(args: Mapping[str, Any]) -> Request:
         output=output,
         stop=o.read_stop(args, "stop_sequences", string_ok=False, max_items=None),
         repair_attempts=o.read_repair_attempts(args, output),
+        persona=persona,
+        chain=contracts.read_chain(args, NAME, turns.transcript),
     )
 
 
-def _read_messages(messages: list[Any]) -> Turns:
-    turns = Turns()
+def _read_messages(messages: list[Any], turns: Turns) -> None:
     for i, raw in enumerate(messages):
         path = f"messages[{i}]"
         message = c.require_object(raw, path)
@@ -144,7 +161,6 @@ def _read_messages(messages: list[Any]) -> Turns:
             _read_assistant(c.require_list(content, f"{path}.content"), path, turns)
         else:
             _read_user(c.require_list(content, f"{path}.content"), path, turns)
-    return turns
 
 
 def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
@@ -211,5 +227,5 @@ def _tool_result(block: Any, path: str) -> ToolResult:
     return ToolResult(ident, text, is_error)
 
 
-def render(completion: Completion, request: Request) -> str | dict[str, Any]:
-    return c.text_result(completion)
+def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
+    return c.text_result(completion, cursor)

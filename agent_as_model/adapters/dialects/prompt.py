@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_as_model import cursors
 from agent_as_model.adapters.dialects import common as c
+from agent_as_model.adapters.dialects import contracts
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Completion, Request, Text, Turn
 
@@ -17,6 +19,15 @@ DESCRIPTION = (
     "carrying that same request and takes the completion on the retry."
 )
 
+# The persona's request object (spec section 5): these parameters, with their defaults.
+_REQUEST_OBJECT = {
+    "prompt": None,
+    "model": c.DEFAULT_MODEL,
+    "temperature": None,
+    "max_tokens": c.DEFAULT_MAX_TOKENS,
+    "previous_response_id": None,
+}
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -24,6 +35,12 @@ INPUT_SCHEMA: dict[str, Any] = {
         "model": c.MODEL_SCHEMA,
         "temperature": c.temperature_schema(2),
         "max_tokens": c.MAX_TOKENS_SCHEMA,
+        "persona": contracts.PERSONA_SCHEMA,
+        "previous_response_id": {
+            **contracts.PREVIOUS_SCHEMA,
+            "description": "Session cursor: '' mints one for this prompt and its completion (a 'cur_' "
+            "cursor is refused: a prompt carries no history to verify it against).",
+        },
     },
     "required": ["prompt"],
     "additionalProperties": False,
@@ -38,12 +55,14 @@ def parse(args: Mapping[str, Any]) -> Request:
     return Request(
         tool=NAME,
         system=None,
-        turns=(Turn("user", (Text(prompt),)),),
+        turns=(Turn("user", (Text(prompt),), "prompt"),),
         model=c.read_model(args),
         max_tokens=c.read_max_tokens(args),
         temperature=c.read_temperature(args),
+        persona=contracts.read_persona(args, _REQUEST_OBJECT, None),
+        chain=contracts.read_chain(args, NAME, lambda: (cursors.entry("user", prompt),)),
     )
 
 
-def render(completion: Completion, request: Request) -> str | dict[str, Any]:
-    return completion.text
+def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
+    return c.text_result(completion, cursor)

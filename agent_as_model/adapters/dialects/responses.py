@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common as c
+from agent_as_model.adapters.dialects import contracts
 from agent_as_model.adapters.dialects import options as o
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
@@ -56,6 +57,18 @@ _HINTS = (
     "include",
 )
 _REFUSED = ("stream", "background", "top_logprobs", "conversation", "prompt")
+# The persona's request object (spec section 5): these parameters, with their defaults.
+_REQUEST_OBJECT = {
+    "input": None,
+    "instructions": None,
+    "model": c.DEFAULT_MODEL,
+    "temperature": None,
+    "max_tokens": c.DEFAULT_MAX_TOKENS,
+    "output_schema": None,
+    "tools": None,
+    "tool_choice": None,
+    "previous_response_id": None,
+}
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -117,6 +130,8 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "format: json_schema (as output_schema), json_object or text; verbosity: a hint.",
         },
         "repair_attempts": o.REPAIR_SCHEMA,
+        "persona": contracts.PERSONA_SCHEMA,
+        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **o.hint_schemas(_HINTS),
         **o.refused_schemas(_REFUSED),
     },
@@ -133,7 +148,7 @@ def parse(args: Mapping[str, Any]) -> Request:
     turns = Turns()
     instructions = args.get("instructions")
     if instructions is not None:
-        turns.system.append(c.require_string(instructions, "instructions"))
+        turns.fold("system", c.require_string(instructions, "instructions"))
     raw_input = args["input"]
     if isinstance(raw_input, str):
         turns.text("user", c.require_unicode(raw_input, "input"), "input")
@@ -143,6 +158,7 @@ def parse(args: Mapping[str, Any]) -> Request:
     if isinstance(args.get("text"), dict) and args["text"].get("verbosity") is not None:
         c.require_string(args["text"]["verbosity"], "text.verbosity")  # a hint: checked, ignored
     tools, choice = o.read_tool_options(args, "responses", output)
+    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
     return c.conversation_request(
         NAME,
         args,
@@ -154,6 +170,8 @@ def parse(args: Mapping[str, Any]) -> Request:
         tool_choice=choice,
         output=output,
         repair_attempts=o.read_repair_attempts(args, output),
+        persona=persona,
+        chain=contracts.read_chain(args, NAME, turns.transcript),
     )
 
 
@@ -190,12 +208,12 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
         raise caller_error(f"{path}.content", "is required")
     text = c.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     if role in ("system", "developer"):
-        turns.system.append(text)
+        turns.fold(role, text)
     else:
         turns.text(role, text, path)
 
 
-def render(completion: Completion, request: Request) -> str | dict[str, Any]:
+def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
     # One random hex serves both ids, so a reader can tie the message item to its response.
     ident = uuid.uuid4().hex
     output: list[dict[str, Any]] = []
@@ -221,7 +239,7 @@ def render(completion: Completion, request: Request) -> str | dict[str, Any]:
         for call in completion.tool_calls
     )
     return {
-        "id": f"resp_{ident}",
+        "id": cursor or f"resp_{ident}",  # with cursors on, the id is the cursor (spec section 6)
         "object": "response",
         "status": "completed",
         "model": request.model,

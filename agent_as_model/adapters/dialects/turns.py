@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_as_model import cursors
 from agent_as_model.adapters.dialects.common import require_string, type_name
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Block, Role, Text, ToolResult, ToolUse, Turn
@@ -21,12 +22,23 @@ class Turns:
     def __init__(self) -> None:
         self.system: list[str] = []
         self._turns: list[tuple[Role, list[Block], str]] = []
+        # What came in which order: a system piece (its role and text) or a turn (its index).
+        # The sampling request folds system pieces into one prompt; a cursor's transcript keeps
+        # them where the caller put them (spec section 6).
+        self._order: list[tuple[str, str] | int] = []
+
+    def fold(self, role: str, text: str) -> None:
+        """A system or developer piece: it goes into the system prompt."""
+        self.system.append(text)
+        self._order.append((role, text))
 
     def text(self, role: Role, text: str, path: str) -> None:
         """A message of its own (a new turn), with one text block."""
-        self._turns.append((role, [Text(text)], path))
+        self.start(role, path)
+        self.add(Text(text))
 
     def start(self, role: Role, path: str) -> None:
+        self._order.append(len(self._turns))
         self._turns.append((role, [], path))
 
     def add(self, block: Block) -> None:
@@ -47,6 +59,30 @@ class Turns:
 
     def build(self) -> list[Turn]:
         return [Turn(role, tuple(blocks), path) for role, blocks, path in self._turns if blocks]
+
+    def transcript(self) -> tuple[dict[str, str], ...]:
+        """The conversation as cursor transcript entries (docs/cursors.md): system pieces in
+        place; an assistant turn as one entry (the tool-call envelope when it called tools);
+        each tool result as a `tool` entry; a user turn's text as one entry."""
+        entries: list[dict[str, str]] = []
+        for item in self._order:
+            if not isinstance(item, int):
+                entries.append(cursors.entry(*item))
+                continue
+            role, blocks, _ = self._turns[item]
+            texts = "\n".join(b.text for b in blocks if isinstance(b, Text))
+            if role == "assistant":
+                calls = [b for b in blocks if isinstance(b, ToolUse)]
+                entries.append(cursors.assistant_entry(texts, calls))
+            elif blocks and all(isinstance(b, ToolResult) for b in blocks):
+                entries.extend(
+                    cursors.tool_result_entry(b.tool_use_id, b.content)
+                    for b in blocks
+                    if isinstance(b, ToolResult)
+                )
+            elif blocks:
+                entries.append(cursors.entry(role, texts))
+        return tuple(entries)
 
 
 def _has_results(blocks: list[Block]) -> bool:

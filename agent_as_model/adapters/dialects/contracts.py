@@ -1,0 +1,90 @@
+"""The per-call contracts every completion tool takes: a `persona` (spec section 5) and a cursor
+chain through `previous_response_id` (spec section 6).
+
+Both are read with the rest of the arguments, so everything they refuse is refused before
+anything is sent (on 2026-07-28: before round one). The persona's input_schema is checked here,
+against the request object the spec defines; its output_schema travels in the `Request` to be
+checked against the completion (states/interpret.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agent_as_model import cursors
+from agent_as_model.arguments import reject_unknown, require_object, require_string
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import Chain, OutputContract, Persona
+from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
+
+PERSONA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "input_schema": {"type": "object"},
+        "output_schema": {"type": "object"},
+    },
+    "required": ["name"],
+    "description": "A per-call contract {name, input_schema?, output_schema?}: the request object (this "
+    "tool's parameters with defaults, minus persona) must validate against input_schema before anything "
+    "is sent; the completion text must be JSON that validates against output_schema. No registry.",
+}
+PREVIOUS_SCHEMA: dict[str, Any] = {
+    "type": ["string", "null"],
+    "description": "Session cursor: '' starts a chain, 'cur_<64 hex>' continues one (checked against the "
+    "history passed back), 'resp_<32 hex>' anchors a new chain. With it, results carry the next cursor.",
+}
+
+
+def read_chain(
+    args: Mapping[str, Any], tool: str, transcript: Callable[[], tuple[dict[str, str], ...]]
+) -> Chain | None:
+    """Cursors on or off; `transcript` is asked only when they are on (it costs a pass)."""
+    previous = cursors.read_previous(args.get(cursors.PARAMETER), tool)
+    if previous is None:
+        return None
+    return Chain(previous.value, previous.form, transcript())
+
+
+def read_persona(
+    args: Mapping[str, Any], standard: Mapping[str, Any], output: OutputContract | None
+) -> Persona | None:
+    """The persona, checked; `standard` is the tool's parameters of the spec's request object,
+    each with its default (None where it has none)."""
+    raw = args.get("persona")
+    if raw is None:
+        return None
+    persona = require_object(raw, "persona")
+    reject_unknown(persona, ("name", "input_schema", "output_schema"), "persona")
+    name = require_string(persona.get("name"), "persona.name")
+    if not name.strip():
+        raise caller_error("persona.name", "must not be empty")
+    schemas = {
+        key: check_object_schema(persona[key], f"persona.{key}")
+        for key in ("input_schema", "output_schema")
+        if persona.get(key) is not None
+    }
+    if "output_schema" in schemas and output is not None:
+        raise caller_error(
+            "persona.output_schema",
+            f"persona {name!r}: cannot be combined with {output.path}: give one structured-output contract",
+        )
+    if "input_schema" in schemas:
+        violation = first_violation(schemas["input_schema"], request_object(args, standard))
+        if violation is not None:
+            pointer, reason = violation
+            raise caller_error(
+                "persona.input_schema",
+                f"persona {name!r}: the request does not satisfy it at JSON pointer {pointer_text(pointer)}: "
+                f"{reason}",
+            )
+    return Persona(name, schemas.get("output_schema"))
+
+
+def request_object(args: Mapping[str, Any], standard: Mapping[str, Any]) -> dict[str, Any]:
+    """Spec section 5: the tool's parameters with defaults applied, minus `persona`; native extras
+    only when the caller gave them."""
+    obj = {key: default if args.get(key) is None else args[key] for key, default in standard.items()}
+    obj.update((key, value) for key, value in args.items() if key not in standard and key != "persona")
+    return obj
