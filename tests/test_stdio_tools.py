@@ -71,3 +71,24 @@ async def test_structured_output_with_a_repair_over_stdio(client: tuple[Client, 
     assert not result.is_error, result.content[0].text
     assert json.loads(result.content[0].text) == {"name": "Ada"}
     assert host.asked - before == 2  # the invalid answer, then the repaired one
+
+
+async def test_a_cursor_chain_and_a_persona_over_stdio(client: tuple[Client, ScriptedHost]) -> None:
+    session, host = client
+    first = await session.call_tool("generate", {"prompt": "hi", "previous_response_id": ""})
+    body = json.loads(first.content[0].text)
+    assert body["completion"] == "final: hi" and body["response_id"].startswith("cur_")
+    chained = await session.call_tool(
+        "chat_complete",
+        {
+            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}],
+            "previous_response_id": body["response_id"],
+        },
+    )
+    assert chained.is_error and "expected cur_" in chained.content[0].text  # another tool's cursor
+    before = host.asked
+    judged = await session.call_tool(
+        "generate", {"prompt": "hi", "persona": {"name": "j", "output_schema": PERSON}}
+    )
+    assert judged.is_error and "persona 'j'" in judged.content[0].text
+    assert host.asked - before == 1  # asked, and its plain answer was not the persona's JSON
