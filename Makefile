@@ -32,6 +32,7 @@ format: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m agent_as_model.engine.diagram --write docs/architecture.md
+	$(BIN)/python -m tests.doc_examples --write docs/tools-and-structured-output.md
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_calls.py

@@ -22,9 +22,14 @@ class CallError(Exception):
     reason: str
     kind: Kind = "caller"
     sent: bool = False
-    # A host answer that broke the call's output contract: asking again with this error may fix
-    # it (spec section 3, repair_attempts). Other violations are final.
-    repairable: bool = False
+    # A host answer that broke the call's output contract: asking the host again with this
+    # message (the same problem, told to the model) may fix it (spec section 3,
+    # repair_attempts). None: the violation is final.
+    repair: str | None = None
+
+    @property
+    def repairable(self) -> bool:
+        return self.repair is not None
 
     def __post_init__(self) -> None:
         super().__init__(self.path, self.reason)
@@ -44,8 +49,8 @@ def caller_error(path: str, reason: str) -> CallError:
     return CallError(path, reason, "caller", sent=False)
 
 
-def host_error(path: str, reason: str, *, repairable: bool = False) -> CallError:
-    return CallError(path, reason, "host", sent=True, repairable=repairable)
+def host_error(path: str, reason: str, *, repair: str | None = None) -> CallError:
+    return CallError(path, reason, "host", sent=True, repair=repair)
 
 
 @dataclass(eq=False)

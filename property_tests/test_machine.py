@@ -73,7 +73,7 @@ def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
 
 
 ANSWER = text_answer('{"fine": true}')  # valid JSON: it meets chat_complete's output contract too
-REPAIRABLE = host_error("output_schema", "a repairable violation", repairable=True)
+REPAIRABLE = host_error("output_schema", "a repairable violation", repair="Your answer is wrong.")
 GUARDS = {row.trigger: row.guard for row in TABLE if row.guard is not None}
 
 

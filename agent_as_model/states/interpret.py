@@ -93,7 +93,7 @@ def _tool_output(calls: list[ToolUse], contract: OutputContract) -> dict[str, An
         raise host_error(
             contract.path,
             f"the host answered without calling the '{STRUCTURED_TOOL}' tool that carries the output",
-            repairable=True,
+            repair=f"You answered without calling the '{STRUCTURED_TOOL}' tool that carries the answer.",
         )
     if len(outputs) > 1:
         raise host_error(
@@ -107,7 +107,7 @@ def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
     if problem is not None:
         raise _invalid(contract, problem)
     if not isinstance(value, dict):
-        raise _invalid(contract, f"the host's answer is JSON but not an object (it is {_kind(value)})")
+        raise _invalid(contract, f"is JSON but not an object (it is {_kind(value)})")
     return _checked(value, contract)
 
 
@@ -119,7 +119,7 @@ def json_answer(text: str) -> tuple[Any, str | None]:
         return json.loads(body), None
     except json.JSONDecodeError as err:
         # The decoder's message names a position, never the text itself.
-        return None, f"the host's answer is not JSON (line {err.lineno} column {err.colno}: {err.msg})"
+        return None, f"is not JSON (line {err.lineno} column {err.colno}: {err.msg})"
 
 
 def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None:
@@ -130,8 +130,8 @@ def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None
         if violation is None:
             return
         pointer, rule = violation
-        problem = f"the host's answer violates it at JSON pointer {pointer_text(pointer)}: {rule}"
-    raise host_error("persona.output_schema", f"persona {persona.name!r}: {problem}")
+        problem = f"violates it at JSON pointer {pointer_text(pointer)}: {rule}"
+    raise host_error("persona.output_schema", f"persona {persona.name!r}: the host's answer {problem}")
 
 
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
@@ -140,13 +140,15 @@ def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
         pointer, reason = violation
         raise _invalid(
             contract,
-            f"the host's answer violates the schema at JSON pointer {pointer_text(pointer)}: {reason}",
+            f"violates the schema at JSON pointer {pointer_text(pointer)}: {reason}",
         )
     return value
 
 
-def _invalid(contract: OutputContract, reason: str) -> CallError:
-    return host_error(contract.path, reason, repairable=True)
+def _invalid(contract: OutputContract, problem: str) -> CallError:
+    """`problem` says what is wrong with the answer, without naming whose it is: the caller reads
+    it about the host's answer, and a repair round tells it to the model about its own."""
+    return host_error(contract.path, f"the host's answer {problem}", repair=f"Your answer {problem}.")
 
 
 def _kind(value: object) -> str:

@@ -26,7 +26,8 @@ def ask_again(record: CallRecord, err: CallError) -> None:
     answer, payload = record.host_answer, record.payload
     assert answer is not None and payload is not None
     said = SamplingMessage(role="assistant", content=list(answer.blocks))
-    problem = f"Your answer was not accepted: {err.reason}."
+    assert err.repair is not None
+    problem = err.repair
     call = next((b for b in answer.blocks if getattr(b, "type", None) == "tool_use"), None)
     if call is not None and call.name == STRUCTURED_TOOL:
         fix = SamplingMessage(

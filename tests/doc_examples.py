@@ -1,0 +1,563 @@
+"""Run the worked examples of docs/tools-and-structured-output.md and render them as Markdown.
+
+Every example is a real exchange: the SDK's `mcp.Client`, in-process, calls the server that
+`agent_as_model.server.build_server()` builds, and a scripted host answers the server's
+sampling requests. Each step of an example is rendered as the tool's arguments, the
+`sampling/createMessage` params the host received, the host's answer, and the tool result.
+
+    python -m tests.doc_examples                     # print every example as Markdown
+    python -m tests.doc_examples --write docs/tools-and-structured-output.md
+
+The blocks sit between `<!-- example:<key>:begin -->` and `<!-- example:<key>:end -->`.
+Only the random part of the Responses ids is normalised: the 32 hex digits of `resp_…` and
+`msg_…` become `<hex>`. tests/test_tools_doc.py runs the examples again and fails when the
+document is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client import ClientRequestContext
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    ErrorData,
+    TextContent,
+    ToolUseContent,
+)
+
+from agent_as_model.adapters.tools.names import host_name
+from tests.scripted_host import ScriptedHost, connect
+
+LEGACY = "legacy"
+REGENERATE = "python -m tests.doc_examples --write docs/tools-and-structured-output.md"
+HOST_MODEL = "host-model"
+RANDOM_HEX = re.compile(r"\b(resp|msg)_[0-9a-f]{32}\b")
+
+WEATHER_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+}
+WEATHER_DESCRIPTION = "Current weather for a city."
+WEATHER_OUTPUT = '{"sky": "sunny", "temp_c": 24}'  # what the caller's own get_weather returned
+PERSON_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "born": {"type": "integer"}},
+    "required": ["name", "born"],
+    "additionalProperties": False,
+}
+QUESTION = "Who wrote the first published computer program? Give her name and birth year."
+
+
+# ----------------------------------------------------------------------------------------------
+# What is recorded
+
+
+@dataclass
+class Sampling:
+    """One sampling/createMessage request as the host received it, and what the host answered."""
+
+    params: dict[str, Any]
+    answer: dict[str, Any]
+
+
+@dataclass
+class Step:
+    caption: str
+    tool: str
+    arguments: dict[str, Any]
+    samplings: list[Sampling]
+    is_error: bool
+    text: str
+    structured: dict[str, Any] | None
+    warnings: list[str]
+
+
+@dataclass
+class Example:
+    key: str
+    steps: list[Step] = field(default_factory=list)
+
+
+class RecordingHost(ScriptedHost):
+    """A ScriptedHost that also keeps each answer it gave, as it travelled."""
+
+    def __init__(self, *answers: Any) -> None:
+        super().__init__(*answers)
+        self.answers: list[dict[str, Any]] = []
+
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
+        answer = await super().__call__(context, params)
+        self.answers.append(answer.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return answer
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+class Recorder:
+    """Calls tools on one connection and records each call as a Step of one Example."""
+
+    def __init__(self, key: str, client: Client, host: RecordingHost) -> None:
+        self.example = Example(key)
+        self._client = client
+        self._host = host
+
+    async def call(self, caption: str, tool: str, arguments: dict[str, Any]) -> Step:
+        before = self._host.asked
+        logger = logging.getLogger("agent_as_model")
+        handler = _Warnings()
+        logger.addHandler(handler)
+        try:
+            result = await self._client.call_tool(tool, arguments)
+        finally:
+            logger.removeHandler(handler)
+        assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+        samplings = [
+            Sampling(self._host.wire(i), self._host.answers[i]) for i in range(before, self._host.asked)
+        ]
+        step = Step(
+            caption,
+            tool,
+            json.loads(json.dumps(arguments)),
+            samplings,
+            bool(result.is_error),
+            result.content[0].text,
+            result.structured_content,
+            handler.messages,
+        )
+        self.example.steps.append(step)
+        return step
+
+
+# ----------------------------------------------------------------------------------------------
+# Host answers
+
+
+def says(text: str) -> CreateMessageResult:
+    return CreateMessageResult(
+        role="assistant",
+        content=TextContent(type="text", text=text),
+        model=HOST_MODEL,
+        stop_reason="endTurn",
+    )
+
+
+def calls(text: str, *uses: tuple[str, str, dict[str, Any]]) -> CreateMessageResultWithTools:
+    content: list[Any] = [TextContent(type="text", text=text)] if text else []
+    content += [ToolUseContent(type="tool_use", id=i, name=n, input=a) for i, n, a in uses]
+    return CreateMessageResultWithTools(
+        role="assistant", content=content, model=HOST_MODEL, stop_reason="toolUse"
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The examples. Each one runs on its own connection; the agent loops below do what a caller's
+# loop does with a tool-calling result in that dialect's own shape.
+
+Run = Callable[[str], Awaitable[Example]]
+
+
+async def chat_tool_loop(era: str) -> Example:
+    host = RecordingHost(
+        calls("", ("call_1", "get_weather", {"city": "Paris"})),
+        says("It is sunny in Paris, 24 °C."),
+    )
+    tool = {
+        "type": "function",
+        "function": {"name": "get_weather", "description": WEATHER_DESCRIPTION, "parameters": WEATHER_SCHEMA},
+    }
+    async with connect(era, host, tools=True) as client:
+        rec = Recorder("chat-tool-loop", client, host)
+        request: dict[str, Any] = {
+            "messages": [
+                {"role": "system", "content": "You answer weather questions."},
+                {"role": "user", "content": "What is the weather in Paris?"},
+            ],
+            "tools": [tool],
+        }
+        first = await rec.call("Call 1: ask with tools", "chat_complete", request)
+        envelope = json.loads(first.text)
+        assistant = {
+            "role": "assistant",
+            "content": envelope["text"] or None,
+            "tool_calls": [
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": json.dumps(c["input"])},
+                }
+                for c in envelope["tool_calls"]
+            ],
+        }
+        results = [
+            {"role": "tool", "tool_call_id": c["id"], "content": WEATHER_OUTPUT}
+            for c in envelope["tool_calls"]
+        ]
+        await rec.call(
+            "Call 2: the assistant turn and the tool result appended, asked again",
+            "chat_complete",
+            {**request, "messages": [*request["messages"], assistant, *results]},
+        )
+    return rec.example
+
+
+async def messages_tool_loop(era: str) -> Example:
+    host = RecordingHost(
+        calls("I'll look that up.", ("toolu_01", "get_weather", {"city": "Paris"})),
+        says("It is sunny in Paris, 24 °C."),
+    )
+    tool = {"name": "get_weather", "description": WEATHER_DESCRIPTION, "input_schema": WEATHER_SCHEMA}
+    async with connect(era, host, tools=True) as client:
+        rec = Recorder("messages-tool-loop", client, host)
+        request: dict[str, Any] = {
+            "system": "You answer weather questions.",
+            "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+            "tools": [tool],
+        }
+        first = await rec.call("Call 1: ask with tools", "messages_create", request)
+        envelope = json.loads(first.text)
+        blocks: list[Any] = [{"type": "text", "text": envelope["text"]}] if envelope["text"] else []
+        blocks += [
+            {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
+            for c in envelope["tool_calls"]
+        ]
+        results = [
+            {"type": "tool_result", "tool_use_id": c["id"], "content": WEATHER_OUTPUT}
+            for c in envelope["tool_calls"]
+        ]
+        await rec.call(
+            "Call 2: the assistant turn and the tool result appended, asked again",
+            "messages_create",
+            {
+                **request,
+                "messages": [
+                    *request["messages"],
+                    {"role": "assistant", "content": blocks},
+                    {"role": "user", "content": results},
+                ],
+            },
+        )
+    return rec.example
+
+
+async def responses_tool_loop(era: str) -> Example:
+    host = RecordingHost(
+        calls("", ("call_7", "get_weather", {"city": "Paris"})),
+        says("It is sunny in Paris, 24 °C."),
+    )
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "description": WEATHER_DESCRIPTION,
+        "parameters": WEATHER_SCHEMA,
+    }
+    async with connect(era, host, tools=True) as client:
+        rec = Recorder("responses-tool-loop", client, host)
+        request: dict[str, Any] = {
+            "instructions": "You answer weather questions.",
+            "input": [{"role": "user", "content": "What is the weather in Paris?"}],
+            "tools": [tool],
+        }
+        first = await rec.call("Call 1: ask with tools", "responses_create", request)
+        output = json.loads(first.text)["output"]
+        results = [
+            {"type": "function_call_output", "call_id": item["call_id"], "output": WEATHER_OUTPUT}
+            for item in output
+            if item["type"] == "function_call"
+        ]
+        await rec.call(
+            "Call 2: the output items and the tool result appended, asked again",
+            "responses_create",
+            {**request, "input": [*request["input"], *output, *results]},
+        )
+    return rec.example
+
+
+def _question(tool: str) -> dict[str, Any]:
+    if tool == "responses_create":
+        return {"input": QUESTION}
+    return {"messages": [{"role": "user", "content": QUESTION}]}
+
+
+async def _one_call(
+    key: str, era: str, tool: str, arguments: dict[str, Any], answers: list[Any], *, tools: bool
+) -> Example:
+    host = RecordingHost(*answers)
+    async with connect(era, host, tools=tools) as client:
+        rec = Recorder(key, client, host)
+        await rec.call("", tool, arguments)
+    return rec.example
+
+
+ADA = {"name": "Ada Lovelace", "born": 1815}
+
+
+async def output_schema_with_tools(era: str) -> Example:
+    return await _one_call(
+        "output-schema-tool",
+        era,
+        "messages_create",
+        {**_question("messages_create"), "output_schema": PERSON_SCHEMA},
+        [calls("", ("toolu_02", "structured_output", ADA))],
+        tools=True,
+    )
+
+
+async def output_schema_in_prompt(era: str) -> Example:
+    fenced = 'Here it is:\n```json\n{"name": "Ada Lovelace", "born": 1815}\n```'
+    return await _one_call(
+        "output-schema-prompt",
+        era,
+        "chat_complete",
+        {**_question("chat_complete"), "output_schema": PERSON_SCHEMA},
+        [says(fenced)],
+        tools=False,
+    )
+
+
+async def chat_response_format(era: str) -> Example:
+    response_format = {
+        "type": "json_schema",
+        "json_schema": {"name": "person", "schema": PERSON_SCHEMA, "strict": True},
+    }
+    return await _one_call(
+        "chat-response-format",
+        era,
+        "chat_complete",
+        {**_question("chat_complete"), "response_format": response_format},
+        [calls("", ("call_3", "structured_output", ADA))],
+        tools=True,
+    )
+
+
+async def responses_text_format(era: str) -> Example:
+    text = {"format": {"type": "json_schema", "name": "person", "schema": PERSON_SCHEMA, "strict": True}}
+    return await _one_call(
+        "responses-text-format",
+        era,
+        "responses_create",
+        {**_question("responses_create"), "text": text},
+        [calls("", ("call_4", "structured_output", ADA))],
+        tools=True,
+    )
+
+
+async def repair(era: str) -> Example:
+    return await _one_call(
+        "repair",
+        era,
+        "chat_complete",
+        {**_question("chat_complete"), "output_schema": PERSON_SCHEMA, "repair_attempts": 1},
+        [
+            calls("", ("call_5", "structured_output", {"name": "Ada Lovelace", "born": "1815"})),
+            calls("", ("call_6", "structured_output", ADA)),
+        ],
+        tools=True,
+    )
+
+
+async def invalid_output(era: str) -> Example:
+    return await _one_call(
+        "invalid-output",
+        era,
+        "chat_complete",
+        {**_question("chat_complete"), "output_schema": PERSON_SCHEMA},
+        [calls("", ("call_8", "structured_output", {"name": "Ada Lovelace", "born": "December 1815"}))],
+        tools=True,
+    )
+
+
+async def tools_and_output_schema(era: str) -> Example:
+    tool = {"name": "get_weather", "input_schema": WEATHER_SCHEMA}
+    return await _one_call(
+        "tools-with-output-schema",
+        era,
+        "messages_create",
+        {**_question("messages_create"), "tools": [tool], "output_schema": PERSON_SCHEMA},
+        [says("never asked")],
+        tools=True,
+    )
+
+
+async def tools_dropped(era: str) -> Example:
+    tool = {"name": "get_weather", "description": WEATHER_DESCRIPTION, "input_schema": WEATHER_SCHEMA}
+    return await _one_call(
+        "tools-dropped",
+        era,
+        "messages_create",
+        {"messages": [{"role": "user", "content": "What is the weather in Paris?"}], "tools": [tool]},
+        [says("I cannot look up live weather.")],
+        tools=False,
+    )
+
+
+EXAMPLES: tuple[Run, ...] = (
+    chat_tool_loop,
+    messages_tool_loop,
+    responses_tool_loop,
+    output_schema_with_tools,
+    output_schema_in_prompt,
+    chat_response_format,
+    responses_text_format,
+    repair,
+    invalid_output,
+    tools_and_output_schema,
+    tools_dropped,
+)
+NAMES = ("get_weather", "weather.get", "search docs", "a.b", "a b")
+
+
+async def run_all(era: str = LEGACY) -> list[Example]:
+    """Every example on `era`, one after the other (the warning capture is per logger)."""
+    return [await run(era) for run in EXAMPLES]
+
+
+# ----------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _fence(body: str, lang: str = "json") -> str:
+    ticks = "````" if "```" in body else "```"
+    return f"{ticks}{lang}\n{body}\n{ticks}\n"
+
+
+def _result(step: Step) -> list[str]:
+    parts = [f"Tool result (`isError: {'true' if step.is_error else 'false'}`), its text exactly:\n"]
+    parts.append(_fence(step.text, "text"))
+    try:
+        value = json.loads(step.text)
+    except ValueError:
+        value = None
+    if isinstance(value, (dict, list)):
+        parts.append("The same JSON, indented:\n")
+        parts.append(_fence(_json(value)))
+    if step.structured is None:
+        parts.append("No `structuredContent`.\n")
+    elif step.structured == value:
+        parts.append("`structuredContent` holds the same object.\n")
+    else:
+        parts.append("`structuredContent`:\n")
+        parts.append(_fence(_json(step.structured)))
+    return parts
+
+
+def render_step(step: Step) -> str:
+    parts = []
+    if step.caption:
+        parts.append(f"**{step.caption}.**\n")
+    parts.append(f"Arguments of `{step.tool}`:\n")
+    parts.append(_fence(_json(step.arguments)))
+    if not step.samplings:
+        parts.append("The host received no sampling request.\n")
+    for number, sampling in enumerate(step.samplings, start=1):
+        which = f" {number}" if len(step.samplings) > 1 else ""
+        parts.append(f"`sampling/createMessage` params{which}, as the host received them:\n")
+        parts.append(_fence(_json(sampling.params)))
+        parts.append(f"The host's answer{which}:\n")
+        parts.append(_fence(_json(sampling.answer)))
+    for message in step.warnings:
+        parts.append("Logged (warning, logger `agent_as_model`):\n")
+        parts.append(_fence(message, "text"))
+    parts.extend(_result(step))
+    return RANDOM_HEX.sub(r"\1_<hex>", "\n".join(parts))
+
+
+def render(example: Example) -> str:
+    return "\n".join(render_step(step) for step in example.steps)
+
+
+def render_names() -> str:
+    rows = ["| caller name | host name |", "|---|---|"]
+    rows += [f"| `{name}` | `{host_name(name)}` |" for name in NAMES]
+    return "\n".join(rows) + "\n"
+
+
+def rendered(examples: list[Example]) -> dict[str, str]:
+    blocks = {example.key: render(example) for example in examples}
+    blocks["name-map"] = render_names()
+    return blocks
+
+
+# ----------------------------------------------------------------------------------------------
+# The document
+
+
+def markers(key: str) -> tuple[str, str]:
+    return f"<!-- example:{key}:begin -->", f"<!-- example:{key}:end -->"
+
+
+def _block_pattern(key: str) -> re.Pattern[str]:
+    begin, end = markers(key)
+    return re.compile(re.escape(begin) + r"\n(.*?)" + re.escape(end), re.DOTALL)
+
+
+def current_blocks(document: str, keys: list[str]) -> dict[str, str | None]:
+    """The generated blocks as the document holds them now (None where the markers are missing)."""
+    found: dict[str, str | None] = {}
+    for key in keys:
+        match = _block_pattern(key).search(document)
+        found[key] = match.group(1) if match else None
+    return found
+
+
+def rewrite(document: str, blocks: dict[str, str]) -> str:
+    for key, block in blocks.items():
+        begin, end = markers(key)
+        match = _block_pattern(key).search(document)
+        if match is None:
+            raise ValueError(f"the document has no {begin} … {end} markers")
+        document = document[: match.start()] + f"{begin}\n{block}{end}" + document[match.end() :]
+    return document
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.doc_examples", description=(__doc__ or "").split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--write", metavar="PATH", type=Path, help="rewrite the generated blocks in this file"
+    )
+    args = parser.parse_args(argv)
+    blocks = rendered(anyio.run(run_all))
+    if args.write is None:
+        for key, block in blocks.items():
+            begin, end = markers(key)
+            sys.stdout.write(f"{begin}\n{block}{end}\n\n")
+        return 0
+    path: Path = args.write
+    path.write_text(rewrite(path.read_text(encoding="utf-8"), blocks), encoding="utf-8")
+    print(f"rewrote {len(blocks)} generated blocks in {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["REGENERATE", "current_blocks", "rendered", "rewrite", "run_all"]
