@@ -92,11 +92,17 @@ class Chain:
     previous: str
     form: ChainForm
     history: tuple[dict[str, str], ...]
+    # Responses only: the text of a trailing assistant message item. Call items passed back
+    # right after it join it into one entry, so an answer of calls alone is minted that way.
+    calls_join: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
-    """What the caller asked for, in neutral form, after validation."""
+    """What the caller asked for, in neutral form, after validation.
+
+    Never changed once made, but not `frozen`: a frozen dataclass sets each of its 13 fields
+    through `object.__setattr__`, which measured 0.7 µs more per call (one Request per request)."""
 
     tool: str
     system: str | None
@@ -113,9 +119,10 @@ class Request:
     chain: Chain | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Completion:
-    """What the host's model answered, after interpretation."""
+    """What the host's model answered, after interpretation. Never changed once made; not
+    `frozen` for the same measured reason as `Request`."""
 
     text: str
     tool_calls: tuple[ToolUse, ...] = ()

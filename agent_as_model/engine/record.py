@@ -47,6 +47,9 @@ class HostPlan:
     names: Mapping[str, str] = field(default_factory=dict)
 
 
+NO_PLAN = HostPlan()
+
+
 @dataclass(frozen=True, slots=True)
 class Suspension:
     """The modern era ends this request here: the host must answer and retry."""
@@ -70,7 +73,7 @@ class CallRecord:
     state: str = "received"  # owned by the machine: only engine.machine.fire changes it
     request: Request | None = None
     payload: CreateMessageRequestParams | None = None
-    plan: HostPlan = field(default_factory=HostPlan)
+    plan: HostPlan = NO_PLAN  # shared: a plan is never changed, only replaced
     host_answer: HostAnswer | None = None
     completion: Completion | None = None
     output: str | dict[str, Any] | None = None

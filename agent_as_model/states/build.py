@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from typing import Any
 
 from mcp_types import (
     CreateMessageRequestParams,
@@ -31,9 +32,9 @@ from mcp_types import (
 
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
-from agent_as_model.engine.record import CallRecord, HostPlan
+from agent_as_model.engine.record import NO_PLAN, CallRecord, HostPlan
 from agent_as_model.errors import MissingCapability
-from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse, Turn
+from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse
 
 log = logging.getLogger("agent_as_model")
 
@@ -54,7 +55,12 @@ def build_payload_for(record: CallRecord) -> None:
     record.payload = build_payload(record.request, record.plan)
 
 
+_TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
+
+
 def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
+    if not request.tools and request.output is None and not _has_tool_blocks(request):
+        return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured = None if request.output is None else ("tool" if host_takes_tools else "prompt")
     if not host_takes_tools:
         if request.tools:
@@ -73,9 +79,13 @@ def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
 
 
 def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessageRequestParams:
-    plan = plan or HostPlan()
-    to_host = {caller: host for host, caller in plan.names.items()}
-    messages = [_message(turn, to_host, not plan.host_tools) for turn in request.turns]
+    plan = plan or NO_PLAN
+    to_host = {caller: host for host, caller in plan.names.items()} if plan.names else {}
+    as_text = not plan.host_tools
+    messages = []
+    for turn in request.turns:
+        blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
+        messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system
     tools: list[Tool] | None = None
     choice: ToolChoice | None = None
@@ -94,15 +104,22 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         system = _join(system, contract_prompt(request.output))
     elif plan.host_tools and request.tools:
         tools, choice = _forwarded_tools(request, to_host)
+    optional: dict[str, Any] = {}  # only what is set: each keyword costs pydantic a validation
+    if system is not None:
+        optional["system_prompt"] = system
+    if request.temperature is not None:
+        optional["temperature"] = request.temperature
+    if request.stop:
+        optional["stop_sequences"] = list(request.stop)
+    if tools is not None:
+        optional["tools"] = tools
+    if choice is not None:
+        optional["tool_choice"] = choice
     return CreateMessageRequestParams(
         messages=messages,
         max_tokens=request.max_tokens,
-        system_prompt=system,
-        temperature=request.temperature,
-        stop_sequences=list(request.stop) or None,
         model_preferences=ModelPreferences(hints=[ModelHint(name=request.model)]),
-        tools=tools,
-        tool_choice=choice,
+        **optional,
     )
 
 
@@ -129,16 +146,19 @@ def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[To
     return tools, ToolChoice(mode=mode) if mode is not None else None
 
 
+def _has_tool_blocks(request: Request) -> bool:
+    for turn in request.turns:
+        for block in turn.blocks:
+            if type(block) is not Text:
+                return True
+    return False
+
+
 def _tool_names(request: Request) -> list[str]:
     names = [t.name for t in request.tools]
     for turn in request.turns:
         names.extend(b.name for b in turn.blocks if isinstance(b, ToolUse))
     return names
-
-
-def _message(turn: Turn, to_host: dict[str, str], as_text: bool) -> SamplingMessage:
-    blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
-    return SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks)
 
 
 def _block(

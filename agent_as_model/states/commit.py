@@ -20,9 +20,15 @@ def commit_result(record: CallRecord) -> None:
     completion, request = record.completion, record.request
     assert completion is not None and request is not None
     cursor = None
-    if request.chain is not None:  # cursors on: mint over the history plus what this call returns
-        returned = cursors.completion_text(completion.text, completion.tool_calls)
-        cursor = cursors.result_cursor(request.model, request.tool, request.chain.history, returned)
+    chain = request.chain
+    if chain is not None:  # cursors on: mint over the history plus what this call returns
+        history, text = chain.history, completion.text
+        if chain.calls_join is not None and completion.tool_calls and not text:
+            # Passed back, these call items join the assistant message item before them: mint
+            # the entry the next call will read (docs/cursors.md).
+            history, text = history[:-1], chain.calls_join
+        returned = cursors.completion_text(text, completion.tool_calls)
+        cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
     record.output = output
     record.result = tool_result(output)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
+
+from mcp_types import Tool
 
 from agent_as_model.engine.record import CallRecord, HostAnswer, HostPlan
 from agent_as_model.errors import CallError, host_error
@@ -33,8 +36,8 @@ def interpret_answer(record: CallRecord) -> None:
     assert answer is not None and record.request is not None
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
-    offered = {t.name for t in (record.payload.tools or [])} if record.payload is not None else set()
-    texts, calls = _read_blocks(answer, record.plan, offered)
+    tools = record.payload.tools if record.payload is not None else None
+    texts, calls = _read_blocks(answer, record.plan, tools or ())
     text = "\n".join(texts)
     contract = record.request.output
     structured: dict[str, Any] | None = None
@@ -57,9 +60,12 @@ def interpret_answer(record: CallRecord) -> None:
     )
 
 
-def _read_blocks(answer: HostAnswer, plan: HostPlan, offered: set[str]) -> tuple[list[str], list[ToolUse]]:
+def _read_blocks(
+    answer: HostAnswer, plan: HostPlan, tools: Sequence[Tool]
+) -> tuple[list[str], list[ToolUse]]:
     texts: list[str] = []
     calls: list[ToolUse] = []
+    offered = {t.name for t in tools} if tools else set()
     for i, block in enumerate(answer.blocks):
         kind = getattr(block, "type", type(block).__name__)
         if kind == "text":

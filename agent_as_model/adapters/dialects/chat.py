@@ -80,6 +80,9 @@ _TEXT_PARTS = {
     },
 }
 
+# The common body: the conversation and its limits only. It skips the readers of everything else.
+_PLAIN = frozenset(["messages", "model", "temperature", "max_tokens"])
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -142,10 +145,14 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 
 def parse(args: Mapping[str, Any]) -> Request:
-    c.reject_unknown(args, INPUT_SCHEMA["properties"])
-    o.check_natives(args, _HINTS, _REFUSED)
+    plain = args.keys() <= _PLAIN
+    if not plain:
+        c.reject_unknown(args, INPUT_SCHEMA["properties"])
+        o.check_natives(args)
     messages = c.require_list(args.get("messages"), "messages", non_empty=True)
     turns = _read_messages(messages)
+    if plain:
+        return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages")
     output = o.read_output(args, "response_format")
     tools, choice = o.read_tool_options(args, "chat", output)
     persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
@@ -178,12 +185,15 @@ def _read_messages(messages: list[Any]) -> Turns:
         if role == "assistant":
             _read_assistant(message, path, turns)
             continue
-        text = _content(message, path)
-        if role == "tool":
+        content = message.get("content")
+        if content is None:
+            raise caller_error(f"{path}.content", "is required")
+        text = c.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+        if role == "user":
+            turns.text("user", text, path)
+        elif role == "tool":
             ident = call_id(message.get("tool_call_id"), f"{path}.tool_call_id")
             turns.tool_result(ToolResult(ident, text), path)
-        elif role == "user":
-            turns.text("user", text, path)
         else:
             turns.fold(role, text)
     return turns

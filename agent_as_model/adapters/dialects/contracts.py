@@ -38,13 +38,16 @@ PREVIOUS_SCHEMA: dict[str, Any] = {
 
 
 def read_chain(
-    args: Mapping[str, Any], tool: str, transcript: Callable[[], tuple[dict[str, str], ...]]
+    args: Mapping[str, Any],
+    tool: str,
+    transcript: Callable[[], tuple[dict[str, str], ...]],
+    calls_join: str | None = None,
 ) -> Chain | None:
     """Cursors on or off; `transcript` is asked only when they are on (it costs a pass)."""
     previous = cursors.read_previous(args.get(cursors.PARAMETER), tool)
     if previous is None:
         return None
-    return Chain(previous.value, previous.form, transcript())
+    return Chain(previous.value, previous.form, transcript(), calls_join)
 
 
 def read_persona(

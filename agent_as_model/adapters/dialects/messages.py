@@ -74,6 +74,9 @@ _BLOCKS = {
     },
 }
 
+# The common body: the conversation and its limits only. It skips the readers of everything else.
+_PLAIN = frozenset(["messages", "system", "model", "temperature", "max_tokens"])
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -114,14 +117,20 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 
 def parse(args: Mapping[str, Any]) -> Request:
-    c.reject_unknown(args, INPUT_SCHEMA["properties"])
-    o.check_natives(args, _HINTS, _REFUSED)
+    plain = args.keys() <= _PLAIN
+    if not plain:
+        c.reject_unknown(args, INPUT_SCHEMA["properties"])
+        o.check_natives(args)
     turns = Turns()
     system = args.get("system")
     # Anthropic's system blocks join with a newline; the text is one system piece.
     if system is not None:
         turns.fold("system", c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
     _read_messages(c.require_list(args.get("messages"), "messages", non_empty=True), turns)
+    if plain:
+        return c.conversation_request(
+            NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0
+        )
     output = o.read_output(args, None)
     tools, choice = o.read_tool_options(args, "messages", output)
     persona = contracts.read_persona(args, _REQUEST_OBJECT, output)

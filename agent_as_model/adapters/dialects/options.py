@@ -116,18 +116,23 @@ REFUSED: dict[str, Refusal] = {
 }
 
 
-def check_natives(args: Mapping[str, Any], hints: Iterable[str], refused: Iterable[str]) -> None:
-    for name in hints:
-        value = args.get(name)
-        if value is not None and not _JSON_TYPES[HINTS[name]](value):
-            raise caller_error(name, f"expected {_article(HINTS[name])}, got {type_name(value)}")
-    for name in refused:
-        value = args.get(name)
+def check_natives(args: Mapping[str, Any]) -> None:
+    """Type-check the hints and refuse what cannot be honoured, among the parameters given.
+
+    Run after the dialect's unknown-parameter check, so only its own natives reach here."""
+    for name, value in args.items():
         if value is None:
             continue
-        reason = REFUSED[name](value)
-        if reason is not None:
-            raise caller_error(name, reason)
+        kind = HINTS.get(name)
+        if kind is not None:
+            if not _JSON_TYPES[kind](value):
+                raise caller_error(name, f"expected {_article(kind)}, got {type_name(value)}")
+            continue
+        refusal = REFUSED.get(name)
+        if refusal is not None:
+            reason = refusal(value)
+            if reason is not None:
+                raise caller_error(name, reason)
 
 
 def read_stop(

@@ -70,6 +70,9 @@ _REQUEST_OBJECT = {
     "previous_response_id": None,
 }
 
+# The common body: the conversation and its limits only. It skips the readers of everything else.
+_PLAIN = frozenset(["input", "instructions", "model", "temperature", "max_tokens"])
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -141,8 +144,10 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 
 def parse(args: Mapping[str, Any]) -> Request:
-    c.reject_unknown(args, INPUT_SCHEMA["properties"])
-    o.check_natives(args, _HINTS, _REFUSED)
+    plain = args.keys() <= _PLAIN
+    if not plain:
+        c.reject_unknown(args, INPUT_SCHEMA["properties"])
+        o.check_natives(args)
     if "input" not in args:
         raise caller_error("input", "is required")
     turns = Turns()
@@ -154,6 +159,8 @@ def parse(args: Mapping[str, Any]) -> Request:
         turns.text("user", c.require_unicode(raw_input, "input"), "input")
     else:
         _read_items(c.require_list(raw_input, "input", non_empty=True), turns)
+    if plain:
+        return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input")
     output = o.read_output(args, "text")
     if isinstance(args.get("text"), dict) and args["text"].get("verbosity") is not None:
         c.require_string(args["text"]["verbosity"], "text.verbosity")  # a hint: checked, ignored
@@ -171,7 +178,7 @@ def parse(args: Mapping[str, Any]) -> Request:
         output=output,
         repair_attempts=o.read_repair_attempts(args, output),
         persona=persona,
-        chain=contracts.read_chain(args, NAME, turns.transcript),
+        chain=contracts.read_chain(args, NAME, turns.transcript, turns.open_assistant),
     )
 
 

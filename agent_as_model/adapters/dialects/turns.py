@@ -22,22 +22,29 @@ class Turns:
     def __init__(self) -> None:
         self.system: list[str] = []
         self._turns: list[tuple[Role, list[Block], str]] = []
-        # What came in which order: a system piece (its role and text) or a turn (its index).
-        # The sampling request folds system pieces into one prompt; a cursor's transcript keeps
-        # them where the caller put them (spec section 6).
-        self._order: list[tuple[str, str] | int] = []
+        # What came in which order: a system piece (its role and text), a turn (its index) or a
+        # tool result. The sampling request folds system pieces into one prompt and tool results
+        # into one user turn; a cursor's transcript keeps each where the caller put it (spec 6).
+        self._order: list[tuple[str, str] | int | ToolResult] = []
+        # The assistant turn a tool call may still join: set by the entry right before (an
+        # assistant message or another call), cleared by anything else, a system piece included.
+        self._calls_join: int | None = None
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
         self.system.append(text)
         self._order.append((role, text))
+        self._calls_join = None
 
     def text(self, role: Role, text: str, path: str) -> None:
         """A message of its own (a new turn), with one text block."""
-        self.start(role, path)
-        self.add(Text(text))
+        self._calls_join = len(self._turns) if role == "assistant" else None
+        self._order.append(len(self._turns))
+        self._turns.append((role, [Text(text)], path))
 
     def start(self, role: Role, path: str) -> None:
+        """A message of its own whose blocks follow with `add`."""
+        self._calls_join = None
         self._order.append(len(self._turns))
         self._turns.append((role, [], path))
 
@@ -46,42 +53,54 @@ class Turns:
         self._turns[-1][1].append(block)
 
     def tool_call(self, call: ToolUse, path: str) -> None:
-        """A tool call joins the assistant turn right before it, or starts one."""
-        if not self._turns or self._turns[-1][0] != "assistant" or _has_results(self._turns[-1][1]):
+        """A call item joins the assistant turn right before it, or starts one."""
+        if self._calls_join is None:
             self.start("assistant", path)
-        self.add(call)
+            self._calls_join = len(self._turns) - 1
+        self._turns[self._calls_join][1].append(call)
 
     def tool_result(self, result: ToolResult, path: str) -> None:
-        """Results that follow each other form one user turn holding only tool results."""
-        if not self._turns or self._turns[-1][0] != "user" or not _only_results(self._turns[-1][1]):
-            self.start("user", path)
-        self.add(result)
+        """Results form one user turn holding only tool results, right after the calls; a system
+        piece among them goes to the system prompt and does not split them."""
+        last = self._turns[-1] if self._turns else None
+        if last is None or last[0] != "user" or not _only_results(last[1]):
+            self._turns.append(("user", [], path))
+        self._turns[-1][1].append(result)
+        self._order.append(result)
+        self._calls_join = None
+
+    @property
+    def open_assistant(self) -> str | None:
+        """The text of a trailing assistant message that a call item passed back after it would
+        join (responses only has such separate items), or None."""
+        if self._calls_join is None or self._calls_join != len(self._turns) - 1:
+            return None
+        blocks = self._turns[self._calls_join][1]
+        if any(type(b) is not Text for b in blocks):
+            return None
+        return "\n".join(b.text for b in blocks if isinstance(b, Text))
 
     def build(self) -> list[Turn]:
         return [Turn(role, tuple(blocks), path) for role, blocks, path in self._turns if blocks]
 
     def transcript(self) -> tuple[dict[str, str], ...]:
-        """The conversation as cursor transcript entries (docs/cursors.md): system pieces in
-        place; an assistant turn as one entry (the tool-call envelope when it called tools);
-        each tool result as a `tool` entry; a user turn's text as one entry."""
+        """The conversation as cursor transcript entries (docs/cursors.md), in the caller's order:
+        system pieces in place; an assistant turn as one entry (the tool-call envelope when it
+        called tools); each tool result as a `tool` entry; a user turn's text as one entry."""
         entries: list[dict[str, str]] = []
         for item in self._order:
-            if not isinstance(item, int):
+            if isinstance(item, ToolResult):
+                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
+            elif isinstance(item, tuple):
                 entries.append(cursors.entry(*item))
-                continue
-            role, blocks, _ = self._turns[item]
-            texts = "\n".join(b.text for b in blocks if isinstance(b, Text))
-            if role == "assistant":
-                calls = [b for b in blocks if isinstance(b, ToolUse)]
-                entries.append(cursors.assistant_entry(texts, calls))
-            elif blocks and all(isinstance(b, ToolResult) for b in blocks):
-                entries.extend(
-                    cursors.tool_result_entry(b.tool_use_id, b.content)
-                    for b in blocks
-                    if isinstance(b, ToolResult)
-                )
-            elif blocks:
-                entries.append(cursors.entry(role, texts))
+            else:
+                role, blocks, _ = self._turns[item]
+                texts = "\n".join(b.text for b in blocks if isinstance(b, Text))
+                if role == "assistant":
+                    calls = [b for b in blocks if isinstance(b, ToolUse)]
+                    entries.append(cursors.assistant_entry(texts, calls))
+                elif blocks:
+                    entries.append(cursors.entry(role, texts))
         return tuple(entries)
 
 
