@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs bench bench-instructions clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions clean
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ format: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m agent_as_model.engine.diagram --write docs/architecture.md
 	$(BIN)/python -m tests.doc_examples --write docs/tools-and-structured-output.md
+
+# Re-record tests/fixtures/transcripts/ with `serve --record` (after a deliberate change on the wire).
+fixtures: $(STAMP)
+	$(BIN)/python -m tests.fixtures.make_transcripts
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_calls.py

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import anyio
 
 from agent_as_model import __version__, export_tools
+from agent_as_model.transcripts import command as transcripts
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 
@@ -26,17 +27,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"agent-as-model {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
+    serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
+    transcripts.add_record_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
     )
     export_tools.add_parser(commands)
+    transcripts.add_replay_command(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    transcripts.check_record_options(parser, args)
     _configure_logging()
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
@@ -44,6 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_as_model.demo import run_demo
 
         return anyio.run(run_demo)
+    if args.command == "replay":
+        return transcripts.run_replay(args)
+    if getattr(args, "record", None):
+        return transcripts.run_serve_recorded(args)
     anyio.run(serve_stdio)
     return 0
 

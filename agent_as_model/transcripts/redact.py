@@ -1,0 +1,257 @@
+"""`--redact`: the text of messages and completions becomes a same-length placeholder.
+
+What counts as text (everything else is kept: methods, ids, roles, block types, tool names and
+schemas, model names, numbers, error messages, the handshake):
+
+- a `tools/call` request's arguments `messages`, `input`, `prompt`, `instructions`, `system`,
+  and the host answers it carries back on 2026-07-28 (`inputResponses`);
+- a `sampling/createMessage` request's `messages` and `systemPrompt`, wherever it travels (a
+  legacy server request, or inside an `InputRequiredResult`), and the host's answer to it;
+- a successful `tools/call` result's text blocks and `structuredContent` (not `list_models`).
+
+Inside those, strings under structural keys (`role`, `type`, `id`, `name`, `call_id`, `model`,
+`status`, …) are kept; every other string is text. Where the shape is the caller's or the
+model's own (a tool call's `input` or `arguments`, structured output), every string is text and
+only keys and non-string values remain. A string holding JSON (a tool result's text, a call's
+`arguments`, a host's text answer that is JSON, bare or in a ```json fence) is redacted inside and
+written back in the same JSON style, so it still parses where the server parses it.
+
+The placeholder for a text of n characters is n characters long: `#` and a keyed hash of the
+text, cut to n or padded with dots. It is stable within one recording (the same text, the same
+placeholder, so you can see where a text travelled); the key is random per recording and never
+written down, so a short text cannot be found by hashing guesses. For the same reason session
+cursors (`cur_…`, an unkeyed hash of the conversation) become keyed hashes of the same shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agent_as_model.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
+
+TEXT_ARGUMENTS = ("messages", "input", "prompt", "instructions", "system")
+STRUCTURAL_KEYS = frozenset(
+    {
+        "role",
+        "type",
+        "id",
+        "name",
+        "call_id",
+        "tool_call_id",
+        "tool_use_id",
+        "toolUseId",
+        "status",
+        "object",
+        "model",
+        "mimeType",
+        "stopReason",
+        "response_id",
+    }
+)
+SAMPLING = "sampling/createMessage"
+_CURSOR = re.compile(r"\bcur_[0-9a-f]{64}\b")
+_FENCE = re.compile(r"(?P<open>\s*```(?:json)?[ \t]*\n)(?P<body>.*?)(?P<close>\n[ \t]*```\s*)", re.DOTALL)
+
+OnText = Callable[[str], Any]
+# (the original JSON text, its parsed value, that value with its text mapped) -> what replaces the string
+OnJson = Callable[[str, Any, Any], Any]
+
+
+def map_text(direction: str, frame: Any, context: FrameContext, on_text: OnText, on_json: OnJson) -> Any:
+    """A copy of `frame` with every text string (see the module docstring) passed through `on_text`."""
+    if not isinstance(frame, dict):
+        return frame
+    walker = _Walker(on_text, on_json)
+    frame = dict(frame)
+    if context.kind == "request" and isinstance(frame.get("params"), dict):
+        if direction == CLIENT_TO_SERVER and context.method == "tools/call":
+            frame["params"] = walker.call_params(frame["params"])
+        elif direction == SERVER_TO_CLIENT and context.method == SAMPLING:
+            frame["params"] = walker.sampling_params(frame["params"])
+    elif context.kind == "response" and isinstance(frame.get("result"), dict):
+        if direction == CLIENT_TO_SERVER and context.method == SAMPLING:
+            frame["result"] = walker.answer(frame["result"])
+        elif direction == SERVER_TO_CLIENT and context.is_completion_call:
+            frame["result"] = walker.call_result(frame["result"])
+    return frame
+
+
+class _Walker:
+    def __init__(self, on_text: OnText, on_json: OnJson) -> None:
+        self.on_text = on_text
+        self.on_json = on_json
+        self._in_answer = False
+
+    def answer(self, value: Any) -> Any:
+        """A host's answer: as `schema`, but a text that is JSON (bare or in a ```json fence) is
+        redacted inside, because the server parses it (structured output, a persona's output)."""
+        self._in_answer = True
+        try:
+            return self.schema(value)
+        finally:
+            self._in_answer = False
+
+    def _answer_text(self, text: str) -> Any:
+        fenced = _FENCE.fullmatch(text)
+        if fenced is None:
+            return self._json_text(text, server_shaped=False)
+        inner = self._json_text(fenced["body"], server_shaped=False)
+        if isinstance(inner, str):
+            return fenced["open"] + inner + fenced["close"]
+        return inner
+
+    def call_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        params = dict(params)
+        arguments = params.get("arguments")
+        if isinstance(arguments, dict):
+            params["arguments"] = {
+                key: self.schema(value) if key in TEXT_ARGUMENTS else value
+                for key, value in arguments.items()
+            }
+        answers = params.get("inputResponses")
+        if isinstance(answers, dict):
+            params["inputResponses"] = {key: self.answer(value) for key, value in answers.items()}
+        return params
+
+    def sampling_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        params = dict(params)
+        if "messages" in params:
+            params["messages"] = self.schema(params["messages"])
+        if isinstance(params.get("systemPrompt"), str):
+            params["systemPrompt"] = self.on_text(params["systemPrompt"])
+        return params
+
+    def call_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        result = dict(result)
+        requests = result.get("inputRequests")
+        if isinstance(requests, dict):
+            result["inputRequests"] = {key: self._input_request(value) for key, value in requests.items()}
+        if result.get("isError") is True:
+            return result  # the server's own diagnostics: the debugging signal, kept
+        content = result.get("content")
+        if isinstance(content, list):
+            result["content"] = [self._result_block(block) for block in content]
+        if "structuredContent" in result:
+            result["structuredContent"] = self._json_value(result["structuredContent"])
+        return result
+
+    def _input_request(self, request: Any) -> Any:
+        if (
+            isinstance(request, dict)
+            and request.get("method") == SAMPLING
+            and isinstance(request.get("params"), dict)
+        ):
+            return {**request, "params": self.sampling_params(request["params"])}
+        return request
+
+    def _result_block(self, block: Any) -> Any:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            return {**block, "text": self._json_text(block["text"], server_shaped=True)}
+        return block
+
+    def _json_value(self, value: Any) -> Any:
+        return self.schema(value) if _server_shaped(value) else self.free(value)
+
+    def _json_text(self, text: str, *, server_shaped: bool) -> Any:
+        """A string that may hold JSON: redact inside it when it does, else as plain text."""
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return self.on_text(text)
+        if not isinstance(parsed, dict | list):
+            return self.on_text(text)
+        mapped = self._json_value(parsed) if server_shaped else self.free(parsed)
+        return self.on_json(text, parsed, mapped)
+
+    def schema(self, value: Any, key: str | None = None) -> Any:
+        """A shape the server knows (messages, blocks, its own results): structural strings stay."""
+        if isinstance(value, str):
+            if key in STRUCTURAL_KEYS:
+                return value
+            if key == "arguments":
+                return self._json_text(value, server_shaped=False)
+            if self._in_answer and key == "text":
+                return self._answer_text(value)
+            return self.on_text(value)
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                # A tool call's input object is the model's own shape: nothing in it is structure.
+                out[k] = self.free(v) if k == "input" and isinstance(v, dict) else self.schema(v, k)
+            return out
+        if isinstance(value, list):
+            return [self.schema(item, key) for item in value]
+        return value
+
+    def free(self, value: Any) -> Any:
+        """A shape someone else chose: every string is text, keys and other values stay."""
+        if isinstance(value, str):
+            return self.on_text(value)
+        if isinstance(value, dict):
+            return {k: self.free(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.free(item) for item in value]
+        return value
+
+
+def _server_shaped(value: Any) -> bool:
+    """The JSON results whose shape the server defines: a Responses object, the tool-call and the
+    cursor envelopes. Anything else in a result is structured output, shaped by the caller."""
+    if not isinstance(value, dict):
+        return False
+    return value.get("object") == "response" or set(value) in (
+        {"text", "tool_calls"},
+        {"completion", "response_id"},
+    )
+
+
+def dump_like(original: str, parsed: Any, mapped: Any) -> str:
+    """Re-serialise `mapped` in the JSON style `original` was written in, when one of the usual
+    styles reproduces it; otherwise in the server's own style."""
+    for separators in ((", ", ": "), (",", ":")):
+        for ensure_ascii in (True, False):
+            if json.dumps(parsed, separators=separators, ensure_ascii=ensure_ascii) == original:
+                return json.dumps(mapped, separators=separators, ensure_ascii=ensure_ascii)
+    return json.dumps(mapped, ensure_ascii=False)
+
+
+class Redactor:
+    """Same-length, stable placeholders under a per-recording random key."""
+
+    MARK = "#"
+    HASH_CHARS = 16
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key if key is not None else os.urandom(16)
+
+    def placeholder(self, text: str) -> str:
+        if not text:
+            return text
+        digest = hashlib.blake2b(
+            text.encode("utf-8", "surrogatepass"), key=self._key, digest_size=self.HASH_CHARS // 2
+        ).hexdigest()
+        mark = self.MARK + digest
+        return mark[: len(text)] if len(text) <= len(mark) else mark + "." * (len(text) - len(mark))
+
+    def frame(self, direction: str, frame: Any, context: FrameContext) -> Any:
+        return self._cursors(map_text(direction, frame, context, self.placeholder, dump_like))
+
+    def cursor(self, cursor: str) -> str:
+        digest = hashlib.blake2b(cursor.encode(), key=self._key, digest_size=32).hexdigest()
+        return "cur_" + digest
+
+    def _cursors(self, value: Any) -> Any:
+        # A cursor is an unkeyed hash of the conversation: left alone it would confirm a guessed
+        # text. It becomes a keyed hash of the same shape, the same one wherever it recurs.
+        if isinstance(value, str):
+            return _CURSOR.sub(lambda match: self.cursor(match.group(0)), value)
+        if isinstance(value, dict):
+            return {key: self._cursors(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._cursors(item) for item in value]
+        return value
