@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_as_model.arguments import type_name
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChainForm, ToolUse
 
@@ -150,7 +151,7 @@ def read_previous(value: object, tool: str) -> Previous | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise caller_error(PARAMETER, f"expected a string: {ACCEPTED_FORMS}; got {_json_type(value)}")
+        raise caller_error(PARAMETER, f"expected a string: {ACCEPTED_FORMS}; got {type_name(value)}")
     if value == "":
         return Previous("start", value)
     if _CURSOR.fullmatch(value):
@@ -232,15 +233,3 @@ def _what_is_wrong(value: str) -> str:
 def _shown(value: str) -> str:
     # The value is echoed ASCII-safe and bounded: an error message is not the place for a megabyte.
     return ascii(value) if len(value) <= 80 else ascii(value[:80]) + f"... ({len(value)} characters)"
-
-
-def _json_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__

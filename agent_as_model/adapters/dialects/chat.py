@@ -60,16 +60,7 @@ _HINTS = (
 _REFUSED = ("stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options")
 _MAX_STOPS = 4  # the Chat Completions limit
 # The persona's request object (spec section 5): these parameters, with their defaults.
-_REQUEST_OBJECT = {
-    "messages": None,
-    "model": c.DEFAULT_MODEL,
-    "temperature": None,
-    "max_tokens": c.DEFAULT_MAX_TOKENS,
-    "output_schema": None,
-    "tools": None,
-    "tool_choice": None,
-    "previous_response_id": None,
-}
+_REQUEST_OBJECT = contracts.request_object_defaults("messages")
 
 _TEXT_PARTS = {
     "type": "array",
@@ -153,24 +144,17 @@ def parse(args: Mapping[str, Any]) -> Request:
     turns = _read_messages(messages)
     if plain:
         return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages")
-    output = o.read_output(args, "response_format")
-    tools, choice = o.read_tool_options(args, "chat", output)
-    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
-    return c.conversation_request(
-        NAME,
+    extras = o.conversation_extras(
         args,
-        turns.system,
-        turns.build(),
-        field_name="messages",
-        max_tokens_name=o.read_max_tokens_alias(args, "max_completion_tokens"),
-        tools=tools,
-        tool_choice=choice,
-        output=output,
-        stop=o.read_stop(args, "stop", string_ok=True, max_items=_MAX_STOPS),
-        repair_attempts=o.read_repair_attempts(args, output),
-        persona=persona,
-        chain=contracts.read_chain(args, NAME, turns.transcript),
+        NAME,
+        turns,
+        native="chat",
+        standard=_REQUEST_OBJECT,
+        output_from="response_format",
+        stop=("stop", True, _MAX_STOPS),
+        max_tokens_alias="max_completion_tokens",
     )
+    return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages", **extras)
 
 
 def _read_messages(messages: list[Any]) -> Turns:

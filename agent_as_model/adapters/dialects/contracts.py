@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 from agent_as_model.arguments import reject_unknown, require_object, require_string
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Chain, OutputContract, Persona
@@ -35,6 +36,17 @@ PREVIOUS_SCHEMA: dict[str, Any] = {
     "description": "Session cursor: '' starts a chain, 'cur_<64 hex>' continues one (checked against the "
     "history passed back), 'resp_<32 hex>' anchors a new chain. With it, results carry the next cursor.",
 }
+
+
+def request_object_defaults(*lead: str, tools: bool = True) -> dict[str, Any]:
+    """A tool's parameters in the spec's request object (section 5), each with its default:
+    `lead` (the conversation's own fields, None), then the shared ones."""
+    defaults: dict[str, Any] = dict.fromkeys(lead)
+    defaults.update(model=DEFAULT_MODEL, temperature=None, max_tokens=DEFAULT_MAX_TOKENS)
+    if tools:
+        defaults.update(output_schema=None, tools=None, tool_choice=None)
+    defaults["previous_response_id"] = None
+    return defaults
 
 
 def read_chain(

@@ -37,17 +37,7 @@ _TEXT_BLOCK_KEYS = ("type", "text", "cache_control", "citations")  # the last tw
 _HINTS = ("metadata", "top_p", "top_k", "service_tier")
 _REFUSED = ("stream", "thinking", "mcp_servers", "container")
 # The persona's request object (spec section 5): these parameters, with their defaults.
-_REQUEST_OBJECT = {
-    "messages": None,
-    "system": None,
-    "model": c.DEFAULT_MODEL,
-    "temperature": None,
-    "max_tokens": c.DEFAULT_MAX_TOKENS,
-    "output_schema": None,
-    "tools": None,
-    "tool_choice": None,
-    "previous_response_id": None,
-}
+_REQUEST_OBJECT = contracts.request_object_defaults("messages", "system")
 _TEXT_BLOCKS = {
     "type": "array",
     "items": {
@@ -131,23 +121,11 @@ def parse(args: Mapping[str, Any]) -> Request:
         return c.conversation_request(
             NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0
         )
-    output = o.read_output(args, None)
-    tools, choice = o.read_tool_options(args, "messages", output)
-    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
+    extras = o.conversation_extras(
+        args, NAME, turns, native="messages", standard=_REQUEST_OBJECT, stop=("stop_sequences", False, None)
+    )
     return c.conversation_request(
-        NAME,
-        args,
-        turns.system,
-        turns.build(),
-        field_name="messages",
-        max_temperature=1.0,
-        tools=tools,
-        tool_choice=choice,
-        output=output,
-        stop=o.read_stop(args, "stop_sequences", string_ok=False, max_items=None),
-        repair_attempts=o.read_repair_attempts(args, output),
-        persona=persona,
-        chain=contracts.read_chain(args, NAME, turns.transcript),
+        NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0, **extras
     )
 
 

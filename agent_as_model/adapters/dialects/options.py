@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agent_as_model.adapters.dialects import contracts
 from agent_as_model.adapters.dialects.common import (
     path_of,
     reject_unknown,
@@ -19,6 +20,7 @@ from agent_as_model.adapters.dialects.common import (
     require_string,
     type_name,
 )
+from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.tools.definitions import Native, read_tool_choice, read_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
@@ -187,6 +189,8 @@ def read_output(args: Mapping[str, Any], native: str | None) -> OutputContract |
     if native == "text" and args.get("text") is not None:
         text = require_object(args["text"], "text")
         reject_unknown(text, ("format", "verbosity"), "text")
+        if text.get("verbosity") is not None:
+            require_string(text["verbosity"], "text.verbosity")  # a hint: checked, then ignored
         if text.get("format") is not None:
             contract = _format(text["format"], "text.format", nested=None)
             if contract is not None:
@@ -196,6 +200,40 @@ def read_output(args: Mapping[str, Any], native: str | None) -> OutputContract |
             contracts[1].path, f"asks for structured output, and so does {contracts[0].path}: give one"
         )
     return contracts[0] if contracts else None
+
+
+def conversation_extras(
+    args: Mapping[str, Any],
+    tool: str,
+    turns: Turns,
+    *,
+    native: Native,
+    standard: Mapping[str, Any],
+    output_from: str | None = None,
+    stop: tuple[str, bool, int | None] | None = None,
+    max_tokens_alias: str | None = None,
+    calls_join: bool = False,
+) -> dict[str, Any]:
+    """Every `Request` field of a conversation tool beyond the conversation and its limits, read
+    from a body that has more than those. `stop` is (parameter, a bare string ok, most items);
+    `calls_join`: call items passed back join a trailing assistant message (responses)."""
+    output = read_output(args, output_from)
+    tools, choice = read_tool_options(args, native, output)
+    persona = contracts.read_persona(args, standard, output)
+    return {
+        "max_tokens_name": read_max_tokens_alias(args, max_tokens_alias)
+        if max_tokens_alias
+        else "max_tokens",
+        "tools": tools,
+        "tool_choice": choice,
+        "output": output,
+        "stop": read_stop(args, stop[0], string_ok=stop[1], max_items=stop[2]) if stop else (),
+        "repair_attempts": read_repair_attempts(args, output),
+        "persona": persona,
+        "chain": contracts.read_chain(
+            args, tool, turns.transcript, turns.open_assistant if calls_join else None
+        ),
+    }
 
 
 def read_tool_options(

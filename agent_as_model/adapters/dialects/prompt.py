@@ -20,13 +20,7 @@ DESCRIPTION = (
 )
 
 # The persona's request object (spec section 5): these parameters, with their defaults.
-_REQUEST_OBJECT = {
-    "prompt": None,
-    "model": c.DEFAULT_MODEL,
-    "temperature": None,
-    "max_tokens": c.DEFAULT_MAX_TOKENS,
-    "previous_response_id": None,
-}
+_REQUEST_OBJECT = contracts.request_object_defaults("prompt", tools=False)
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -58,17 +58,7 @@ _HINTS = (
 )
 _REFUSED = ("stream", "background", "top_logprobs", "conversation", "prompt")
 # The persona's request object (spec section 5): these parameters, with their defaults.
-_REQUEST_OBJECT = {
-    "input": None,
-    "instructions": None,
-    "model": c.DEFAULT_MODEL,
-    "temperature": None,
-    "max_tokens": c.DEFAULT_MAX_TOKENS,
-    "output_schema": None,
-    "tools": None,
-    "tool_choice": None,
-    "previous_response_id": None,
-}
+_REQUEST_OBJECT = contracts.request_object_defaults("input", "instructions")
 
 # The common body: the conversation and its limits only. It skips the readers of everything else.
 _PLAIN = frozenset(["input", "instructions", "model", "temperature", "max_tokens"])
@@ -161,25 +151,17 @@ def parse(args: Mapping[str, Any]) -> Request:
         _read_items(c.require_list(raw_input, "input", non_empty=True), turns)
     if plain:
         return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input")
-    output = o.read_output(args, "text")
-    if isinstance(args.get("text"), dict) and args["text"].get("verbosity") is not None:
-        c.require_string(args["text"]["verbosity"], "text.verbosity")  # a hint: checked, ignored
-    tools, choice = o.read_tool_options(args, "responses", output)
-    persona = contracts.read_persona(args, _REQUEST_OBJECT, output)
-    return c.conversation_request(
-        NAME,
+    extras = o.conversation_extras(
         args,
-        turns.system,
-        turns.build(),
-        field_name="input",
-        max_tokens_name=o.read_max_tokens_alias(args, "max_output_tokens"),
-        tools=tools,
-        tool_choice=choice,
-        output=output,
-        repair_attempts=o.read_repair_attempts(args, output),
-        persona=persona,
-        chain=contracts.read_chain(args, NAME, turns.transcript, turns.open_assistant),
+        NAME,
+        turns,
+        native="responses",
+        standard=_REQUEST_OBJECT,
+        output_from="text",
+        max_tokens_alias="max_output_tokens",
+        calls_join=True,
     )
+    return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input", **extras)
 
 
 def _read_items(items: list[Any], turns: Turns) -> None:
