@@ -39,6 +39,7 @@ _KEYS = {
     "assistant": ("role", "content", "name", "tool_calls", "refusal"),
     "tool": ("role", "content", "tool_call_id"),
 }
+_KEY_SETS = {role: frozenset(keys) for role, keys in _KEYS.items()}
 _HINTS = (
     "user",
     "metadata",
@@ -165,14 +166,18 @@ def _read_messages(messages: list[Any]) -> Turns:
         role = message.get("role")
         if role not in _ROLES:
             raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-        c.reject_unknown(message, _KEYS[role], path)
+        if not message.keys() <= _KEY_SETS[role]:
+            c.reject_unknown(message, _KEYS[role], path)
         if role == "assistant":
             _read_assistant(message, path, turns)
             continue
         content = message.get("content")
-        if content is None:
+        if type(content) is str and content.isascii():
+            text = content  # the common case, valid as it is (no surrogate can hide in ASCII)
+        elif content is None:
             raise caller_error(f"{path}.content", "is required")
-        text = c.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+        else:
+            text = c.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
         if role == "user":
             turns.text("user", text, path)
         elif role == "tool":
