@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors clean
 
 install: $(STAMP)
 
@@ -44,6 +44,11 @@ bench: $(STAMP)
 # Deterministic: instructions per call under callgrind (needs valgrind), unmoved by machine noise.
 bench-instructions: $(STAMP)
 	$(BIN)/python benchmarks/bench_calls.py --instructions
+
+# What a long session-cursor chain costs: server CPU per call of 10-, 100- and 1000-turn
+# chat_complete histories passed back with their cursor, as ratios against a plain call.
+bench-cursors: $(STAMP)
+	$(BIN)/python benchmarks/bench_cursors.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
