@@ -2,7 +2,8 @@
 
 tests/interop/host.mjs spawns the installed `agent-as-model` over stdio with the TS SDK's
 StdioClientTransport, declares sampling (with tools), answers every sampling/createMessage with a
-fixed text, calls `generate` and `chat_complete`, and prints one JSON report. It runs pinned to
+fixed text (or tool_use blocks when it is offered tools), calls `generate` and `chat_complete`
+(plain, a two-call tool loop, structured output), and prints one JSON report. It runs pinned to
 legacy (the 2025 initialize handshake) and to 2026-07-28 (the TS client drives MRTR itself).
 
 The packages are installed once per session with `npm ci` from the committed lock file. The test
@@ -85,7 +86,8 @@ def test_typescript_host(node: str, era: str) -> None:
     assert report["tools"] == TOOLS
 
     # What the TS host was asked: one sampling request per call, the same params on both eras.
-    assert report["sampling"] == [
+    plain, loop = report["sampling"][:2], report["sampling"][2:]
+    assert plain == [
         {
             "messages": [{"role": "user", "content": {"type": "text", "text": "Say hi."}}],
             "modelPreferences": {"hints": [{"name": "agent-default"}]},
@@ -105,3 +107,27 @@ def test_typescript_host(node: str, era: str) -> None:
         stamp = {"name": "agent-as-model", "version": agent_as_model.__version__}
         expected["_meta"] = {SERVER_INFO_KEY: stamp}
     assert report["results"] == {"generate": expected, "chat_complete": expected}
+
+    # The tool loop and structured output, with the TS host answering tool_use blocks.
+    weather = {"type": "object", "properties": {"city": {"type": "string"}}}
+    assert [len(params["messages"]) for params in loop] == [1, 3, 1]
+    assert loop[0]["tools"] == [
+        {"name": "get_weather", "description": "Weather for a city.", "inputSchema": weather}
+    ]
+    assert loop[1]["messages"][2]["content"] == {
+        "type": "tool_result",
+        "toolUseId": "call_1",
+        "content": [{"type": "text", "text": "sunny"}],
+    }
+    assert loop[2]["toolChoice"] == {"mode": "required"}
+    assert [t["name"] for t in loop[2]["tools"]] == ["structured_output"]
+    first, second = report["toolLoop"]
+    envelope = {
+        "text": "",
+        "tool_calls": [{"id": "call_1", "input": {"city": "Oslo"}, "name": "get_weather"}],
+    }
+    assert first["content"][0]["text"] == json.dumps(envelope, sort_keys=True)
+    assert first["structuredContent"] == envelope
+    assert second["content"][0]["text"] == ANSWER
+    assert report["structured"]["content"][0]["text"] == '{"colour": "teal"}'
+    assert report["structured"]["structuredContent"] == {"colour": "teal"}

@@ -1,6 +1,7 @@
 // An independent host: the TypeScript MCP SDK client (@modelcontextprotocol/client) drives the
 // installed `agent-as-model` over stdio on one protocol era, answers every sampling request with a
-// fixed text, calls `generate` and `chat_complete`, and prints one JSON report on stdout.
+// fixed text (or tool_use blocks when it is offered tools), calls `generate` and `chat_complete`
+// (plain, a two-call tool loop, structured output), and prints one JSON report on stdout.
 //
 //   node host.mjs <agent-as-model command> <legacy|2026-07-28>
 //
@@ -29,6 +30,18 @@ const client = new Client(
 );
 client.setRequestHandler('sampling/createMessage', async request => {
     sampling.push(request.params);
+    const tools = (request.params.tools ?? []).map(tool => tool.name);
+    const last = request.params.messages.at(-1).content;
+    const answeredTool = (Array.isArray(last) ? last : [last]).some(block => block.type === 'tool_result');
+    if (tools.includes('structured_output')) {
+        // structured output: the one required tool carries the answer
+        const input = { colour: 'teal' };
+        return { model: HOST_MODEL, role: 'assistant', content: [{ type: 'tool_use', id: 'so_1', name: 'structured_output', input }], stopReason: 'toolUse' };
+    }
+    if (tools.includes('get_weather') && !answeredTool) {
+        const call = { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Oslo' } };
+        return { model: HOST_MODEL, role: 'assistant', content: [call], stopReason: 'toolUse' };
+    }
     return {
         model: HOST_MODEL,
         role: 'assistant',
@@ -60,6 +73,21 @@ try {
             }
         })
     };
+    // A tool loop and structured output, with the TS host answering tool_use blocks.
+    const weather = { name: 'get_weather', description: 'Weather for a city.', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
+    const ask = [{ role: 'user', content: 'Weather in Oslo?' }];
+    const toolCall = await client.callTool({ name: 'chat_complete', arguments: { messages: ask, tools: [weather] } });
+    const envelope = JSON.parse(toolCall.content[0].text);
+    const loop = [
+        ...ask,
+        { role: 'assistant', content: null, tool_calls: envelope.tool_calls.map(call => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.input) } })) },
+        ...envelope.tool_calls.map(call => ({ role: 'tool', tool_call_id: call.id, content: 'sunny' }))
+    ];
+    report.toolLoop = [toolCall, await client.callTool({ name: 'chat_complete', arguments: { messages: loop, tools: [weather] } })];
+    report.structured = await client.callTool({
+        name: 'chat_complete',
+        arguments: { messages: [{ role: 'user', content: 'A colour?' }], output_schema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'] } }
+    });
     report.sampling = sampling;
     process.stdout.write(JSON.stringify(report) + '\n');
 } catch (error) {
