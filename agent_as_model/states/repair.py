@@ -3,8 +3,9 @@
 `repair_attempts` (spec section 3) allows that many more asks. Each one is the conversation so far,
 the host's own answer as an assistant turn, and the validation error as the next user turn: a
 `tool_result` marked as an error when the host called the structured-output tool (MCP requires
-the result of a tool call to follow it), plain text otherwise. The error names the JSON pointer
-and the rule, never the output, so the host sees the same words the caller would.
+the result of a tool call to follow it), plain text otherwise. The message is the error's
+`repair` text: the same JSON pointer and rule the caller would read, told to the model about its
+own answer.
 On 2026-07-28 the new payload is a round of its own, bound like the first (eras/modern.py).
 """
 
@@ -25,9 +26,9 @@ def may_repair(record: CallRecord, err: CallError) -> bool:
 def ask_again(record: CallRecord, err: CallError) -> None:
     answer, payload = record.host_answer, record.payload
     assert answer is not None and payload is not None
-    said = SamplingMessage(role="assistant", content=list(answer.blocks))
     assert err.repair is not None
     problem = err.repair
+    said = SamplingMessage(role="assistant", content=list(answer.blocks))
     call = next((b for b in answer.blocks if getattr(b, "type", None) == "tool_use"), None)
     if call is not None and call.name == STRUCTURED_TOOL:
         fix = SamplingMessage(

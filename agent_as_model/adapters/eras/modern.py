@@ -6,6 +6,10 @@ payload (the SDK seals the state). The retry arrives with the same arguments; th
 the payload from them, and the answer is taken only when the state names that payload's digest
 and the answer sits under our key. Otherwise the host is asked again, as the spec advises: an
 unbound answer is never taken as the completion.
+
+A repair (structured output that did not validate) is one more round. Its payload holds the
+host's earlier answers, which the retried arguments do not, so its state carries them (sealed
+like all state) and the retry replays the earlier rounds with them before binding the last.
 """
 
 from __future__ import annotations
@@ -43,12 +47,12 @@ class ModernRoundTrip:
         self._answers: list[Any] = []
 
     async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
-        digest = payload_digest(payload)
         earlier = _earlier_answer(self._state, round_no)
         if earlier is not None:
             # A repair round's retry replays the rounds before it with their recorded answers.
             self._answers.append(earlier)
             return host_answer(earlier)
+        digest = payload_digest(payload)
         answer = self._responses.get(KEY)
         why = _unbound(self._state, digest, round_no, answer)
         if why is not None:
