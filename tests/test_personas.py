@@ -207,6 +207,8 @@ async def test_a_malformed_persona_is_refused_before_anything_is_sent(
     bad, host = await call(era, "generate", {"prompt": "q", "persona": persona})
     text = bad.content[0].text
     assert bad.is_error and text.startswith(f"generate: {path}") and words in text, text
+    if "schema" in path:
+        assert "persona 'p': " in text  # a named persona's errors name it
     assert host.asked == 0
 
 

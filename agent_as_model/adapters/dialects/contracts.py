@@ -15,7 +15,7 @@ from typing import Any
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
 from agent_as_model.arguments import reject_unknown, require_object, require_string
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import Chain, OutputContract, Persona
 from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
 
@@ -75,11 +75,13 @@ def read_persona(
     name = require_string(persona.get("name"), "persona.name")
     if not name.strip():
         raise caller_error("persona.name", "must not be empty")
-    schemas = {
-        key: check_object_schema(persona[key], f"persona.{key}")
-        for key in ("input_schema", "output_schema")
-        if persona.get(key) is not None
-    }
+    schemas: dict[str, dict[str, Any]] = {}
+    for key in ("input_schema", "output_schema"):
+        if persona.get(key) is not None:
+            try:
+                schemas[key] = check_object_schema(persona[key], f"persona.{key}")
+            except CallError as err:  # every persona error names the persona (spec section 5)
+                raise caller_error(err.path, f"persona {name!r}: {err.reason}") from None
     if "output_schema" in schemas and output is not None:
         raise caller_error(
             "persona.output_schema",
