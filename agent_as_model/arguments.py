@@ -33,6 +33,11 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
+def with_article(word: str) -> str:
+    """'an array', 'a string': a JSON type name in a sentence."""
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
 def reject_unknown(args: Mapping[str, Any], known: Iterable[str], parent: str = "") -> None:
     for key in args:
         if key not in known:

@@ -37,6 +37,15 @@ ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
 
 
+def has_tool_blocks(turns: tuple[Turn, ...]) -> bool:
+    """Whether a conversation carries any tool call or tool result (most carry only text)."""
+    for turn in turns:
+        for block in turn.blocks:
+            if type(block) is not Text:
+                return True
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """A tool the caller offers the host's model, under the caller's own name."""

@@ -34,7 +34,7 @@ from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
 from agent_as_model.engine.record import NO_PLAN, CallRecord, HostPlan
 from agent_as_model.errors import MissingCapability
-from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse
+from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse, has_tool_blocks
 
 log = logging.getLogger("agent_as_model")
 
@@ -59,7 +59,7 @@ _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)
 
 
 def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
-    if not request.tools and request.output is None and not _has_tool_blocks(request):
+    if not request.tools and request.output is None and not has_tool_blocks(request.turns):
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured = None if request.output is None else ("tool" if host_takes_tools else "prompt")
     if not host_takes_tools:
@@ -144,14 +144,6 @@ def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[To
         for t in offered
     ]
     return tools, ToolChoice(mode=mode) if mode is not None else None
-
-
-def _has_tool_blocks(request: Request) -> bool:
-    for turn in request.turns:
-        for block in turn.blocks:
-            if type(block) is not Text:
-                return True
-    return False
 
 
 def _tool_names(request: Request) -> list[str]:

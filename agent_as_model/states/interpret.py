@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_types import Tool
 
+from agent_as_model.arguments import type_name, with_article
 from agent_as_model.engine.record import CallRecord, HostAnswer, HostPlan
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, ToolUse
@@ -113,7 +114,8 @@ def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
     if problem is not None:
         raise _invalid(contract, problem)
     if not isinstance(value, dict):
-        raise _invalid(contract, f"is JSON but not an object (it is {_kind(value)})")
+        kind = "null" if value is None else with_article(type_name(value))
+        raise _invalid(contract, f"is JSON but not an object (it is {kind})")
     return _checked(value, contract)
 
 
@@ -155,15 +157,3 @@ def _invalid(contract: OutputContract, problem: str) -> CallError:
     """`problem` says what is wrong with the answer, without naming whose it is: the caller reads
     it about the host's answer, and a repair round tells it to the model about its own."""
     return host_error(contract.path, f"the host's answer {problem}", repair=f"Your answer {problem}.")
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"

@@ -12,12 +12,10 @@ sequence is a caller error naming the turn, before anything is sent, on both era
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from agent_as_model import cursors
 from agent_as_model.engine.record import CallRecord
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Text, ToolResult, ToolUse, Turn
+from agent_as_model.neutral import ToolResult, ToolUse, Turn, has_tool_blocks
 
 
 def validate_call(record: CallRecord) -> None:
@@ -30,8 +28,8 @@ def validate_call(record: CallRecord) -> None:
     record.request = request
 
 
-def check_tool_turns(turns: Sequence[Turn]) -> None:
-    if _text_only(turns):
+def check_tool_turns(turns: tuple[Turn, ...]) -> None:
+    if not has_tool_blocks(turns):
         return  # nothing to order
     calls_before: list[str] | None = None  # the call ids of the assistant turn just before
     previous_path = ""
@@ -52,14 +50,6 @@ def check_tool_turns(turns: Sequence[Turn]) -> None:
         previous_path = turn.path
     if calls_before is not None:
         raise caller_error(previous_path, _unanswered(calls_before))
-
-
-def _text_only(turns: Sequence[Turn]) -> bool:
-    for turn in turns:
-        for block in turn.blocks:
-            if type(block) is not Text:
-                return False
-    return True
 
 
 def _match(path: str, calls: list[str], results: list[str]) -> None:

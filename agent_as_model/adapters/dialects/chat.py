@@ -143,18 +143,18 @@ def parse(args: Mapping[str, Any]) -> Request:
         o.check_natives(args)
     messages = c.require_list(args.get("messages"), "messages", non_empty=True)
     turns = _read_messages(messages)
-    if plain:
-        return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages")
-    extras = o.conversation_extras(
-        args,
-        NAME,
-        turns,
-        native="chat",
-        standard=_REQUEST_OBJECT,
-        output_from="response_format",
-        stop=("stop", True, _MAX_STOPS),
-        max_tokens_alias="max_completion_tokens",
-    )
+    extras: dict[str, Any] = {}
+    if not plain:  # a plain body skips the readers of everything else: the common, hot path
+        extras = o.conversation_extras(
+            args,
+            NAME,
+            turns,
+            native="chat",
+            standard=_REQUEST_OBJECT,
+            output_from="response_format",
+            stop=("stop", True, _MAX_STOPS),
+            max_tokens_alias="max_completion_tokens",
+        )
     return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages", **extras)
 
 

@@ -117,13 +117,16 @@ def parse(args: Mapping[str, Any]) -> Request:
     if system is not None:
         turns.fold("system", c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
     _read_messages(c.require_list(args.get("messages"), "messages", non_empty=True), turns)
-    if plain:
-        return c.conversation_request(
-            NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0
+    extras: dict[str, Any] = {}
+    if not plain:  # a plain body skips the readers of everything else: the common, hot path
+        extras = o.conversation_extras(
+            args,
+            NAME,
+            turns,
+            native="messages",
+            standard=_REQUEST_OBJECT,
+            stop=("stop_sequences", False, None),
         )
-    extras = o.conversation_extras(
-        args, NAME, turns, native="messages", standard=_REQUEST_OBJECT, stop=("stop_sequences", False, None)
-    )
     return c.conversation_request(
         NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0, **extras
     )

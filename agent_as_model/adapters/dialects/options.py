@@ -22,6 +22,7 @@ from agent_as_model.adapters.dialects.common import (
 )
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.tools.definitions import Native, read_tool_choice, read_tools
+from agent_as_model.arguments import with_article
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
 from agent_as_model.schemas import check_object_schema
@@ -128,7 +129,7 @@ def check_natives(args: Mapping[str, Any]) -> None:
         kind = HINTS.get(name)
         if kind is not None:
             if not _JSON_TYPES[kind](value):
-                raise caller_error(name, f"expected {_article(kind)}, got {type_name(value)}")
+                raise caller_error(name, f"expected {with_article(kind)}, got {type_name(value)}")
             continue
         refusal = REFUSED.get(name)
         if refusal is not None:
@@ -285,10 +286,6 @@ def _format(value: object, path: str, *, nested: str | None) -> OutputContract |
     if "schema" not in spec:
         raise caller_error(schema_path, "is required for a json_schema format")
     return OutputContract(check_object_schema(spec["schema"], schema_path), schema_path)
-
-
-def _article(kind: str) -> str:
-    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 # Schema fragments for the tools' listed input schemas.

@@ -149,18 +149,18 @@ def parse(args: Mapping[str, Any]) -> Request:
         turns.text("user", c.require_unicode(raw_input, "input"), "input")
     else:
         _read_items(c.require_list(raw_input, "input", non_empty=True), turns)
-    if plain:
-        return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input")
-    extras = o.conversation_extras(
-        args,
-        NAME,
-        turns,
-        native="responses",
-        standard=_REQUEST_OBJECT,
-        output_from="text",
-        max_tokens_alias="max_output_tokens",
-        calls_join=True,
-    )
+    extras: dict[str, Any] = {}
+    if not plain:  # a plain body skips the readers of everything else: the common, hot path
+        extras = o.conversation_extras(
+            args,
+            NAME,
+            turns,
+            native="responses",
+            standard=_REQUEST_OBJECT,
+            output_from="text",
+            max_tokens_alias="max_output_tokens",
+            calls_join=True,
+        )
     return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input", **extras)
 
 
