@@ -35,10 +35,11 @@ from mcp_types import (
     CreateMessageResultWithTools,
     ErrorData,
     TextContent,
-    ToolUseContent,
 )
 
 from agent_as_model.adapters.tools.names import host_name
+from tests.agent_loop import Call, next_request, tool_answer
+from tests.doc_blocks import GeneratedBlocks
 from tests.scripted_host import ScriptedHost, connect
 
 LEGACY = "legacy"
@@ -164,12 +165,8 @@ def says(text: str) -> CreateMessageResult:
     )
 
 
-def calls(text: str, *uses: tuple[str, str, dict[str, Any]]) -> CreateMessageResultWithTools:
-    content: list[Any] = [TextContent(type="text", text=text)] if text else []
-    content += [ToolUseContent(type="tool_use", id=i, name=n, input=a) for i, n, a in uses]
-    return CreateMessageResultWithTools(
-        role="assistant", content=content, model=HOST_MODEL, stop_reason="toolUse"
-    )
+def calls(text: str, *uses: Call) -> CreateMessageResultWithTools:
+    return tool_answer(text, *uses, model=HOST_MODEL)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,27 +195,10 @@ async def chat_tool_loop(era: str) -> Example:
             "tools": [tool],
         }
         first = await rec.call("Call 1: ask with tools", "chat_complete", request)
-        envelope = json.loads(first.text)
-        assistant = {
-            "role": "assistant",
-            "content": envelope["text"] or None,
-            "tool_calls": [
-                {
-                    "id": c["id"],
-                    "type": "function",
-                    "function": {"name": c["name"], "arguments": json.dumps(c["input"])},
-                }
-                for c in envelope["tool_calls"]
-            ],
-        }
-        results = [
-            {"role": "tool", "tool_call_id": c["id"], "content": WEATHER_OUTPUT}
-            for c in envelope["tool_calls"]
-        ]
         await rec.call(
             "Call 2: the assistant turn and the tool result appended, asked again",
             "chat_complete",
-            {**request, "messages": [*request["messages"], assistant, *results]},
+            next_request("chat_complete", request, first.text, WEATHER_OUTPUT),
         )
     return rec.example
 
@@ -237,27 +217,10 @@ async def messages_tool_loop(era: str) -> Example:
             "tools": [tool],
         }
         first = await rec.call("Call 1: ask with tools", "messages_create", request)
-        envelope = json.loads(first.text)
-        blocks: list[Any] = [{"type": "text", "text": envelope["text"]}] if envelope["text"] else []
-        blocks += [
-            {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
-            for c in envelope["tool_calls"]
-        ]
-        results = [
-            {"type": "tool_result", "tool_use_id": c["id"], "content": WEATHER_OUTPUT}
-            for c in envelope["tool_calls"]
-        ]
         await rec.call(
             "Call 2: the assistant turn and the tool result appended, asked again",
             "messages_create",
-            {
-                **request,
-                "messages": [
-                    *request["messages"],
-                    {"role": "assistant", "content": blocks},
-                    {"role": "user", "content": results},
-                ],
-            },
+            next_request("messages_create", request, first.text, WEATHER_OUTPUT),
         )
     return rec.example
 
@@ -281,16 +244,10 @@ async def responses_tool_loop(era: str) -> Example:
             "tools": [tool],
         }
         first = await rec.call("Call 1: ask with tools", "responses_create", request)
-        output = json.loads(first.text)["output"]
-        results = [
-            {"type": "function_call_output", "call_id": item["call_id"], "output": WEATHER_OUTPUT}
-            for item in output
-            if item["type"] == "function_call"
-        ]
         await rec.call(
             "Call 2: the output items and the tool result appended, asked again",
             "responses_create",
-            {**request, "input": [*request["input"], *output, *results]},
+            next_request("responses_create", request, first.text, WEATHER_OUTPUT),
         )
     return rec.example
 
@@ -508,32 +465,10 @@ def rendered(examples: list[Example]) -> dict[str, str]:
 # The document
 
 
-def markers(key: str) -> tuple[str, str]:
-    return f"<!-- example:{key}:begin -->", f"<!-- example:{key}:end -->"
-
-
-def _block_pattern(key: str) -> re.Pattern[str]:
-    begin, end = markers(key)
-    return re.compile(re.escape(begin) + r"\n(.*?)" + re.escape(end), re.DOTALL)
-
-
-def current_blocks(document: str, keys: list[str]) -> dict[str, str | None]:
-    """The generated blocks as the document holds them now (None where the markers are missing)."""
-    found: dict[str, str | None] = {}
-    for key in keys:
-        match = _block_pattern(key).search(document)
-        found[key] = match.group(1) if match else None
-    return found
-
-
-def rewrite(document: str, blocks: dict[str, str]) -> str:
-    for key, block in blocks.items():
-        begin, end = markers(key)
-        match = _block_pattern(key).search(document)
-        if match is None:
-            raise ValueError(f"the document has no {begin} … {end} markers")
-        document = document[: match.start()] + f"{begin}\n{block}{end}" + document[match.end() :]
-    return document
+BLOCKS = GeneratedBlocks("example")
+markers = BLOCKS.markers
+current_blocks = BLOCKS.current
+rewrite = BLOCKS.rewrite
 
 
 def main(argv: list[str] | None = None) -> int:

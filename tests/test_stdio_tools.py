@@ -11,9 +11,10 @@ import pytest
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, SamplingCapability, SamplingToolsCapability
 
+from tests.agent_loop import tool_answer
 from tests.scripted_host import ERAS, ScriptedHost, text_answer
 from tests.test_stdio import server_params
-from tests.test_tool_use import SEED_TOOL, continue_loop, final_text, first_request, tool_answer
+from tests.test_tool_use import SEED_TOOL, continue_loop, final_text, first_request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 

@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from mcp_types import CreateMessageResultWithTools, InputRequiredResult, TextContent, ToolUseContent
+from mcp_types import CreateMessageResultWithTools, InputRequiredResult, TextContent
 
 from agent_as_model.schemas import validator_for
+from tests.agent_loop import tool_answer
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -27,12 +28,7 @@ SECRET = "s3cr3t-value"  # must never appear in an error message
 def tool_use(
     value: Any, ident: str = "so_1", name: str = "structured_output"
 ) -> CreateMessageResultWithTools:
-    return CreateMessageResultWithTools(
-        role="assistant",
-        content=[ToolUseContent(type="tool_use", id=ident, name=name, input=value)],
-        model="scripted-model",
-        stop_reason="toolUse",
-    )
+    return tool_answer("", (ident, name, value))
 
 
 def with_schema(tool: str, how: str = "output_schema", schema: dict[str, Any] = SCHEMA) -> dict[str, Any]:

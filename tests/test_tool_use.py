@@ -8,9 +8,9 @@ import logging
 from typing import Any
 
 import pytest
-from mcp_types import CreateMessageResultWithTools, TextContent, ToolUseContent
 
 from agent_as_model.adapters.tools.names import host_name
+from tests.agent_loop import next_request, tool_answer
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -32,14 +32,6 @@ NATIVE_TOOL = {
 }
 
 
-def tool_answer(text: str, *calls: tuple[str, str, dict[str, Any]]) -> CreateMessageResultWithTools:
-    content: list[Any] = [TextContent(type="text", text=text)] if text else []
-    content += [ToolUseContent(type="tool_use", id=i, name=n, input=a) for i, n, a in calls]
-    return CreateMessageResultWithTools(
-        role="assistant", content=content, model="scripted-model", stop_reason="toolUse"
-    )
-
-
 def first_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
     if tool == "responses_create":
         return {"input": [{"role": "user", "content": question}], "tools": tools}
@@ -49,48 +41,7 @@ def first_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
 def continue_loop(tool: str, request: dict[str, Any], result: Any, tool_output: str) -> dict[str, Any]:
     """What an agent loop does with a tool-calling result: append the assistant's turn in the
     dialect's own shape, run the tool, append its result."""
-    if tool == "responses_create":
-        output = json.loads(result.content[0].text)["output"]
-        calls = [item for item in output if item["type"] == "function_call"]
-        results = [
-            {"type": "function_call_output", "call_id": c["call_id"], "output": tool_output} for c in calls
-        ]
-        return {**request, "input": [*request["input"], *output, *results]}
-    envelope = json.loads(result.content[0].text)
-    if tool == "chat_complete":
-        said = {
-            "role": "assistant",
-            "content": envelope["text"] or None,
-            "tool_calls": [
-                {
-                    "id": c["id"],
-                    "type": "function",
-                    "function": {"name": c["name"], "arguments": json.dumps(c["input"])},
-                }
-                for c in envelope["tool_calls"]
-            ],
-        }
-        answers = [
-            {"role": "tool", "tool_call_id": c["id"], "content": tool_output} for c in envelope["tool_calls"]
-        ]
-        return {**request, "messages": [*request["messages"], said, *answers]}
-    blocks: list[Any] = [{"type": "text", "text": envelope["text"]}] if envelope["text"] else []
-    blocks += [
-        {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
-        for c in envelope["tool_calls"]
-    ]
-    results = [
-        {"type": "tool_result", "tool_use_id": c["id"], "content": tool_output}
-        for c in envelope["tool_calls"]
-    ]
-    return {
-        **request,
-        "messages": [
-            *request["messages"],
-            {"role": "assistant", "content": blocks},
-            {"role": "user", "content": results},
-        ],
-    }
+    return next_request(tool, request, result.content[0].text, tool_output)
 
 
 def final_text(tool: str, result: Any) -> str:

@@ -18,7 +18,6 @@ import argparse
 import copy
 import json
 import os
-import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,6 +28,8 @@ from typing import IO, Any
 import anyio
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
+
+from tests.doc_blocks import GeneratedBlocks
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "modern")
@@ -252,32 +253,14 @@ def rendered(captures: dict[str, list[tuple[str, Frame]]]) -> dict[str, str]:
     return {era: render(frames) for era, frames in captures.items()}
 
 
-def markers(era: str) -> tuple[str, str]:
-    return f"<!-- capture:{era}:begin -->", f"<!-- capture:{era}:end -->"
-
-
-def _block_pattern(era: str) -> re.Pattern[str]:
-    begin, end = markers(era)
-    return re.compile(re.escape(begin) + r"\n(.*?)" + re.escape(end), re.DOTALL)
+BLOCKS = GeneratedBlocks("capture")
+markers = BLOCKS.markers
+rewrite = BLOCKS.rewrite
 
 
 def current_blocks(document: str) -> dict[str, str | None]:
     """The captured blocks as the document holds them now (None where the markers are missing)."""
-    found: dict[str, str | None] = {}
-    for era in ERAS:
-        match = _block_pattern(era).search(document)
-        found[era] = match.group(1) if match else None
-    return found
-
-
-def rewrite(document: str, blocks: dict[str, str]) -> str:
-    for era, block in blocks.items():
-        begin, end = markers(era)
-        match = _block_pattern(era).search(document)
-        if match is None:
-            raise ValueError(f"the document has no {begin} … {end} markers")
-        document = document[: match.start()] + f"{begin}\n{block}{end}" + document[match.end() :]
-    return document
+    return BLOCKS.current(document, list(ERAS))
 
 
 def main(argv: list[str] | None = None) -> int:
