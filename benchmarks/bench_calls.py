@@ -192,6 +192,16 @@ def choose_cpus(enabled: bool) -> tuple[int, int] | None:
     return allowed[0], allowed[1]
 
 
+def pinned_cpu_meter(pin: bool) -> tuple[CpuMeter, tuple[int, int] | None, str]:
+    """The CPU meter, with this process pinned to the first chosen CPU; the CPUs and a note saying
+    where everything runs."""
+    cpus = choose_cpus(pin)
+    if cpus is not None:
+        os.sched_setaffinity(0, {cpus[0]})
+    where = f"client on CPU {cpus[0]}, server on CPU {cpus[1]}" if cpus else "not pinned"
+    return CpuMeter(), cpus, where
+
+
 def pin_process(pid: int, cpu: int) -> None:
     # Every thread that exists now; the ones started later inherit their creator's mask.
     for task in os.listdir(f"/proc/{pid}/task"):
@@ -682,11 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = "under callgrind, the servers side by side"
             where += f", dumps in {out_dir}" if args.callgrind_dir else ""
         else:
-            meter = CpuMeter()
-            cpus = choose_cpus(not args.no_pin)
-            if cpus is not None:
-                os.sched_setaffinity(0, {cpus[0]})
-            where = f"client on CPU {cpus[0]}, server on CPU {cpus[1]}" if cpus else "not pinned"
+            meter, cpus, where = pinned_cpu_meter(not args.no_pin)
         print(
             f"{repeats} {'repeat' if meter.parallel else 'interleaved repeat'}{'s' * (repeats != 1)} x "
             f"{len(specs)} servers x {len(ERAS)} eras, "

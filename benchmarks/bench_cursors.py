@@ -64,13 +64,12 @@ from bench_calls import (  # noqa: E402
     CALLS,
     ERAS,
     CallgrindMeter,
-    CpuMeter,
     Meter,
     Sample,
     ServerSpec,
-    choose_cpus,
     connect,
     format_table,
+    pinned_cpu_meter,
     server_specs,
 )
 
@@ -403,11 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             meter = CallgrindMeter(Path(stack.enter_context(tempfile.TemporaryDirectory())).resolve())
             where = "under callgrind"
         else:
-            meter = CpuMeter()
-            cpus = choose_cpus(not args.no_pin)
-            if cpus is not None:
-                os.sched_setaffinity(0, {cpus[0]})
-            where = f"client on CPU {cpus[0]}, server on CPU {cpus[1]}" if cpus else "not pinned"
+            meter, cpus, where = pinned_cpu_meter(not args.no_pin)
         print(
             f"{spec.label}: {repeats} repeat{'s' * (repeats != 1)} x {len(configs)} kinds of call x "
             f"{len(eras)} era(s), {plain_calls} timed plain calls per batch (at least {min_calls}) "
