@@ -7,3 +7,7 @@ the recording, and compares every server frame after normalising what legitimate
 (normalise.py), printing a readable diff per differing frame (diff.py). command.py wires both
 onto the command line. The format and a debugging walk-through are in docs/transcripts.md.
 """
+
+# How long replay waits for each server frame. Here, not in replay.py, so the command line can
+# show it without importing the replay machinery on every server start.
+DEFAULT_TIMEOUT = 10.0

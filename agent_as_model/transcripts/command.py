@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
-from agent_as_model.transcripts.fileformat import TranscriptError, load
-from agent_as_model.transcripts.progress import Progress
-from agent_as_model.transcripts.replay import DEFAULT_TIMEOUT, Report, replay
+from agent_as_model.transcripts import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:  # the targets pull in the SDK; `--version` and `--help` should not wait for it
+    from agent_as_model.transcripts.replay import Report
     from agent_as_model.transcripts.targets import ServerFactory
 
 MATCHED, DIVERGED, UNREPLAYABLE = 0, 1, 2
@@ -120,6 +119,10 @@ async def replay_path(
     factory: ServerFactory | None = None,
 ) -> int:
     """`replay_file` inside a running event loop. `factory` builds the in-process server."""
+    # Imported here: `agent-as-model serve` reads this module's options on every start.
+    from agent_as_model.transcripts.fileformat import TranscriptError, load
+    from agent_as_model.transcripts.progress import Progress
+    from agent_as_model.transcripts.replay import replay
     from agent_as_model.transcripts.targets import command, in_process
 
     report: Report = out if out is not None else _QuietWhenClosed(sys.stdout)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
-from agent_as_model.transcripts import diff
+from agent_as_model.transcripts import DEFAULT_TIMEOUT, diff
 from agent_as_model.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -43,7 +43,6 @@ from agent_as_model.transcripts.progress import Progress
 if TYPE_CHECKING:
     from agent_as_model.transcripts.targets import Target
 
-DEFAULT_TIMEOUT = 10.0
 NO_ANSWER = {
     "code": -32603,
     "message": "agent-as-model replay: the recording holds no answer to this request",
