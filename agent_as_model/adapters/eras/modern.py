@@ -41,20 +41,21 @@ STATE_VERSION = 1
 class ModernRoundTrip:
     def __init__(self, request_state: str | None, input_responses: Mapping[str, Any] | None) -> None:
         self._state = request_state
+        self._bound = _read(request_state)  # the state's content, when it is ours; read once
         self._responses = input_responses or {}
         # The answers of the rounds this request has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
 
     async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
-        earlier = _earlier_answer(self._state, round_no)
+        earlier = _earlier_answer(self._bound, round_no)
         if earlier is not None:
             # A repair round's retry replays the rounds before it with their recorded answers.
             self._answers.append(earlier)
             return host_answer(earlier)
         digest = payload_digest(payload)
         answer = self._responses.get(KEY)
-        why = _unbound(self._state, digest, round_no, answer)
+        why = _unbound(self._state, self._bound, digest, round_no, answer)
         if why is not None:
             if self._state is not None or self._responses:
                 log.info("asking the host again: %s", why)
@@ -92,12 +93,11 @@ def _read(state: str | None) -> dict[str, Any] | None:
     return bound
 
 
-def _earlier_answer(state: str | None, round_no: int) -> CreateMessageResultWithTools | None:
+def _earlier_answer(bound: dict[str, Any] | None, round_no: int) -> CreateMessageResultWithTools | None:
     """The recorded answer of an earlier round, when the state is past `round_no`."""
-    if state is None or '"answers"' not in state:  # the common case costs no parse
+    if bound is None or "answers" not in bound:  # the common case: no repair round
         return None
-    bound = _read(state)
-    if bound is None or not isinstance(bound.get("round"), int) or round_no >= bound["round"]:
+    if not isinstance(bound.get("round"), int) or round_no >= bound["round"]:
         return None
     answers = bound.get("answers")
     if not isinstance(answers, list) or round_no >= len(answers):
@@ -108,11 +108,12 @@ def _earlier_answer(state: str | None, round_no: int) -> CreateMessageResultWith
         return None
 
 
-def _unbound(state: str | None, digest: str, round_no: int, answer: object) -> str | None:
+def _unbound(
+    state: str | None, bound: dict[str, Any] | None, digest: str, round_no: int, answer: object
+) -> str | None:
     """Why the retry's answer cannot be taken, or None when it is bound to this exact payload."""
     if state is None:
         return "the retry carried no requestState"
-    bound = _read(state)
     if bound is None:
         return "the requestState is not ours"
     if bound.get("digest") != digest or bound.get("round") != round_no:
