@@ -69,6 +69,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("chat_complete", {"messages": [{**U, "extra": 1}]}, "messages[0].extra: unknown parameter 'extra'"),
     ("chat_complete", {"messages": [U], "stream": True}, "stream: streaming cannot be honoured"),
     ("chat_complete", {"messages": [U], "bogus": True}, "bogus: unknown parameter 'bogus'"),
+    (
+        "chat_complete",
+        {"messages": [U, {"role": "assistant", "content": None, "refusal": "I can't."}]},
+        "messages[1].refusal: a refusal cannot be passed back as such",
+    ),
     ("chat_complete", {"messages": [U], "model": ""}, "model: must not be empty"),
     ("chat_complete", {"messages": [U], "model": 5}, "model: expected a string, got number"),
     ("chat_complete", {"messages": [U], "temperature": 3}, "temperature: must be between 0 and 2"),

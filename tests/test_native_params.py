@@ -113,6 +113,7 @@ async def test_hints_are_accepted_and_change_nothing(era: str, tool: str) -> Non
         ("responses_create", {"conversation": "conv_1"}, "conversation", "pass the history in 'input'"),
         ("responses_create", {"prompt": {"id": "pmpt_1"}}, "prompt", "stored prompt templates"),
         ("responses_create", {"text": {"colour": 1}}, "text.colour", "unknown parameter"),
+        ("responses_create", {"text": {"verbosity": 3}}, "text.verbosity", "expected a string"),
         ("responses_create", {"max_output_tokens": 5, "max_tokens": 9}, "max_output_tokens", "differs"),
     ],
 )

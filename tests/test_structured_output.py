@@ -183,6 +183,7 @@ async def test_invalid_output_is_an_error_naming_the_pointer_never_the_output(
         ),
         ({"repair_attempts": 1}, "repair_attempts", "give output_schema too"),
         ({"output_schema": SCHEMA, "repair_attempts": 99}, "repair_attempts", "between 0 and 5"),
+        ({"output_schema": SCHEMA, "repair_attempts": "2"}, "repair_attempts", "expected an integer"),
         (
             {"response_format": {"type": "json_schema", "json_schema": {"name": "x"}}},
             "response_format.json_schema.schema",

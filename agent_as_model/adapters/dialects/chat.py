@@ -189,6 +189,10 @@ def _read_messages(messages: list[Any]) -> Turns:
 
 
 def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None:
+    if message.get("refusal") is not None:  # accepted as null only: its text would be dropped
+        raise caller_error(
+            f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"
+        )
     calls = message.get("tool_calls")
     calls = [] if calls is None else c.require_list(calls, f"{path}.tool_calls")
     if message.get("content") is None and not calls:
