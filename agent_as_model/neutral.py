@@ -136,5 +136,3 @@ class Completion:
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
     structured: dict[str, object] | None = None  # the validated output, when a contract asked for one
-    host_model: str | None = None
-    stop_reason: str | None = None

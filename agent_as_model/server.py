@@ -16,13 +16,14 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
 
 from agent_as_model import __version__
-from agent_as_model.adapters import eras
+from agent_as_model.adapters import backends
+from agent_as_model.adapters.backends.base import SamplingSupport
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
-from agent_as_model.engine.record import CallRecord
 from agent_as_model.errors import CallError
 from agent_as_model.states.commit import tool_result
+from agent_as_model.states.record import CallRecord
 
 SERVER_NAME = "agent-as-model"
 STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
@@ -69,8 +70,8 @@ async def _call_tool(
     dialect = DIALECTS.get(params.name)
     if dialect is None:
         return _static_tool(params.name, arguments)
-    record = CallRecord(dialect, arguments, eras.sampling_support(ctx.session.client_capabilities))
-    return await drive(record, eras.for_request(ctx, params))
+    record = CallRecord(dialect, arguments, SamplingSupport.of(ctx.session.client_capabilities))
+    return await drive(record, backends.for_call(ctx, params))
 
 
 def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:

@@ -32,12 +32,13 @@ from mcp_types import (
 )
 from transitions.core import MachineError
 
+from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport, Suspension
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, MACHINE, STATES, TABLE, TERMINAL, Row
-from agent_as_model.engine.record import CallRecord, HostAnswer, SamplingSupport, Suspension
 from agent_as_model.errors import CallError, MissingCapability, host_error
 from agent_as_model.neutral import Request
+from agent_as_model.states.record import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
 from property_tests.strategies import TOOLS, texts

@@ -23,8 +23,9 @@ def test_every_transition_is_drawn() -> None:
 
 
 def test_a_new_record_starts_where_the_machine_does() -> None:
+    from agent_as_model.adapters.backends.base import SamplingSupport
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.engine.record import CallRecord, SamplingSupport
+    from agent_as_model.states.record import CallRecord
 
     record = CallRecord(DIALECTS["generate"], {}, SamplingSupport(declared=True))
     assert record.state == diagram.INITIAL

@@ -12,14 +12,15 @@ import logging
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
+from agent_as_model.adapters.backends.base import Backend, Suspension
 from agent_as_model.engine.machine import MACHINE, SENT, WAY_OUT, fire
-from agent_as_model.engine.record import CallRecord, Era, Suspension
 from agent_as_model.errors import CallError, MissingCapability
+from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
 
 
-async def drive(record: CallRecord, era: Era) -> CallToolResult | InputRequiredResult:
+async def drive(record: CallRecord, era: Backend) -> CallToolResult | InputRequiredResult:
     # The record is fired through the shared machine's events and never attached to it, so no
     # call leaves anything on the machine (and no reference cycle for the collector to find).
     try:
@@ -64,7 +65,6 @@ async def drive(record: CallRecord, era: Era) -> CallToolResult | InputRequiredR
 
 def leave(record: CallRecord, err: Exception, why: str) -> None:
     """Take the table's way out for this kind of failure, or fault when it is not legal here."""
-    record.error = err
     legal = MACHINE.get_triggers(record.state)
     trigger = WAY_OUT.get(why, "fault")
     if trigger not in legal:

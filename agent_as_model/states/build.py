@@ -1,7 +1,7 @@
 """validated -> payload_ready: the neutral request becomes one sampling/createMessage payload.
 
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
-it in an InputRequiredResult. `payload_digest` is what a modern round binds its answer to.
+it in an InputRequiredResult.
 
 What the host declared decides how tools and structured output travel (spec sections 3, 4):
 with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
@@ -12,7 +12,6 @@ reads the same plan.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import Any
@@ -32,9 +31,9 @@ from mcp_types import (
 
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
-from agent_as_model.engine.record import NO_PLAN, CallRecord, HostPlan
 from agent_as_model.errors import MissingCapability
 from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse, has_tool_blocks
+from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured
 
 log = logging.getLogger("agent_as_model")
 
@@ -61,7 +60,9 @@ _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)
 def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
     if not request.tools and request.output is None and not has_tool_blocks(request.turns):
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
-    structured = None if request.output is None else ("tool" if host_takes_tools else "prompt")
+    structured: Structured | None = None
+    if request.output is not None:
+        structured = "tool" if host_takes_tools else "prompt"
     if not host_takes_tools:
         if request.tools:
             log.warning(
@@ -187,13 +188,3 @@ def tool_turn_text(block: Block) -> str:
 
 def _join(first: str | None, second: str) -> str:
     return f"{first}\n\n{second}" if first else second
-
-
-def payload_digest(payload: CreateMessageRequestParams) -> str:
-    """sha256 over the payload's JSON as the SDK's model serialises it (camelCase, no nulls).
-
-    pydantic-core writes that JSON in about a third of the time of a dict dump plus a sorted
-    `json.dumps`; its field order is fixed by the SDK's model, so equal payloads give equal digests.
-    """
-    wire = payload.model_dump_json(by_alias=True, exclude_none=True)
-    return hashlib.sha256(wire.encode("utf-8")).hexdigest()

@@ -13,7 +13,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
-from agent_as_model.engine.record import CallRecord
+from agent_as_model.states.record import CallRecord
 
 
 def commit_result(record: CallRecord) -> None:
@@ -30,7 +30,6 @@ def commit_result(record: CallRecord) -> None:
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
-    record.output = output
     record.result = tool_result(output)
 
 

@@ -17,12 +17,13 @@ from typing import Any
 
 from mcp_types import Tool
 
+from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.arguments import type_name, with_article
-from agent_as_model.engine.record import CallRecord, HostAnswer, HostPlan
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, ToolUse
 from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.record import CallRecord, HostPlan
 
 # A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
@@ -52,13 +53,7 @@ def interpret_answer(record: CallRecord) -> None:
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)
-    record.completion = Completion(
-        text=text,
-        tool_calls=tuple(calls),
-        structured=structured,
-        host_model=answer.model,
-        stop_reason=answer.stop_reason,
-    )
+    record.completion = Completion(text=text, tool_calls=tuple(calls), structured=structured)
 
 
 def _read_blocks(

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from mcp_types import SamplingMessage, TextContent, ToolResultContent
 
-from agent_as_model.engine.record import CallRecord
 from agent_as_model.errors import CallError
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.record import CallRecord
 
 
 def may_repair(record: CallRecord, err: CallError) -> bool:

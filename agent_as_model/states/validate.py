@@ -13,9 +13,9 @@ sequence is a caller error naming the turn, before anything is sent, on both era
 from __future__ import annotations
 
 from agent_as_model import cursors
-from agent_as_model.engine.record import CallRecord
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ToolResult, ToolUse, Turn, has_tool_blocks
+from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:

@@ -12,8 +12,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
-from mcp_types.version import is_version_at_least
-
+from agent_as_model.adapters.backends import is_modern
 from agent_as_model.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -33,12 +32,11 @@ from agent_as_model.transcripts.fileformat import (
 from agent_as_model.transcripts.redact import Redactor
 from agent_as_model.transcripts.tap import tapped_stdio
 
-MODERN = "2026-07-28"
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 
 
 def era_of(protocol_version: str) -> str:
-    return "modern" if is_version_at_least(protocol_version, MODERN) else "legacy"
+    return "modern" if is_modern(protocol_version) else "legacy"
 
 
 class ProtocolWatch:

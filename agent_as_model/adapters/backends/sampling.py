@@ -1,4 +1,5 @@
-"""Legacy era (before 2026-07-28): one real sampling/createMessage request, related to the call."""
+"""The host through sampling (before 2026-07-28): one real sampling/createMessage request, related to
+the tool call."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from agent_as_model.adapters.eras.answer import host_answer
-from agent_as_model.engine.record import HostAnswer
+from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.errors import host_error
 
 
@@ -39,7 +39,7 @@ class LegacySampling:
             raise host_error(
                 "sampling/createMessage", f"the host's answer is not a sampling result ({_first(err)})"
             ) from None
-        return host_answer(result)
+        return HostAnswer.of(result)
 
 
 def _first(err: ValidationError) -> str:

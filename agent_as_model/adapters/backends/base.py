@@ -1,0 +1,70 @@
+"""What every way to reach a model shares: the one protocol and the values that cross it.
+
+A backend takes the sampling payload (the same `CreateMessageRequestParams` on every backend) and
+gives back the model's answer as a `HostAnswer`, or a `Suspension` when this request must end
+here and the host answer on a retry (the 2026-07-28 round trip). The engine never learns which
+backend it talks to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mcp_types import (
+    ClientCapabilities,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    InputRequiredResult,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingSupport:
+    """What the host declared it can answer."""
+
+    declared: bool
+    tools: bool = False
+
+    @classmethod
+    def of(cls, caps: ClientCapabilities | None) -> SamplingSupport:
+        sampling = caps.sampling if caps is not None else None
+        if sampling is None:
+            return NO_SAMPLING
+        return SUPPORT[sampling.tools is not None]
+
+
+NO_SAMPLING = SamplingSupport(declared=False)
+SUPPORT = {False: SamplingSupport(declared=True), True: SamplingSupport(declared=True, tools=True)}
+
+
+@dataclass(frozen=True, slots=True)
+class HostAnswer:
+    """The model's sampling result, normalised: its blocks as a tuple, whichever backend carried it."""
+
+    role: str
+    blocks: tuple[Any, ...]
+    model: str
+    stop_reason: str | None
+
+    @classmethod
+    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
+        content = result.content
+        blocks = tuple(content) if isinstance(content, list) else (content,)
+        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    """This request ends here: the host must answer and retry (2026-07-28)."""
+
+    result: InputRequiredResult
+
+
+class Backend(Protocol):
+    """The one I/O step: hand the payload to the model, get an answer or a suspension back."""
+
+    async def exchange(
+        self, payload: CreateMessageRequestParams, round_no: int
+    ) -> HostAnswer | Suspension: ...
