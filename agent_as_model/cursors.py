@@ -47,10 +47,6 @@ ANCHOR_PREFIX = "resp_"
 CURSOR_HEX_DIGITS = 64  # a sha256 hexdigest
 ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
 
-# Tools whose request has no history channel: a `cur_` cursor could not be checked against
-# anything there, and skipping the check silently would defeat its purpose.
-NO_HISTORY_TOOLS = frozenset({"generate"})
-
 # Exactly what we mint and nothing else: lowercase hex only. A cursor is compared byte for byte,
 # so a caller who changed its case (or trimmed or padded it) has mangled it; saying so beats
 # guessing what was meant.
@@ -141,12 +137,13 @@ class Previous:
     value: str
 
 
-def read_previous(value: object, tool: str) -> Previous | None:
+def read_previous(value: object, tool: str, has_history: bool = True) -> Previous | None:
     """Read the raw `previous_response_id` argument of `tool`; None means cursors are off.
 
     Absent and `null` are the same (as for every optional parameter here). Anything but the
     three minted forms is a caller error, and so is a `cur_` cursor on a tool without a history
-    channel (`generate`): there would be nothing to verify it against.
+    channel (`generate`, whose dialect says so): there would be nothing to verify it against, and
+    skipping the check silently would defeat its purpose.
     """
     if value is None:
         return None
@@ -155,7 +152,7 @@ def read_previous(value: object, tool: str) -> Previous | None:
     if value == "":
         return Previous("start", value)
     if _CURSOR.fullmatch(value):
-        if tool in NO_HISTORY_TOOLS:
+        if not has_history:
             raise caller_error(
                 PARAMETER,
                 f"a {CURSOR_PREFIX} cursor continues a chain, but {tool} has no history channel to "

@@ -22,7 +22,6 @@ from typing import Any
 import anyio
 
 COMMAND = "export-tools"
-FORMATS = ("chat", "messages", "responses")
 DEFAULT_TIMEOUT = 60.0  # an `npx -y` server may download itself before it answers
 MAX_PAGES = 1000  # a server whose cursors never end is a bug; stop rather than loop forever
 
@@ -46,7 +45,12 @@ def add_parser(commands: Any) -> None:
         metavar="CMD",
         help='the server command line, split like a shell would (e.g. "python server.py --flag")',
     )
-    parser.add_argument("--format", choices=FORMATS, default="chat", help="the tool shape (default: chat)")
+    from agent_as_model.adapters.dialects import tool_shapes
+
+    formats = list(tool_shapes())  # every registered product that takes tools
+    parser.add_argument(
+        "--format", choices=formats, default=formats[0], help=f"the tool shape (default: {formats[0]})"
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -74,12 +78,13 @@ async def export_from_server(server: str, native: str, timeout: float) -> dict[s
     """List the tools of the server that the command line `server` starts, as `native` tools."""
     from mcp_types import Tool
 
+    from agent_as_model.adapters.dialects import tool_shapes
     from agent_as_model.adapters.tools.export import export_tools
     from agent_as_model.errors import CallError
 
     tools: list[Tool] = await _list_server_tools(server, timeout)
     try:
-        return export_tools(tools, native)  # type: ignore[arg-type]  # argparse checked the choice
+        return export_tools(tools, tool_shapes()[native])  # argparse checked the choice
     except CallError as err:
         raise ExportFailed(f"{err.path}: {err.reason}") from None
 

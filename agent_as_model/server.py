@@ -32,10 +32,18 @@ INSTRUCTIONS = (
     "raw prompt. Completions come from your own model through MCP sampling: declare the sampling capability."
 )
 
-_LISTED: tuple[Any, ...] = (*DIALECTS.values(), models)  # modules with NAME, DESCRIPTION, INPUT_SCHEMA
-_TOOLS = ListToolsResult(
-    tools=[Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA) for d in _LISTED]
-)
+# The listing, made once per set of registered dialects (a test may register one more).
+_listed: tuple[tuple[str, ...], ListToolsResult] | None = None
+
+
+def _tools() -> ListToolsResult:
+    global _listed
+    names = tuple(DIALECTS)
+    if _listed is None or _listed[0] != names:
+        listed: list[Any] = [*DIALECTS.values(), models]  # each has NAME, DESCRIPTION, INPUT_SCHEMA
+        tools = [Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA) for d in listed]
+        _listed = (names, ListToolsResult(tools=tools))
+    return _listed[1]
 
 
 def state_security() -> RequestStateSecurity:
@@ -60,7 +68,7 @@ def build_server(*, security: RequestStateSecurity | None = None) -> Server[Any]
 
 
 async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
-    return _TOOLS
+    return _tools()
 
 
 async def _call_tool(

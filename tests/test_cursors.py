@@ -154,7 +154,7 @@ def test_a_huge_value_is_not_echoed_whole() -> None:
 
 def test_generate_refuses_a_cur_cursor_and_mints_from_empty() -> None:
     with pytest.raises(CallError) as err:
-        read_previous(CUR, "generate")
+        read_previous(CUR, "generate", has_history=False)
     assert "no history channel" in reason_of(err) and 'pass ""' in reason_of(err)
     assert read_previous("", "generate") == Previous("start", "")
     assert read_previous(RESP, "generate") == Previous("anchor", RESP)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from mcp_types import Tool
 
+from agent_as_model.adapters.dialects import tool_shapes
 from agent_as_model.adapters.tools.describe import DESCRIPTION_MAX
 from agent_as_model.adapters.tools.export import export_tools
 from agent_as_model.cli import _parser, main
@@ -126,7 +127,7 @@ def test_exported_tools_read_back_as_the_same_definitions(
     from agent_as_model.adapters.tools.definitions import read_tools
 
     for fmt in FORMATS:
-        specs = read_tools(document(exported[fmt])["tools"], "tools", fmt)  # type: ignore[arg-type]
+        specs = read_tools(document(exported[fmt])["tools"], "tools", tool_shapes()[fmt])
         assert [RENAMED.get(s.name, s.name) for s in specs] == [t.name for t in TOOLS]
 
 
@@ -175,18 +176,18 @@ def test_two_tools_mapping_to_one_name_are_refused() -> None:
         Tool(name=clash, input_schema={"type": "object"}),
     ]
     with pytest.raises(CallError) as caught:
-        export_tools(tools, "chat")
+        export_tools(tools, tool_shapes()["chat"])
     assert caught.value.path == "tools[1].name"
 
 
 def test_a_tool_listed_twice_is_refused() -> None:
     tools = [Tool(name="a", input_schema={"type": "object"})] * 2
     with pytest.raises(CallError, match="lists tool 'a' twice"):
-        export_tools(tools, "messages")
+        export_tools(tools, tool_shapes()["messages"])
 
 
 def test_a_tool_without_description_has_no_description_key() -> None:
-    out = export_tools([Tool(name="a", input_schema={"type": "object"})], "responses")
+    out = export_tools([Tool(name="a", input_schema={"type": "object"})], tool_shapes()["responses"])
     assert out == {
         "format": "responses",
         "tools": [{"type": "function", "name": "a", "parameters": {"type": "object"}, "strict": False}],

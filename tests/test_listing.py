@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import jsonschema
@@ -62,7 +63,8 @@ async def test_internal_fault_gives_a_generic_message_and_logs_the_traceback(
     def broken_render(completion: object, request: object, cursor: object) -> str:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(dialect, "render", broken_render)
+    # A dialect is an immutable declaration: the broken one replaces it in the registry.
+    monkeypatch.setitem(DIALECTS, "generate", dataclasses.replace(dialect, render=broken_render))
     host = ScriptedHost("ok")
     with caplog.at_level(logging.ERROR, logger="agent_as_model"):
         async with connect(era, host) as client:

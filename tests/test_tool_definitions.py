@@ -8,17 +8,14 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from agent_as_model.adapters.tools.definitions import (
-    TOOL_CHOICE_SCHEMA,
-    TOOLS_SCHEMA,
-    Native,
-    read_tool_choice,
-    read_tools,
-)
+from agent_as_model.adapters.dialects import tool_shapes
+from agent_as_model.adapters.tools.definitions import read_tool_choice, read_tools
 from agent_as_model.errors import CallError
 from agent_as_model.neutral import ToolChoice, ToolSpec
 
+Native = str  # a product's tool-shape name, as `export-tools --format` takes it
 NATIVES: tuple[Native, ...] = ("chat", "messages", "responses")
+SHAPES = tool_shapes()
 SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {"city": {"type": "string"}},
@@ -65,9 +62,9 @@ def refused(call: Any, *args: Any) -> CallError:
 def listed_as_valid(native: Native, tools: Any = None, choice: Any = None) -> None:
     """What the reader accepts, the listed fragment accepts too (it is what a model reads)."""
     if tools is not None:
-        Draft202012Validator(TOOLS_SCHEMA[native]).validate(tools)
+        Draft202012Validator(SHAPES[native].tools_schema).validate(tools)
     if choice is not None:
-        Draft202012Validator(TOOL_CHOICE_SCHEMA[native]).validate(choice)
+        Draft202012Validator(SHAPES[native].choice_schema).validate(choice)
 
 
 # -- tools: accepted shapes --------------------------------------------------------------------
@@ -75,20 +72,20 @@ def listed_as_valid(native: Native, tools: Any = None, choice: Any = None) -> No
 
 @pytest.mark.parametrize("native", NATIVES)
 def test_the_seed_shape_is_taken_by_every_dialect(native: Native) -> None:
-    assert read_tools([SEED], "tools", native) == (WEATHER,)
+    assert read_tools([SEED], "tools", SHAPES[native]) == (WEATHER,)
     listed_as_valid(native, [SEED])
 
 
 @pytest.mark.parametrize("native", NATIVES)
 def test_each_dialect_takes_its_native_shape(native: Native) -> None:
-    assert read_tools([NATIVE_TOOL[native]], "tools", native) == (WEATHER,)
+    assert read_tools([NATIVE_TOOL[native]], "tools", SHAPES[native]) == (WEATHER,)
     listed_as_valid(native, [NATIVE_TOOL[native]])
 
 
 @pytest.mark.parametrize("native", NATIVES)
 def test_native_and_seed_shapes_mix_in_one_request_in_order(native: Native) -> None:
     other = {"name": "add", "input_schema": {"type": "object"}}
-    tools = read_tools([NATIVE_TOOL[native], other], "tools", native)
+    tools = read_tools([NATIVE_TOOL[native], other], "tools", SHAPES[native])
     assert [t.name for t in tools] == ["get_weather", "add"]
     assert tools[1] == ToolSpec("add", None, {"type": "object"})
 
@@ -96,19 +93,21 @@ def test_native_and_seed_shapes_mix_in_one_request_in_order(native: Native) -> N
 @pytest.mark.parametrize("value", [None, []])
 @pytest.mark.parametrize("native", NATIVES)
 def test_null_and_empty_tools_are_no_tools(native: Native, value: Any) -> None:
-    assert read_tools(value, "tools", native) == ()
+    assert read_tools(value, "tools", SHAPES[native]) == ()
 
 
 def test_openai_shapes_may_omit_parameters_and_description() -> None:
-    chat = read_tools([{"type": "function", "function": {"name": "now"}}], "tools", "chat")
-    responses = read_tools([{"type": "function", "name": "now", "parameters": None}], "tools", "responses")
+    chat = read_tools([{"type": "function", "function": {"name": "now"}}], "tools", SHAPES["chat"])
+    responses = read_tools(
+        [{"type": "function", "name": "now", "parameters": None}], "tools", SHAPES["responses"]
+    )
     assert chat == responses == (ToolSpec("now", None, NO_ARGUMENTS),)
     assert chat[0].input_schema is not responses[0].input_schema  # no shared mutable default
 
 
 def test_a_null_description_is_no_description_and_names_keep_their_characters() -> None:
     tools = read_tools(
-        [{"name": "weather.get now", "description": None, "input_schema": SCHEMA}], "t", "chat"
+        [{"name": "weather.get now", "description": None, "input_schema": SCHEMA}], "t", SHAPES["chat"]
     )
     assert tools == (ToolSpec("weather.get now", None, SCHEMA),)
 
@@ -226,7 +225,7 @@ def test_a_null_description_is_no_description_and_names_keep_their_characters() 
     ],
 )
 def test_refusals_name_the_path(native: Native, tools: Any, path: str, reason: str) -> None:
-    err = refused(read_tools, tools, "tools", native)
+    err = refused(read_tools, tools, "tools", SHAPES[native])
     assert err.path == path
     assert reason in err.reason
 
@@ -234,7 +233,7 @@ def test_refusals_name_the_path(native: Native, tools: Any, path: str, reason: s
 @pytest.mark.parametrize("native", NATIVES)
 def test_a_duplicate_name_names_both_places(native: Native) -> None:
     other = {"name": "add", "input_schema": {"type": "object"}}
-    err = refused(read_tools, [NATIVE_TOOL[native], other, SEED], "tools", native)
+    err = refused(read_tools, [NATIVE_TOOL[native], other, SEED], "tools", SHAPES[native])
     first = {"chat": "tools[0].function.name", "messages": "tools[0].name", "responses": "tools[0].name"}
     assert err.path == "tools[2].name"
     assert err.reason == f"duplicate tool name 'get_weather' (also at {first[native]})"
@@ -248,7 +247,7 @@ TOOLS = (WEATHER, ToolSpec("add", None, {"type": "object"}))
 @pytest.mark.parametrize("native", NATIVES)
 @pytest.mark.parametrize("mode", ["auto", "required", "none"])
 def test_the_seed_modes_are_taken_by_every_dialect(native: Native, mode: str) -> None:
-    assert read_tool_choice(mode, "tool_choice", native, TOOLS) == ToolChoice(mode)  # type: ignore[arg-type]
+    assert read_tool_choice(mode, "tool_choice", SHAPES[native], TOOLS) == ToolChoice(mode)  # type: ignore[arg-type]
     listed_as_valid(native, choice=mode)
 
 
@@ -270,20 +269,20 @@ def test_the_seed_modes_are_taken_by_every_dialect(native: Native, mode: str) ->
     ],
 )
 def test_native_tool_choices(native: Native, value: Any, expected: ToolChoice) -> None:
-    assert read_tool_choice(value, "tool_choice", native, TOOLS) == expected
+    assert read_tool_choice(value, "tool_choice", SHAPES[native], TOOLS) == expected
     listed_as_valid(native, choice=value)
 
 
 @pytest.mark.parametrize("native", NATIVES)
 def test_no_tool_choice_is_none(native: Native) -> None:
-    assert read_tool_choice(None, "tool_choice", native, TOOLS) is None
+    assert read_tool_choice(None, "tool_choice", SHAPES[native], TOOLS) is None
     listed_as_valid(native, choice=None)
 
 
 @pytest.mark.parametrize("native", NATIVES)
 @pytest.mark.parametrize("mode", ["auto", "none"])
 def test_auto_and_none_without_tools_mean_what_no_tools_means(native: Native, mode: str) -> None:
-    assert read_tool_choice(mode, "tool_choice", native, ()) is None
+    assert read_tool_choice(mode, "tool_choice", SHAPES[native], ()) is None
 
 
 @pytest.mark.parametrize(
@@ -297,7 +296,7 @@ def test_auto_and_none_without_tools_mean_what_no_tools_means(native: Native, mo
     ],
 )
 def test_a_choice_that_needs_tools_without_tools_is_refused(native: Native, value: Any) -> None:
-    err = refused(read_tool_choice, value, "tool_choice", native, ())
+    err = refused(read_tool_choice, value, "tool_choice", SHAPES[native], ())
     assert err.path == "tool_choice"
     assert "needs tools, and none were given" in err.reason
 
@@ -349,13 +348,13 @@ def test_a_choice_that_needs_tools_without_tools_is_refused(native: Native, valu
     ],
 )
 def test_tool_choice_refusals_name_the_path(native: Native, value: Any, path: str, reason: str) -> None:
-    err = refused(read_tool_choice, value, "tool_choice", native, TOOLS)
+    err = refused(read_tool_choice, value, "tool_choice", SHAPES[native], TOOLS)
     assert err.path == path
     assert reason in err.reason
 
 
 def test_a_named_choice_lists_the_tools_it_could_name() -> None:
-    err = refused(read_tool_choice, {"type": "tool", "name": "x"}, "tool_choice", "messages", TOOLS)
+    err = refused(read_tool_choice, {"type": "tool", "name": "x"}, "tool_choice", SHAPES["messages"], TOOLS)
     assert err.reason == "names tool 'x', which is not among the tools ('get_weather', 'add')"
 
 
@@ -364,8 +363,8 @@ def test_a_named_choice_lists_the_tools_it_could_name() -> None:
 
 @pytest.mark.parametrize("native", NATIVES)
 def test_the_fragments_are_valid_schemas_that_describe_everything(native: Native) -> None:
-    for fragment in (TOOLS_SCHEMA[native], TOOL_CHOICE_SCHEMA[native]):
+    for fragment in (SHAPES[native].tools_schema, SHAPES[native].choice_schema):
         Draft202012Validator.check_schema(fragment)
         assert fragment["description"]
     listed_as_valid(native, tools=None)
-    Draft202012Validator(TOOLS_SCHEMA[native]).validate(None)
+    Draft202012Validator(SHAPES[native].tools_schema).validate(None)

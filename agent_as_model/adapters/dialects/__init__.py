@@ -1,32 +1,36 @@
-"""Dialects: one module per product API shape.
+"""Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
 
-Each module has `NAME`, `DESCRIPTION`, `INPUT_SCHEMA`, `parse(args) -> Request` (raising
-`CallError` with a JSON path) and `render(completion, request, cursor) -> str | dict` (text, or a
-JSON object that becomes both the text and the structuredContent of the tool result; `cursor` is
-the next session cursor when cursors are on, else None).
+The registry below is the one list of products. To add one: write its module (its name,
+description, input schema, body shape, conversation reader, renderer and tool shapes, in one
+`Dialect`) and add it to `_BUILT_IN`. Nothing else in the package names a product.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
-
 from agent_as_model.adapters.dialects import chat, messages, prompt, responses
-from agent_as_model.neutral import Completion, Request
+from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.tools.definitions import ToolShape
+
+_BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, prompt.DIALECT)
+
+# Tool name -> dialect, in listing order. Changed only through `register`/`unregister`.
+DIALECTS: dict[str, Dialect] = {d.NAME: d for d in _BUILT_IN}
 
 
-class Dialect(Protocol):
-    NAME: str
-    DESCRIPTION: str
-    INPUT_SCHEMA: dict[str, Any]
-
-    def parse(self, args: Mapping[str, Any]) -> Request: ...
-
-    def render(
-        self, completion: Completion, request: Request, cursor: str | None
-    ) -> str | dict[str, Any]: ...
+def register(dialect: Dialect) -> None:
+    """Add a dialect (a test's, or a plug-in's) to the listing and to every room that asks."""
+    if dialect.NAME in DIALECTS:
+        raise ValueError(f"a dialect named {dialect.NAME!r} is registered already")
+    DIALECTS[dialect.NAME] = dialect
 
 
-DIALECTS: dict[str, Dialect] = {d.NAME: d for d in (chat, messages, responses, prompt)}  # type: ignore[misc]
+def unregister(name: str) -> None:
+    DIALECTS.pop(name, None)
 
-__all__ = ["DIALECTS", "Dialect"]
+
+def tool_shapes() -> dict[str, ToolShape]:
+    """The product tool shapes by their `export-tools --format` name, in listing order."""
+    return {d.tools.format: d.tools for d in DIALECTS.values() if d.tools is not None}
+
+
+__all__ = ["DIALECTS", "Body", "Dialect", "ToolShape", "register", "tool_shapes", "unregister"]

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common as c
-from agent_as_model.adapters.dialects import contracts
-from agent_as_model.adapters.dialects import options as o
+from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
-from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
+from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse
+from agent_as_model.neutral import OutputContract, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
 
 NAME = "chat_complete"
 DESCRIPTION = (
@@ -40,7 +39,7 @@ _KEYS = {
     "tool": ("role", "content", "tool_call_id"),
 }
 _KEY_SETS = {role: frozenset(keys) for role, keys in _KEYS.items()}
-_HINTS = (
+_HINTS = options.hints(
     "user",
     "metadata",
     "store",
@@ -58,10 +57,17 @@ _HINTS = (
     "safety_identifier",
     "prediction",
 )
-_REFUSED = ("stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options")
-_MAX_STOPS = 4  # the Chat Completions limit
+_REFUSED = options.refusals(
+    "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options"
+)
+_STOP = options.StopParameter("stop", string_ok=True, max_items=4)  # the Chat Completions limit
 # The persona's request object (spec section 5): these parameters, with their defaults.
 _REQUEST_OBJECT = contracts.request_object_defaults("messages")
+
+_TOOL_FORMS = (
+    "{name, description, input_schema} or {type: 'function', function: {name, description, parameters}}"
+)
+_CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'function', function: {name}}"
 
 _TEXT_PARTS = {
     "type": "array",
@@ -71,6 +77,43 @@ _TEXT_PARTS = {
         "required": ["type", "text"],
     },
 }
+
+_TOOLS_SCHEMA = listing.tools_schema(
+    {
+        "type": "object",
+        "description": "A Chat Completions function tool.",
+        "properties": {
+            "type": {"const": "function"},
+            "function": {
+                "type": "object",
+                "properties": {
+                    "name": listing.NAME,
+                    "description": listing.DESCRIPTION,
+                    "parameters": listing.PARAMETERS,
+                    "strict": listing.STRICT,
+                },
+                "required": ["name"],
+            },
+        },
+        "required": ["type", "function"],
+    },
+    listing.SEED_TOOL,
+)
+_CHOICE_SCHEMA = listing.choice_schema(
+    {
+        "type": "object",
+        "description": "Call this function.",
+        "properties": {
+            "type": {"const": "function"},
+            "function": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            },
+        },
+        "required": ["type", "function"],
+    }
+)
 
 # The common body: the conversation and its limits only. It skips the readers of everything else.
 _PLAIN = frozenset(["messages", "model", "temperature", "max_tokens"])
@@ -116,76 +159,60 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "required": ["role"],
             },
         },
-        "model": c.MODEL_SCHEMA,
-        "temperature": c.temperature_schema(2),
-        "max_tokens": c.MAX_TOKENS_SCHEMA,
-        "max_completion_tokens": {**c.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
-        "stop": o.stop_schema(string_ok=True, max_items=_MAX_STOPS),
-        "tools": TOOLS_SCHEMA["chat"],
-        "tool_choice": TOOL_CHOICE_SCHEMA["chat"],
-        "output_schema": o.OUTPUT_SCHEMA_SCHEMA,
-        "response_format": o.format_schema(nested=True),
-        "repair_attempts": o.REPAIR_SCHEMA,
+        "model": common.MODEL_SCHEMA,
+        "temperature": common.temperature_schema(2),
+        "max_tokens": common.MAX_TOKENS_SCHEMA,
+        "max_completion_tokens": {**common.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
+        "stop": options.stop_schema(_STOP),
+        "tools": _TOOLS_SCHEMA,
+        "tool_choice": _CHOICE_SCHEMA,
+        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
+        "response_format": options.format_schema(nested=True),
+        "repair_attempts": options.REPAIR_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,
         "previous_response_id": contracts.PREVIOUS_SCHEMA,
-        **o.hint_schemas(_HINTS),
-        **o.refused_schemas(_REFUSED),
+        **options.hint_schemas(_HINTS),
+        **options.refused_schemas(_REFUSED),
     },
     "required": ["messages"],
     "additionalProperties": False,
 }
 
 
-def parse(args: Mapping[str, Any]) -> Request:
-    plain = args.keys() <= _PLAIN
-    if not plain:
-        c.reject_unknown(args, INPUT_SCHEMA["properties"])
-        o.check_natives(args)
-    messages = c.require_list(args.get("messages"), "messages", non_empty=True)
-    turns = _read_messages(messages)
-    extras: dict[str, Any] = {}
-    if not plain:  # a plain body skips the readers of everything else: the common, hot path
-        extras = o.conversation_extras(
-            args,
-            NAME,
-            turns,
-            native="chat",
-            standard=_REQUEST_OBJECT,
-            output_from="response_format",
-            stop=("stop", True, _MAX_STOPS),
-            max_tokens_alias="max_completion_tokens",
-        )
-    return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="messages", **extras)
+def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
+    for i, raw in enumerate(common.require_list(args.get("messages"), "messages", non_empty=True)):
+        _read_message(raw, f"messages[{i}]", turns)
 
 
-def _read_messages(messages: list[Any]) -> Turns:
-    turns = Turns()
-    for i, raw in enumerate(messages):
-        path = f"messages[{i}]"
-        message = c.require_object(raw, path)
-        role = message.get("role")
-        if role not in _ROLES:
-            raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-        if not message.keys() <= _KEY_SETS[role]:
-            c.reject_unknown(message, _KEYS[role], path)
-        if role == "assistant":
-            _read_assistant(message, path, turns)
-            continue
-        content = message.get("content")
-        if type(content) is str and content.isascii():
-            text = content  # the common case, valid as it is (no surrogate can hide in ASCII)
-        elif content is None:
-            raise caller_error(f"{path}.content", "is required")
-        else:
-            text = c.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
-        if role == "user":
-            turns.text("user", text, path)
-        elif role == "tool":
-            ident = call_id(message.get("tool_call_id"), f"{path}.tool_call_id")
-            turns.tool_result(ToolResult(ident, text), path)
-        else:
-            turns.fold(role, text)
-    return turns
+def _response_format(args: Mapping[str, Any]) -> OutputContract | None:
+    value = args.get("response_format")
+    return None if value is None else options.format_contract(value, "response_format", nested="json_schema")
+
+
+def _read_message(raw: object, path: str, turns: Turns) -> None:
+    message = common.require_object(raw, path)
+    role = message.get("role")
+    if role not in _ROLES:
+        raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
+    if not message.keys() <= _KEY_SETS[role]:
+        common.reject_unknown(message, _KEYS[role], path)
+    if role == "assistant":
+        _read_assistant(message, path, turns)
+        return
+    content = message.get("content")
+    if type(content) is str and content.isascii():
+        text = content  # the common case, valid as it is (no surrogate can hide in ASCII)
+    elif content is None:
+        raise caller_error(f"{path}.content", "is required")
+    else:
+        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    if role == "user":
+        turns.text("user", text, path)
+    elif role == "tool":
+        ident = call_id(message.get("tool_call_id"), f"{path}.tool_call_id")
+        turns.tool_result(ToolResult(ident, text), path)
+    else:
+        turns.fold(role, text)
 
 
 def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None:
@@ -194,7 +221,7 @@ def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None
             f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"
         )
     calls = message.get("tool_calls")
-    calls = [] if calls is None else c.require_list(calls, f"{path}.tool_calls")
+    calls = [] if calls is None else common.require_list(calls, f"{path}.tool_calls")
     if message.get("content") is None and not calls:
         raise caller_error(f"{path}.content", "is required (it may be null only with tool_calls)")
     turns.start("assistant", path)
@@ -207,13 +234,13 @@ def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None
 
 
 def _tool_call(raw: object, path: str) -> ToolUse:
-    call = c.require_object(raw, path)
-    c.reject_unknown(call, ("id", "type", "function"), path)
+    call = common.require_object(raw, path)
+    common.reject_unknown(call, ("id", "type", "function"), path)
     if call.get("type", "function") != "function":
         raise caller_error(f"{path}.type", f"expected 'function', got {call.get('type')!r}")
-    function = c.require_object(call.get("function"), f"{path}.function")
-    c.reject_unknown(function, ("name", "arguments"), f"{path}.function")
-    name = c.require_string(function.get("name"), f"{path}.function.name")
+    function = common.require_object(call.get("function"), f"{path}.function")
+    common.reject_unknown(function, ("name", "arguments"), f"{path}.function")
+    name = common.require_string(function.get("name"), f"{path}.function.name")
     if not name:
         raise caller_error(f"{path}.function.name", "must not be empty")
     arguments = arguments_object(function.get("arguments"), f"{path}.function.arguments")
@@ -223,8 +250,72 @@ def _tool_call(raw: object, path: str) -> ToolUse:
 def _content(message: Mapping[str, Any], path: str) -> str:
     if "content" not in message or message["content"] is None:
         raise caller_error(f"{path}.content", "is required")
-    return c.text_of_content(message["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    return common.text_of_content(message["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
 
 
-def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
-    return c.text_result(completion, cursor)
+# -- tool definitions and tool_choice: {type: "function", function: {...}} or the seed shape ------
+
+
+def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
+    if "type" not in obj and "function" not in obj:
+        return definitions.read_seed_tool(obj, path, definitions.SEED_KEYS, _TOOL_FORMS)
+    definitions.check_function_type(obj, path)
+    function_path = f"{path}.function"
+    if "function" not in obj:
+        raise caller_error(function_path, "is required: {name, description, parameters}")
+    common.reject_unknown(obj, ("type", "function"), path)
+    function = common.require_object(obj["function"], function_path)
+    common.reject_unknown(function, definitions.FUNCTION_KEYS, function_path)
+    return definitions.read_function(function, function_path)
+
+
+def _read_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolChoice, str]:
+    definitions.check_function_choice_type(kind, path, _CHOICE_FORMS)
+    function_path = f"{path}.function"
+    if "function" not in value:
+        raise caller_error(function_path, "is required: {name}")
+    common.reject_unknown(value, ("type", "function"), path)
+    function = common.require_object(value["function"], function_path)
+    common.reject_unknown(function, ("name",), function_path)
+    name_path = f"{function_path}.name"
+    return ToolChoice("required", definitions.tool_name(function.get("name"), name_path)), name_path
+
+
+def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    # `strict` is left out: it defaults to false on Chat Completions, and strict mode needs every
+    # property required and `additionalProperties: false`, which MCP schemas rarely are.
+    described: dict[str, Any] = {"name": name}
+    if description is not None:
+        described["description"] = description
+    return {"type": "function", "function": {**described, "parameters": schema}}
+
+
+DIALECT = Dialect(
+    NAME=NAME,
+    DESCRIPTION=DESCRIPTION,
+    INPUT_SCHEMA=INPUT_SCHEMA,
+    body=Body(
+        conversation="messages",
+        turn_noun="message",
+        plain=_PLAIN,
+        request_object=_REQUEST_OBJECT,
+        text_arguments=("messages",),
+        max_tokens_alias="max_completion_tokens",
+        stop=_STOP,
+        native_output=_response_format,
+        hints=_HINTS,
+        refused=_REFUSED,
+    ),
+    read_conversation=_read_conversation,
+    render=common.text_result,
+    tools=definitions.ToolShape(
+        format="chat",
+        read_tool=_read_tool,
+        read_choice=_read_choice,
+        write_tool=_write_tool,
+        forms=_TOOL_FORMS,
+        choice_forms=_CHOICE_FORMS,
+        tools_schema=_TOOLS_SCHEMA,
+        choice_schema=_CHOICE_SCHEMA,
+    ),
+)

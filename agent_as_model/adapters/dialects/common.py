@@ -18,7 +18,7 @@ from agent_as_model.arguments import (
 )
 from agent_as_model.cursors import completion_text, tool_calls_envelope
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Turn
+from agent_as_model.neutral import Completion, Request
 
 __all__ = [
     "path_of",
@@ -143,34 +143,7 @@ def text_of_content(
     )
 
 
-def conversation_request(
-    tool: str,
-    args: Mapping[str, Any],
-    system: list[str],
-    turns: list[Turn],
-    *,
-    field_name: str,
-    max_temperature: float = 2.0,
-    max_tokens_name: str = "max_tokens",
-    **extras: Any,
-) -> Request:
-    """The neutral request of a conversation tool; system pieces join with a blank line.
-    `extras` are the further `Request` fields the dialect read (tools, output contract, ...)."""
-    if not turns:
-        noun = "message" if field_name == "messages" else "item"
-        raise caller_error(field_name, f"needs at least one user or assistant {noun}")
-    return Request(
-        tool=tool,
-        system="\n\n".join(system) or None,
-        turns=tuple(turns),
-        model=read_model(args),
-        max_tokens=read_max_tokens(args, max_tokens_name),
-        temperature=read_temperature(args, max_temperature),
-        **extras,
-    )
-
-
-def text_result(completion: Completion, cursor: str | None = None) -> str | dict[str, Any]:
+def text_result(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
     """What the text tools return: the text, the tool-call envelope, or the structured output
     (a JSON object: its sorted-key text, and the same object as structuredContent); with cursors
     on, `{"completion": <that text>, "response_id": <cursor>}` (spec section 6)."""

@@ -52,11 +52,12 @@ def request_object_defaults(*lead: str, tools: bool = True) -> dict[str, Any]:
 def read_chain(
     args: Mapping[str, Any],
     tool: str,
+    has_history: bool,
     transcript: Callable[[], tuple[dict[str, str], ...]],
     calls_join: str | None = None,
 ) -> Chain | None:
     """Cursors on or off; `transcript` is asked only when they are on (it costs a pass)."""
-    previous = cursors.read_previous(args.get(cursors.PARAMETER), tool)
+    previous = cursors.read_previous(args.get(cursors.PARAMETER), tool, has_history)
     if previous is None:
         return None
     return Chain(previous.value, previous.form, transcript(), calls_join)

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common as c
-from agent_as_model.adapters.dialects import contracts
-from agent_as_model.adapters.dialects import options as o
+from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
-from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
+from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse
+from agent_as_model.neutral import ChoiceMode, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
 
 NAME = "messages_create"
 DESCRIPTION = (
@@ -34,8 +33,18 @@ _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text",)
 _TEXT_KEYS = ("text",)
 _TEXT_BLOCK_KEYS = ("type", "text", "cache_control", "citations")  # the last two: accepted, ignored
-_HINTS = ("metadata", "top_p", "top_k", "service_tier")
-_REFUSED = ("stream", "thinking", "mcp_servers", "container")
+_HINTS = options.hints("metadata", "top_p", "top_k", "service_tier")
+_REFUSED = options.refusals("stream", "thinking", "mcp_servers", "container")
+_STOP = options.StopParameter("stop_sequences")
+_TOOL_FORMS = "{name, description, input_schema}"
+_TOOL_KEYS = (*definitions.SEED_KEYS, "type", "cache_control", "strict")
+_CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'auto'|'any'|'tool'|'none', name}"
+_ANTHROPIC_MODES: Mapping[str, ChoiceMode] = {
+    "auto": "auto",
+    "any": "required",
+    "tool": "required",
+    "none": "none",
+}
 # The persona's request object (spec section 5): these parameters, with their defaults.
 _REQUEST_OBJECT = contracts.request_object_defaults("messages", "system")
 _TEXT_BLOCKS = {
@@ -64,6 +73,36 @@ _BLOCKS = {
     },
 }
 
+_TOOLS_SCHEMA = listing.tools_schema(  # the seed shape is Anthropic's own
+    {
+        "type": "object",
+        "description": "An Anthropic custom tool {name, description, input_schema}; server tools "
+        "(web search, code execution, ...) cannot be forwarded.",
+        "properties": {
+            "name": listing.NAME,
+            "description": listing.DESCRIPTION,
+            "input_schema": listing.SCHEMA,
+            "type": {"const": "custom"},
+            "cache_control": {"type": ["object", "null"], "description": "Accepted and ignored."},
+            "strict": listing.STRICT,
+        },
+        "required": ["name", "input_schema"],
+    }
+)
+_CHOICE_SCHEMA = listing.choice_schema(
+    {
+        "type": "object",
+        "description": "Anthropic form: any = required; tool = the named tool. "
+        "disable_parallel_tool_use is accepted and ignored.",
+        "properties": {
+            "type": {"enum": ["auto", "any", "tool", "none"]},
+            "name": {"type": "string", "description": "With type tool only."},
+            "disable_parallel_tool_use": {"type": "boolean"},
+        },
+        "required": ["type"],
+    }
+)
+
 # The common body: the conversation and its limits only. It skips the readers of everything else.
 _PLAIN = frozenset(["messages", "system", "model", "temperature", "max_tokens"])
 
@@ -88,55 +127,37 @@ INPUT_SCHEMA: dict[str, Any] = {
             "anyOf": [{"type": "string"}, _TEXT_BLOCKS],
             "description": "System prompt: a string or a list of text blocks (joined by newlines).",
         },
-        "model": c.MODEL_SCHEMA,
-        "temperature": c.temperature_schema(1),
-        "max_tokens": c.MAX_TOKENS_SCHEMA,
-        "stop_sequences": o.stop_schema(string_ok=False, max_items=None),
-        "tools": TOOLS_SCHEMA["messages"],
-        "tool_choice": TOOL_CHOICE_SCHEMA["messages"],
-        "output_schema": o.OUTPUT_SCHEMA_SCHEMA,
-        "repair_attempts": o.REPAIR_SCHEMA,
+        "model": common.MODEL_SCHEMA,
+        "temperature": common.temperature_schema(1),
+        "max_tokens": common.MAX_TOKENS_SCHEMA,
+        "stop_sequences": options.stop_schema(_STOP),
+        "tools": _TOOLS_SCHEMA,
+        "tool_choice": _CHOICE_SCHEMA,
+        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
+        "repair_attempts": options.REPAIR_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,
         "previous_response_id": contracts.PREVIOUS_SCHEMA,
-        **o.hint_schemas(_HINTS),
-        **o.refused_schemas(_REFUSED),
+        **options.hint_schemas(_HINTS),
+        **options.refused_schemas(_REFUSED),
     },
     "required": ["messages"],
     "additionalProperties": False,
 }
 
 
-def parse(args: Mapping[str, Any]) -> Request:
-    plain = args.keys() <= _PLAIN
-    if not plain:
-        c.reject_unknown(args, INPUT_SCHEMA["properties"])
-        o.check_natives(args)
-    turns = Turns()
+def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     system = args.get("system")
     # Anthropic's system blocks join with a newline; the text is one system piece.
     if system is not None:
-        turns.fold("system", c.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
-    _read_messages(c.require_list(args.get("messages"), "messages", non_empty=True), turns)
-    extras: dict[str, Any] = {}
-    if not plain:  # a plain body skips the readers of everything else: the common, hot path
-        extras = o.conversation_extras(
-            args,
-            NAME,
-            turns,
-            native="messages",
-            standard=_REQUEST_OBJECT,
-            stop=("stop_sequences", False, None),
-        )
-    return c.conversation_request(
-        NAME, args, turns.system, turns.build(), field_name="messages", max_temperature=1.0, **extras
-    )
+        turns.fold("system", common.text_of_content(system, "system", _TEXT_TYPES, _TEXT_KEYS, "\n"))
+    _read_messages(common.require_list(args.get("messages"), "messages", non_empty=True), turns)
 
 
 def _read_messages(messages: list[Any], turns: Turns) -> None:
     for i, raw in enumerate(messages):
         path = f"messages[{i}]"
-        message = c.require_object(raw, path)
-        c.reject_unknown(message, ("role", "content"), path)
+        message = common.require_object(raw, path)
+        common.reject_unknown(message, ("role", "content"), path)
         role = message.get("role")
         if role == "system":
             raise caller_error(f"{path}.role", "'system' is not a message role here: pass it as 'system'")
@@ -146,11 +167,11 @@ def _read_messages(messages: list[Any], turns: Turns) -> None:
             raise caller_error(f"{path}.content", "is required")
         content = message["content"]
         if isinstance(content, str):
-            turns.text(role, c.require_unicode(content, f"{path}.content"), path)
+            turns.text(role, common.require_unicode(content, f"{path}.content"), path)
         elif role == "assistant":
-            _read_assistant(c.require_list(content, f"{path}.content"), path, turns)
+            _read_assistant(common.require_list(content, f"{path}.content"), path, turns)
         else:
-            _read_user(c.require_list(content, f"{path}.content"), path, turns)
+            _read_user(common.require_list(content, f"{path}.content"), path, turns)
 
 
 def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
@@ -184,21 +205,21 @@ def _read_assistant(blocks: list[Any], path: str, turns: Turns) -> None:
 
 
 def _kind(raw: object, path: str) -> object:
-    return c.require_object(raw, path).get("type")
+    return common.require_object(raw, path).get("type")
 
 
 def _text(raw: Any, path: str, allowed: tuple[str, ...]) -> str:
     if raw.get("type") in ("tool_use", "tool_result"):
         side = "an assistant" if raw["type"] == "tool_use" else "a user"
         raise caller_error(f"{path}.type", f"a {raw['type']} block belongs in {side} message")
-    text = c.text_of_part(raw, path, allowed, _TEXT_KEYS)
-    c.reject_unknown(raw, _TEXT_BLOCK_KEYS, path)
+    text = common.text_of_part(raw, path, allowed, _TEXT_KEYS)
+    common.reject_unknown(raw, _TEXT_BLOCK_KEYS, path)
     return text
 
 
 def _tool_use(block: Any, path: str) -> ToolUse:
-    c.reject_unknown(block, ("type", "id", "name", "input", "cache_control"), path)
-    name = c.require_string(block.get("name"), f"{path}.name")
+    common.reject_unknown(block, ("type", "id", "name", "input", "cache_control"), path)
+    name = common.require_string(block.get("name"), f"{path}.name")
     if not name:
         raise caller_error(f"{path}.name", "must not be empty")
     return ToolUse(
@@ -207,15 +228,89 @@ def _tool_use(block: Any, path: str) -> ToolUse:
 
 
 def _tool_result(block: Any, path: str) -> ToolResult:
-    c.reject_unknown(block, ("type", "tool_use_id", "content", "is_error", "cache_control"), path)
+    common.reject_unknown(block, ("type", "tool_use_id", "content", "is_error", "cache_control"), path)
     ident = call_id(block.get("tool_use_id"), f"{path}.tool_use_id")
     content = block.get("content", "")
-    text = c.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     is_error = block.get("is_error", False)
     if not isinstance(is_error, bool):
-        raise caller_error(f"{path}.is_error", f"expected a boolean, got {c.type_name(is_error)}")
+        raise caller_error(f"{path}.is_error", f"expected a boolean, got {common.type_name(is_error)}")
     return ToolResult(ident, text, is_error)
 
 
-def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
-    return c.text_result(completion, cursor)
+# -- tool definitions and tool_choice: Anthropic's own shape is the seed shape -----------------
+
+
+def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
+    kind = obj.get("type")
+    if kind is not None and kind != "custom":
+        type_path = f"{path}.type"
+        if not isinstance(kind, str):
+            raise caller_error(type_path, f"expected 'custom' or no type, got {common.type_name(kind)}")
+        raise caller_error(
+            type_path,
+            f"Anthropic tool type {ascii(kind)} cannot be forwarded: server tools and Anthropic-defined "
+            "tools (web search, code execution, bash, text editor, computer use ...) run on Anthropic's "
+            "side; only custom tools {name, description, input_schema} reach the host's model",
+        )
+    return definitions.read_seed_tool(obj, path, _TOOL_KEYS, _TOOL_FORMS)
+
+
+def _read_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolChoice, str]:
+    """`{type: auto|any|tool|none, name?, disable_parallel_tool_use?}`; `any` is MCP's `required`.
+
+    `disable_parallel_tool_use` is accepted and ignored: MCP sampling has no such switch, and the
+    host's model decides how many tools it calls.
+    """
+    mode = _ANTHROPIC_MODES.get(kind)
+    if mode is None:
+        raise caller_error(f"{path}.type", f"expected 'auto', 'any', 'tool' or 'none', got {ascii(kind)}")
+    common.reject_unknown(value, ("type", "name", "disable_parallel_tool_use"), path)
+    parallel = value.get("disable_parallel_tool_use")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise caller_error(
+            f"{path}.disable_parallel_tool_use", f"expected a boolean, got {common.type_name(parallel)}"
+        )
+    name_path = f"{path}.name"
+    if kind == "tool":
+        return ToolChoice(mode, definitions.tool_name(value.get("name"), name_path)), name_path
+    if value.get("name") is not None:
+        raise caller_error(name_path, f"is only taken with type 'tool', not {ascii(kind)}")
+    return ToolChoice(mode), name_path
+
+
+def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    described: dict[str, Any] = {"name": name}
+    if description is not None:
+        described["description"] = description
+    return {**described, "input_schema": schema}
+
+
+DIALECT = Dialect(
+    NAME=NAME,
+    DESCRIPTION=DESCRIPTION,
+    INPUT_SCHEMA=INPUT_SCHEMA,
+    body=Body(
+        conversation="messages",
+        turn_noun="message",
+        plain=_PLAIN,
+        request_object=_REQUEST_OBJECT,
+        text_arguments=("messages", "system"),
+        max_temperature=1.0,
+        stop=_STOP,
+        hints=_HINTS,
+        refused=_REFUSED,
+    ),
+    read_conversation=_read_conversation,
+    render=common.text_result,
+    tools=definitions.ToolShape(
+        format="messages",
+        read_tool=_read_tool,
+        read_choice=_read_choice,
+        write_tool=_write_tool,
+        forms=_TOOL_FORMS,
+        choice_forms=_CHOICE_FORMS,
+        tools_schema=_TOOLS_SCHEMA,
+        choice_schema=_CHOICE_SCHEMA,
+    ),
+)

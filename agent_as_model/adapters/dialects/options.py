@@ -9,9 +9,9 @@ whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from agent_as_model.adapters.dialects import contracts
 from agent_as_model.adapters.dialects.common import (
     path_of,
     reject_unknown,
@@ -20,8 +20,7 @@ from agent_as_model.adapters.dialects.common import (
     require_string,
     type_name,
 )
-from agent_as_model.adapters.dialects.turns import Turns
-from agent_as_model.adapters.tools.definitions import Native, read_tool_choice, read_tools
+from agent_as_model.adapters.tools.definitions import ToolShape, read_tool_choice, read_tools
 from agent_as_model.arguments import with_article
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
@@ -38,7 +37,8 @@ _JSON_TYPES: dict[str, Callable[[object], bool]] = {
     "array": lambda v: isinstance(v, list),
 }
 
-# Pure hints of the product APIs: accepted and ignored (docs/decisions.md). null is "not given".
+# Pure hints of the product APIs, by the JSON type they take: accepted and ignored
+# (docs/decisions.md). null is "not given". A dialect picks its own with `hints(...)`.
 HINTS: dict[str, str] = {
     "user": "string",
     "metadata": "object",
@@ -94,7 +94,8 @@ def _unless_disabled(v: object) -> str | None:
 
 Refusal = Callable[[object], str | None]
 # Parameters that change what the caller gets. A harmless value (stream: false, n: 1) is fine;
-# anything else is refused, naming why. null is "not given".
+# anything else is refused, naming why. null is "not given". A dialect picks its own with
+# `refusals(...)`, and may add its product's own beside them.
 REFUSED: dict[str, Refusal] = {
     "stream": _when_true("streaming cannot be honoured: the host's completion arrives in one piece; omit it"),
     "n": _unless_one,
@@ -119,36 +120,54 @@ REFUSED: dict[str, Refusal] = {
 }
 
 
-def check_natives(args: Mapping[str, Any]) -> None:
-    """Type-check the hints and refuse what cannot be honoured, among the parameters given.
+def hints(*names: str) -> dict[str, str]:
+    """The shared hints of these names, for a dialect's declaration."""
+    return {name: HINTS[name] for name in names}
 
-    Run after the dialect's unknown-parameter check, so only its own natives reach here."""
+
+def refusals(*names: str) -> dict[str, Refusal]:
+    """The shared refusals of these names, for a dialect's declaration."""
+    return {name: REFUSED[name] for name in names}
+
+
+def check_natives(args: Mapping[str, Any], hinted: Mapping[str, str], refused: Mapping[str, Refusal]) -> None:
+    """Type-check the dialect's hints and refuse what cannot be honoured, among the parameters given."""
     for name, value in args.items():
         if value is None:
             continue
-        kind = HINTS.get(name)
+        kind = hinted.get(name)
         if kind is not None:
             if not _JSON_TYPES[kind](value):
                 raise caller_error(name, f"expected {with_article(kind)}, got {type_name(value)}")
             continue
-        refusal = REFUSED.get(name)
+        refusal = refused.get(name)
         if refusal is not None:
             reason = refusal(value)
             if reason is not None:
                 raise caller_error(name, reason)
 
 
-def read_stop(
-    args: Mapping[str, Any], name: str, *, string_ok: bool, max_items: int | None
-) -> tuple[str, ...]:
+@dataclass(frozen=True, slots=True)
+class StopParameter:
+    """A product's stop-sequence parameter."""
+
+    name: str
+    string_ok: bool = False  # a bare string is one sequence
+    max_items: int | None = None
+
+
+def read_stop(args: Mapping[str, Any], parameter: StopParameter | None) -> tuple[str, ...]:
+    if parameter is None:
+        return ()
+    name = parameter.name
     value = args.get(name)
     if value is None:
         return ()
-    if string_ok and isinstance(value, str):
+    if parameter.string_ok and isinstance(value, str):
         value = [value]
     items = require_list(value, name)
-    if max_items is not None and len(items) > max_items:
-        raise caller_error(name, f"at most {max_items} stop sequences, got {len(items)}")
+    if parameter.max_items is not None and len(items) > parameter.max_items:
+        raise caller_error(name, f"at most {parameter.max_items} stop sequences, got {len(items)}")
     stops = tuple(require_string(s, path_of(name, i)) for i, s in enumerate(items))
     for i, stop in enumerate(stops):
         if not stop:
@@ -156,9 +175,9 @@ def read_stop(
     return stops
 
 
-def read_max_tokens_alias(args: Mapping[str, Any], native: str) -> str:
+def read_max_tokens_alias(args: Mapping[str, Any], native: str | None) -> str:
     """Which of `max_tokens` and the product's own name to read; both must agree when both are given."""
-    if args.get(native) is None:
+    if native is None or args.get(native) is None:
         return "max_tokens"
     if args.get("max_tokens") is not None and args["max_tokens"] != args[native]:
         raise caller_error(native, f"differs from max_tokens ({args['max_tokens']!r}): give one of them")
@@ -178,24 +197,19 @@ def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None)
     return value
 
 
-def read_output(args: Mapping[str, Any], native: str | None) -> OutputContract | None:
+# The product's own way of asking for JSON, read from the arguments (None: it was not asked).
+NativeOutput = Callable[[Mapping[str, Any]], "OutputContract | None"]
+
+
+def read_output(args: Mapping[str, Any], native: NativeOutput | None) -> OutputContract | None:
     """The output contract from `output_schema` or the product's own way of asking for JSON."""
     contracts: list[OutputContract] = []
     if args.get("output_schema") is not None:
         contracts.append(OutputContract(check_object_schema(args["output_schema"], "output_schema")))
-    if native == "response_format" and args.get("response_format") is not None:
-        contract = _format(args["response_format"], "response_format", nested="json_schema")
+    if native is not None:
+        contract = native(args)
         if contract is not None:
             contracts.append(contract)
-    if native == "text" and args.get("text") is not None:
-        text = require_object(args["text"], "text")
-        reject_unknown(text, ("format", "verbosity"), "text")
-        if text.get("verbosity") is not None:
-            require_string(text["verbosity"], "text.verbosity")  # a hint: checked, then ignored
-        if text.get("format") is not None:
-            contract = _format(text["format"], "text.format", nested=None)
-            if contract is not None:
-                contracts.append(contract)
     if len(contracts) > 1:
         raise caller_error(
             contracts[1].path, f"asks for structured output, and so does {contracts[0].path}: give one"
@@ -203,59 +217,27 @@ def read_output(args: Mapping[str, Any], native: str | None) -> OutputContract |
     return contracts[0] if contracts else None
 
 
-def conversation_extras(
-    args: Mapping[str, Any],
-    tool: str,
-    turns: Turns,
-    *,
-    native: Native,
-    standard: Mapping[str, Any],
-    output_from: str | None = None,
-    stop: tuple[str, bool, int | None] | None = None,
-    max_tokens_alias: str | None = None,
-    calls_join: bool = False,
-) -> dict[str, Any]:
-    """Every `Request` field of a conversation tool beyond the conversation and its limits, read
-    from a body that has more than those. `stop` is (parameter, a bare string ok, most items);
-    `calls_join`: call items passed back join a trailing assistant message (responses)."""
-    output = read_output(args, output_from)
-    tools, choice = read_tool_options(args, native, output)
-    persona = contracts.read_persona(args, standard, output)
-    return {
-        "max_tokens_name": read_max_tokens_alias(args, max_tokens_alias)
-        if max_tokens_alias
-        else "max_tokens",
-        "tools": tools,
-        "tool_choice": choice,
-        "output": output,
-        "stop": read_stop(args, stop[0], string_ok=stop[1], max_items=stop[2]) if stop else (),
-        "repair_attempts": read_repair_attempts(args, output),
-        "persona": persona,
-        "chain": contracts.read_chain(
-            args, tool, turns.transcript, turns.open_assistant if calls_join else None
-        ),
-    }
-
-
 def read_tool_options(
-    args: Mapping[str, Any], native: Native, output: OutputContract | None
+    args: Mapping[str, Any], shape: ToolShape | None, output: OutputContract | None
 ) -> tuple[tuple[ToolSpec, ...], ToolChoice | None]:
+    if shape is None:  # the tool takes no tool definitions (its schema refused them already)
+        return (), None
     tools: tuple[ToolSpec, ...] = ()
     if args.get("tools") is not None:
-        tools = read_tools(args["tools"], "tools", native)
+        tools = read_tools(args["tools"], "tools", shape)
         if output is not None and tools:
             raise caller_error(
                 "tools",
                 f"cannot be combined with {output.path}: structured output is itself one required tool",
             )
-    choice = read_tool_choice(args.get("tool_choice"), "tool_choice", native, tools)
+    choice = read_tool_choice(args.get("tool_choice"), "tool_choice", shape, tools)
     return tools, choice
 
 
 _ANY_OBJECT: dict[str, object] = {"type": "object"}
 
 
-def _format(value: object, path: str, *, nested: str | None) -> OutputContract | None:
+def format_contract(value: object, path: str, *, nested: str | None) -> OutputContract | None:
     """chat `response_format` ({type, json_schema: {name, schema, ...}}) or responses `text.format`
     ({type, name, schema, ...}): `text` asks for nothing, `json_object` for any JSON object."""
     fmt = require_object(value, path)
@@ -305,8 +287,11 @@ REPAIR_SCHEMA: dict[str, Any] = {
 }
 
 
-def hint_schemas(names: Iterable[str]) -> dict[str, Any]:
-    return {n: {"type": [HINTS[n], "null"], "description": "Accepted and ignored (a hint)."} for n in names}
+def hint_schemas(hinted: Mapping[str, str]) -> dict[str, Any]:
+    return {
+        n: {"type": [kind, "null"], "description": "Accepted and ignored (a hint)."}
+        for n, kind in hinted.items()
+    }
 
 
 def refused_schemas(names: Iterable[str]) -> dict[str, Any]:
@@ -316,11 +301,13 @@ def refused_schemas(names: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def stop_schema(string_ok: bool, max_items: int | None) -> dict[str, Any]:
+def stop_schema(parameter: StopParameter) -> dict[str, Any]:
     array: dict[str, Any] = {"type": "array", "items": {"type": "string", "minLength": 1}}
-    if max_items is not None:
-        array["maxItems"] = max_items
-    schema: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, array]} if string_ok else array
+    if parameter.max_items is not None:
+        array["maxItems"] = parameter.max_items
+    schema: dict[str, Any] = array
+    if parameter.string_ok:
+        schema = {"anyOf": [{"type": "string", "minLength": 1}, array]}
     schema["description"] = "Stop sequences, sent to the host as stopSequences."
     return schema
 

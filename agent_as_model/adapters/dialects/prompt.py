@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model import cursors
-from agent_as_model.adapters.dialects import common as c
-from agent_as_model.adapters.dialects import contracts
+from agent_as_model.adapters.dialects import common, contracts
+from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, Text, Turn
 
 NAME = "generate"
 DESCRIPTION = (
@@ -26,9 +25,9 @@ INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "prompt": {"type": "string", "description": "The prompt, sent as one user message."},
-        "model": c.MODEL_SCHEMA,
-        "temperature": c.temperature_schema(2),
-        "max_tokens": c.MAX_TOKENS_SCHEMA,
+        "model": common.MODEL_SCHEMA,
+        "temperature": common.temperature_schema(2),
+        "max_tokens": common.MAX_TOKENS_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,
         "previous_response_id": {
             **contracts.PREVIOUS_SCHEMA,
@@ -41,22 +40,24 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse(args: Mapping[str, Any]) -> Request:
-    c.reject_unknown(args, INPUT_SCHEMA["properties"])
+def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     if "prompt" not in args:
         raise caller_error("prompt", "is required")
-    prompt = c.require_string(args["prompt"], "prompt")
-    return Request(
-        tool=NAME,
-        system=None,
-        turns=(Turn("user", (Text(prompt),), "prompt"),),
-        model=c.read_model(args),
-        max_tokens=c.read_max_tokens(args),
-        temperature=c.read_temperature(args),
-        persona=contracts.read_persona(args, _REQUEST_OBJECT, None),
-        chain=contracts.read_chain(args, NAME, lambda: (cursors.entry("user", prompt),)),
-    )
+    turns.text("user", common.require_string(args["prompt"], "prompt"), "prompt")
 
 
-def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
-    return c.text_result(completion, cursor)
+DIALECT = Dialect(
+    NAME=NAME,
+    DESCRIPTION=DESCRIPTION,
+    INPUT_SCHEMA=INPUT_SCHEMA,
+    body=Body(
+        conversation="prompt",
+        turn_noun="prompt",
+        plain=frozenset(["prompt", "model", "temperature", "max_tokens"]),
+        request_object=_REQUEST_OBJECT,
+        text_arguments=("prompt",),
+        has_history=False,  # the prompt is the whole request: a cur_ cursor has nothing to check
+    ),
+    read_conversation=_read_conversation,
+    render=common.text_result,
+)

@@ -13,13 +13,20 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common as c
-from agent_as_model.adapters.dialects import contracts
-from agent_as_model.adapters.dialects import options as o
+from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
-from agent_as_model.adapters.tools.definitions import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA
+from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request, ToolResult, ToolUse
+from agent_as_model.neutral import (
+    Completion,
+    OutputContract,
+    Request,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 
 NAME = "responses_create"
 DESCRIPTION = (
@@ -41,7 +48,7 @@ _ITEM_KEYS = {
     "function_call": ("type", "call_id", "name", "arguments", "id", "status"),
     "function_call_output": ("type", "call_id", "output", "id", "status"),
 }
-_HINTS = (
+_HINTS = options.hints(
     "user",
     "metadata",
     "store",
@@ -56,9 +63,37 @@ _HINTS = (
     "max_tool_calls",
     "include",
 )
-_REFUSED = ("stream", "background", "top_logprobs", "conversation", "prompt")
+_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt")
+_TOOL_FORMS = "{name, description, input_schema} or {type: 'function', name, description, parameters}"
+_TOOL_KEYS = ("type", *definitions.FUNCTION_KEYS)
+_CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'function', name}"
 # The persona's request object (spec section 5): these parameters, with their defaults.
 _REQUEST_OBJECT = contracts.request_object_defaults("input", "instructions")
+
+_TOOLS_SCHEMA = listing.tools_schema(
+    {
+        "type": "object",
+        "description": "A Responses function tool; built-in tools (web_search, file_search, ...) "
+        "cannot be forwarded.",
+        "properties": {
+            "type": {"const": "function"},
+            "name": listing.NAME,
+            "description": listing.DESCRIPTION,
+            "parameters": listing.PARAMETERS,
+            "strict": listing.STRICT,
+        },
+        "required": ["type", "name"],
+    },
+    listing.SEED_TOOL,
+)
+_CHOICE_SCHEMA = listing.choice_schema(
+    {
+        "type": "object",
+        "description": "Call this function.",
+        "properties": {"type": {"const": "function"}, "name": {"type": "string"}},
+        "required": ["type", "name"],
+    }
+)
 
 # The common body: the conversation and its limits only. It skips the readers of everything else.
 _PLAIN = frozenset(["input", "instructions", "model", "temperature", "max_tokens"])
@@ -107,74 +142,69 @@ INPUT_SCHEMA: dict[str, Any] = {
             ],
         },
         "instructions": {"type": "string", "description": "System prompt; leads system/developer items."},
-        "model": c.MODEL_SCHEMA,
-        "temperature": c.temperature_schema(2),
+        "model": common.MODEL_SCHEMA,
+        "temperature": common.temperature_schema(2),
         "max_tokens": {
-            **c.MAX_TOKENS_SCHEMA,
+            **common.MAX_TOKENS_SCHEMA,
             "description": "Maximum tokens the host may generate (the Responses API's max_output_tokens).",
         },
-        "max_output_tokens": {**c.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
-        "tools": TOOLS_SCHEMA["responses"],
-        "tool_choice": TOOL_CHOICE_SCHEMA["responses"],
-        "output_schema": o.OUTPUT_SCHEMA_SCHEMA,
+        "max_output_tokens": {**common.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
+        "tools": _TOOLS_SCHEMA,
+        "tool_choice": _CHOICE_SCHEMA,
+        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
         "text": {
             "type": "object",
-            "properties": {"format": o.format_schema(nested=False), "verbosity": {"type": "string"}},
+            "properties": {"format": options.format_schema(nested=False), "verbosity": {"type": "string"}},
             "description": "format: json_schema (as output_schema), json_object or text; verbosity: a hint.",
         },
-        "repair_attempts": o.REPAIR_SCHEMA,
+        "repair_attempts": options.REPAIR_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,
         "previous_response_id": contracts.PREVIOUS_SCHEMA,
-        **o.hint_schemas(_HINTS),
-        **o.refused_schemas(_REFUSED),
+        **options.hint_schemas(_HINTS),
+        **options.refused_schemas(_REFUSED),
     },
     "required": ["input"],
     "additionalProperties": False,
 }
 
 
-def parse(args: Mapping[str, Any]) -> Request:
-    plain = args.keys() <= _PLAIN
-    if not plain:
-        c.reject_unknown(args, INPUT_SCHEMA["properties"])
-        o.check_natives(args)
+def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     if "input" not in args:
         raise caller_error("input", "is required")
-    turns = Turns()
     instructions = args.get("instructions")
     if instructions is not None:
-        turns.fold("system", c.require_string(instructions, "instructions"))
+        turns.fold("system", common.require_string(instructions, "instructions"))
     raw_input = args["input"]
     if isinstance(raw_input, str):
-        turns.text("user", c.require_unicode(raw_input, "input"), "input")
+        turns.text("user", common.require_unicode(raw_input, "input"), "input")
     else:
-        _read_items(c.require_list(raw_input, "input", non_empty=True), turns)
-    extras: dict[str, Any] = {}
-    if not plain:  # a plain body skips the readers of everything else: the common, hot path
-        extras = o.conversation_extras(
-            args,
-            NAME,
-            turns,
-            native="responses",
-            standard=_REQUEST_OBJECT,
-            output_from="text",
-            max_tokens_alias="max_output_tokens",
-            calls_join=True,
-        )
-    return c.conversation_request(NAME, args, turns.system, turns.build(), field_name="input", **extras)
+        _read_items(common.require_list(raw_input, "input", non_empty=True), turns)
+
+
+def _text_format(args: Mapping[str, Any]) -> OutputContract | None:
+    """`text: {format, verbosity}`: the format may ask for JSON; verbosity is a hint."""
+    if args.get("text") is None:
+        return None
+    text = common.require_object(args["text"], "text")
+    common.reject_unknown(text, ("format", "verbosity"), "text")
+    if text.get("verbosity") is not None:
+        common.require_string(text["verbosity"], "text.verbosity")  # a hint: checked, then ignored
+    if text.get("format") is None:
+        return None
+    return options.format_contract(text["format"], "text.format", nested=None)
 
 
 def _read_items(items: list[Any], turns: Turns) -> None:
     for i, raw in enumerate(items):
         path = f"input[{i}]"
-        item = c.require_object(raw, path)
+        item = common.require_object(raw, path)
         kind = item.get("type", "message")
         if not isinstance(kind, str) or kind not in _ITEM_KEYS:
             expected = ", ".join(repr(k) for k in _ITEM_KEYS)
             raise caller_error(f"{path}.type", f"unsupported item type {ascii(kind)} (expected {expected})")
-        c.reject_unknown(item, _ITEM_KEYS[kind], path)
+        common.reject_unknown(item, _ITEM_KEYS[kind], path)
         if kind == "function_call":
-            name = c.require_string(item.get("name"), f"{path}.name")
+            name = common.require_string(item.get("name"), f"{path}.name")
             if not name:
                 raise caller_error(f"{path}.name", "must not be empty")
             arguments = arguments_object(item.get("arguments"), f"{path}.arguments")
@@ -183,7 +213,7 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             ident = call_id(item.get("call_id"), f"{path}.call_id")
             if "output" not in item:
                 raise caller_error(f"{path}.output", "is required")
-            output = c.text_of_content(item["output"], f"{path}.output", _TEXT_TYPES, _TEXT_KEYS, "\n")
+            output = common.text_of_content(item["output"], f"{path}.output", _TEXT_TYPES, _TEXT_KEYS, "\n")
             turns.tool_result(ToolResult(ident, output), path)
         else:
             _read_message(item, path, turns)
@@ -195,14 +225,14 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
         raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
     if "content" not in item:
         raise caller_error(f"{path}.content", "is required")
-    text = c.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    text = common.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     if role in ("system", "developer"):
         turns.fold(role, text)
     else:
         turns.text(role, text, path)
 
 
-def render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
+def _render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
     # One random hex serves both ids, so a reader can tie the message item to its response.
     ident = uuid.uuid4().hex
     output: list[dict[str, Any]] = []
@@ -234,3 +264,62 @@ def render(completion: Completion, request: Request, cursor: str | None) -> str 
         "model": request.model,
         "output": output,
     }
+
+
+# -- tool definitions and tool_choice: {type: "function", name, ...} or the seed shape ----------
+
+
+def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
+    if "type" not in obj:
+        return definitions.read_seed_tool(obj, path, definitions.SEED_KEYS, _TOOL_FORMS)
+    definitions.check_function_type(obj, path)
+    definitions.reject_unknown_key(obj, _TOOL_KEYS, path, f"a tool is {_TOOL_FORMS}")
+    return definitions.read_function(obj, path)
+
+
+def _read_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolChoice, str]:
+    definitions.check_function_choice_type(kind, path, _CHOICE_FORMS)
+    common.reject_unknown(value, ("type", "name"), path)
+    name_path = f"{path}.name"
+    return ToolChoice("required", definitions.tool_name(value.get("name"), name_path)), name_path
+
+
+def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    # `strict` is set to false: it defaults to true on Responses, and strict mode needs every
+    # property required and `additionalProperties: false`, which MCP schemas rarely are (the API
+    # refuses the tool otherwise).
+    described: dict[str, Any] = {"name": name}
+    if description is not None:
+        described["description"] = description
+    return {"type": "function", **described, "parameters": schema, "strict": False}
+
+
+DIALECT = Dialect(
+    NAME=NAME,
+    DESCRIPTION=DESCRIPTION,
+    INPUT_SCHEMA=INPUT_SCHEMA,
+    body=Body(
+        conversation="input",
+        turn_noun="item",
+        plain=_PLAIN,
+        request_object=_REQUEST_OBJECT,
+        text_arguments=("input", "instructions"),
+        max_tokens_alias="max_output_tokens",
+        native_output=_text_format,
+        calls_join=True,
+        hints=_HINTS,
+        refused=_REFUSED,
+    ),
+    read_conversation=_read_conversation,
+    render=_render,
+    tools=definitions.ToolShape(
+        format="responses",
+        read_tool=_read_tool,
+        read_choice=_read_choice,
+        write_tool=_write_tool,
+        forms=_TOOL_FORMS,
+        choice_forms=_CHOICE_FORMS,
+        tools_schema=_TOOLS_SCHEMA,
+        choice_schema=_CHOICE_SCHEMA,
+    ),
+)

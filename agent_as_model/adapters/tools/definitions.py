@@ -1,19 +1,17 @@
-"""A dialect's `tools` and `tool_choice`, in its native shapes or the seed's, into neutral form.
+"""Tool definitions and `tool_choice` into neutral form, through a dialect's `ToolShape`.
 
-Every dialect takes the reference server's shape, `{name, description?, input_schema}`, and its
-product's own, so an existing request body works unchanged (spec section 1.2):
+Every dialect takes the reference server's shape, `{name, description?, input_schema}` (the seed
+shape), and its product's own, so an existing request body works unchanged (spec section 1.2).
+A dialect declares its product's shapes as a `ToolShape` (its readers, its writer for
+`export-tools`, its listed fragments) built from the pieces here: the seed reader, the function
+reader that the OpenAI-style shapes share, and the checks of names, descriptions and `strict`.
+Nothing here names a product.
 
-    chat        {type: "function", function: {name, description?, parameters?, strict?}}
-    messages    {name, description?, input_schema, type?: "custom", cache_control?, strict?}
-    responses   {type: "function", name, description?, parameters?, strict?}
-
-An item with a `type` (or, on chat, a `function`) is read as the native shape; one without is the
-seed shape. OpenAI lets `parameters` be omitted: that is a tool without arguments, `{"type":
-"object", "properties": {}}`. `strict` is accepted and ignored: MCP sampling has no strict mode, so
-the host's model is held to the schema only as far as it honours it. `cache_control` is an
-Anthropic prompt-caching hint with no MCP counterpart, likewise ignored. Tools that run on the
-product's own servers (web search, file search, code execution, computer use ...) cannot be
-forwarded to a host's model, and are refused by name.
+OpenAI lets `parameters` be omitted: that is a tool without arguments, `{"type": "object",
+"properties": {}}`. `strict` is accepted and ignored: MCP sampling has no strict mode, so the
+host's model is held to the schema only as far as it honours it. Tools that run on a product's
+own servers (web search, file search, code execution, computer use ...) cannot be forwarded to a
+host's model, and the dialects refuse them by name.
 
 Checks (before anything travels): `tools` is an array of objects; keys are known; a name is a
 non-empty string, unique within the request; a description is a string or null; every schema is a
@@ -23,59 +21,51 @@ what the caller wrote, e.g. `tools[2].function.parameters.type`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from agent_as_model.adapters.tools.listing import TOOL_CHOICE_SCHEMA, TOOLS_SCHEMA, Native
-from agent_as_model.arguments import (
-    path_of,
-    reject_unknown,
-    require_list,
-    require_object,
-    require_string,
-    type_name,
-)
+from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChoiceMode, ToolChoice, ToolSpec
 from agent_as_model.schemas import check_object_schema
 
-__all__ = ["TOOLS_SCHEMA", "TOOL_CHOICE_SCHEMA", "Native", "read_tool_choice", "read_tools"]
+# One tool definition in a product's shape: (the tool, the JSON path of its name, for duplicates).
+ToolReader = Callable[[Mapping[str, Any], str], tuple[ToolSpec, str]]
+# A tool_choice object of a product (the strings auto/required/none are shared by all):
+# (the object, its path, its `type`) -> (the choice, the JSON path of the tool name it names).
+ChoiceReader = Callable[[Mapping[str, Any], str, str], tuple[ToolChoice, str]]
+# An MCP tool in the product's shape: (host-safe name, description or None, input schema).
+ToolWriter = Callable[[str, "str | None", dict[str, Any]], dict[str, Any]]
 
-_SEED_KEYS = ("name", "description", "input_schema")
-_MESSAGES_KEYS = (*_SEED_KEYS, "type", "cache_control", "strict")
-_CHAT_KEYS = ("type", "function")
-_FUNCTION_KEYS = ("name", "description", "parameters", "strict")
-_RESPONSES_KEYS = ("type", *_FUNCTION_KEYS)
 
-# How each dialect writes a tool, quoted in errors so the caller sees the accepted forms.
-_FORMS: Mapping[Native, str] = {
-    "chat": "{name, description, input_schema} or "
-    "{type: 'function', function: {name, description, parameters}}",
-    "messages": "{name, description, input_schema}",
-    "responses": "{name, description, input_schema} or {type: 'function', name, description, parameters}",
-}
+@dataclass(frozen=True, slots=True)
+class ToolShape:
+    """A product's own tool-definition and tool-choice shapes, declared by its dialect."""
+
+    format: str  # the name `export-tools --format` takes
+    read_tool: ToolReader
+    read_choice: ChoiceReader
+    write_tool: ToolWriter
+    forms: str  # how a tool is written, quoted in errors
+    choice_forms: str  # how a tool_choice is written, quoted in errors
+    tools_schema: dict[str, Any] = field(repr=False)  # the listed fragments (listing.py)
+    choice_schema: dict[str, Any] = field(repr=False)
+
+
+SEED_KEYS = ("name", "description", "input_schema")
+FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 _MODES: tuple[ChoiceMode, ...] = ("auto", "required", "none")
-_CHOICE_FORMS: Mapping[Native, str] = {
-    "chat": "'auto', 'required', 'none' or {type: 'function', function: {name}}",
-    "messages": "'auto', 'required', 'none' or {type: 'auto'|'any'|'tool'|'none', name}",
-    "responses": "'auto', 'required', 'none' or {type: 'function', name}",
-}
-_ANTHROPIC_MODES: Mapping[str, ChoiceMode] = {
-    "auto": "auto",
-    "any": "required",
-    "tool": "required",
-    "none": "none",
-}
 
 
-def read_tools(value: object, path: str, native: Native) -> tuple[ToolSpec, ...]:
+def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
     """The tools of a request, in order; null, absent (None) or `[]` is no tools."""
     if value is None:
         return ()
     specs: list[ToolSpec] = []
     seen: dict[str, str] = {}  # name -> the path it was first given at
     for i, item in enumerate(require_list(value, path)):
-        spec, name_path = _read_tool(item, path_of(path, i), native)
+        spec, name_path = shape.read_tool(require_object(item, path_of(path, i)), path_of(path, i))
         if spec.name in seen:
             raise caller_error(
                 name_path, f"duplicate tool name {ascii(spec.name)} (also at {seen[spec.name]})"
@@ -86,7 +76,7 @@ def read_tools(value: object, path: str, native: Native) -> tuple[ToolSpec, ...]
 
 
 def read_tool_choice(
-    value: object, path: str, native: Native, tools: tuple[ToolSpec, ...]
+    value: object, path: str, shape: ToolShape, tools: tuple[ToolSpec, ...]
 ) -> ToolChoice | None:
     """How the model may use `tools`; null or absent (None) leaves it to the host (auto).
 
@@ -97,9 +87,14 @@ def read_tool_choice(
     if value is None:
         return None
     if isinstance(value, str):
-        choice, name_path = _mode(value, path, native), path
+        choice, name_path = _mode(value, path, shape), path
     else:
-        choice, name_path = _read_choice_object(value, path, native)
+        if not isinstance(value, dict):
+            raise caller_error(path, f"expected {shape.choice_forms}, got {type_name(value)}")
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            raise caller_error(path_of(path, "type"), f"expected a string, got {type_name(kind)}")
+        choice, name_path = shape.read_choice(value, path, kind)
     if not tools:
         if choice.name is None and choice.mode != "required":
             return None
@@ -112,26 +107,15 @@ def read_tool_choice(
     return choice
 
 
-def _read_tool(item: object, path: str, native: Native) -> tuple[ToolSpec, str]:
-    obj = require_object(item, path)
-    if native == "chat" and ("type" in obj or "function" in obj):
-        return _read_chat_tool(obj, path)
-    if native == "responses" and "type" in obj:
-        return _read_responses_tool(obj, path)
-    if native == "messages":
-        _check_messages_type(obj, path)
-        return _read_seed_tool(obj, path, _MESSAGES_KEYS, native)
-    return _read_seed_tool(obj, path, _SEED_KEYS, native)
-
-
-def _read_seed_tool(
-    obj: Mapping[str, Any], path: str, keys: tuple[str, ...], native: Native
+def read_seed_tool(
+    obj: Mapping[str, Any], path: str, keys: tuple[str, ...], forms: str
 ) -> tuple[ToolSpec, str]:
-    _reject_unknown_key(obj, keys, path, f"a tool is {_FORMS[native]}")
-    _check_strict(obj, path)
+    """`{name, description?, input_schema}` (plus the extra `keys` a product allows there)."""
+    reject_unknown_key(obj, keys, path, f"a tool is {forms}")
+    check_strict(obj, path)
     name_path = path_of(path, "name")
-    name = _name(obj.get("name"), name_path)
-    description = _description(obj, path)
+    name = tool_name(obj.get("name"), name_path)
+    description = tool_description(obj, path)
     schema_path = path_of(path, "input_schema")
     if obj.get("input_schema") is None:
         raise caller_error(schema_path, "is required (a JSON Schema with root type 'object')")
@@ -139,29 +123,12 @@ def _read_seed_tool(
     return spec, name_path
 
 
-def _read_chat_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
-    _check_function_type(obj, path)
-    function_path = path_of(path, "function")
-    if "function" not in obj:
-        raise caller_error(function_path, "is required: {name, description, parameters}")
-    reject_unknown(obj, _CHAT_KEYS, path)
-    function = require_object(obj["function"], function_path)
-    reject_unknown(function, _FUNCTION_KEYS, function_path)
-    return _read_function(function, function_path)
-
-
-def _read_responses_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
-    _check_function_type(obj, path)
-    _reject_unknown_key(obj, _RESPONSES_KEYS, path, f"a tool is {_FORMS['responses']}")
-    return _read_function(obj, path)
-
-
-def _read_function(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
-    """The OpenAI function fields, shared by chat's `function` object and a Responses tool."""
-    _check_strict(obj, path)
+def read_function(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
+    """The function fields `{name, description?, parameters?, strict?}` of the OpenAI-style shapes."""
+    check_strict(obj, path)
     name_path = path_of(path, "name")
-    name = _name(obj.get("name"), name_path)
-    description = _description(obj, path)
+    name = tool_name(obj.get("name"), name_path)
+    description = tool_description(obj, path)
     parameters = obj.get("parameters")
     if parameters is None:  # OpenAI: omitted parameters describe a function without arguments
         schema: dict[str, Any] = {"type": "object", "properties": {}}
@@ -170,7 +137,8 @@ def _read_function(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
     return ToolSpec(name, description, schema), name_path
 
 
-def _check_function_type(obj: Mapping[str, Any], path: str) -> None:
+def check_function_type(obj: Mapping[str, Any], path: str) -> None:
+    """A function tool's `type`: only `function` reaches the host's model."""
     kind = obj.get("type")
     if kind == "function":
         return
@@ -184,66 +152,9 @@ def _check_function_type(obj: Mapping[str, Any], path: str) -> None:
     )
 
 
-def _check_messages_type(obj: Mapping[str, Any], path: str) -> None:
-    kind = obj.get("type")
-    if kind is None or kind == "custom":
-        return
+def check_function_choice_type(kind: str, path: str, forms: str) -> None:
+    """A function tool choice's `type`: only `function` can be honoured."""
     type_path = path_of(path, "type")
-    if not isinstance(kind, str):
-        raise caller_error(type_path, f"expected 'custom' or no type, got {type_name(kind)}")
-    raise caller_error(
-        type_path,
-        f"Anthropic tool type {ascii(kind)} cannot be forwarded: server tools and Anthropic-defined tools "
-        "(web search, code execution, bash, text editor, computer use ...) run on Anthropic's side; only "
-        "custom tools {name, description, input_schema} reach the host's model",
-    )
-
-
-def _reject_unknown_key(obj: Mapping[str, Any], known: tuple[str, ...], path: str, hint: str) -> None:
-    for key in obj:
-        if key not in known:
-            raise caller_error(path_of(path, key), f"unknown key {ascii(key)} ({hint})")
-
-
-def _name(value: object, path: str) -> str:
-    if value is None:
-        raise caller_error(path, "is required")
-    name = require_string(value, path)
-    if not name:
-        raise caller_error(path, "must not be empty")
-    return name
-
-
-def _description(obj: Mapping[str, Any], path: str) -> str | None:
-    value = obj.get("description")
-    if value is None:
-        return None
-    return require_string(value, path_of(path, "description"))
-
-
-def _check_strict(obj: Mapping[str, Any], path: str) -> None:
-    """`strict` must be what the product takes (a boolean), though MCP has nothing to pass it to."""
-    value = obj.get("strict")
-    if value is not None and not isinstance(value, bool):
-        raise caller_error(path_of(path, "strict"), f"expected a boolean, got {type_name(value)}")
-
-
-def _mode(value: str, path: str, native: Native) -> ToolChoice:
-    for mode in _MODES:
-        if value == mode:
-            return ToolChoice(mode)
-    raise caller_error(path, f"expected {_CHOICE_FORMS[native]}, got {ascii(value)}")
-
-
-def _read_choice_object(value: object, path: str, native: Native) -> tuple[ToolChoice, str]:
-    if not isinstance(value, dict):
-        raise caller_error(path, f"expected {_CHOICE_FORMS[native]}, got {type_name(value)}")
-    kind = value.get("type")
-    type_path = path_of(path, "type")
-    if not isinstance(kind, str):
-        raise caller_error(type_path, f"expected a string, got {type_name(kind)}")
-    if native == "messages":
-        return _read_anthropic_choice(value, path, kind)
     if kind == "allowed_tools":
         raise caller_error(
             type_path,
@@ -254,45 +165,44 @@ def _read_choice_object(value: object, path: str, native: Native) -> tuple[ToolC
         raise caller_error(
             type_path,
             f"tool choice type {ascii(kind)} cannot be honoured: only function tools reach the host's model "
-            f"(expected {_CHOICE_FORMS[native]})",
+            f"(expected {forms})",
         )
-    if native == "chat":
-        function_path = path_of(path, "function")
-        if "function" not in value:
-            raise caller_error(function_path, "is required: {name}")
-        reject_unknown(value, ("type", "function"), path)
-        function = require_object(value["function"], function_path)
-        reject_unknown(function, ("name",), function_path)
-        name_path = path_of(function_path, "name")
-        return ToolChoice("required", _name(function.get("name"), name_path)), name_path
-    reject_unknown(value, ("type", "name"), path)
-    name_path = path_of(path, "name")
-    return ToolChoice("required", _name(value.get("name"), name_path)), name_path
 
 
-def _read_anthropic_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolChoice, str]:
-    """`{type: auto|any|tool|none, name?, disable_parallel_tool_use?}`; `any` is MCP's `required`.
+def reject_unknown_key(obj: Mapping[str, Any], known: tuple[str, ...], path: str, hint: str) -> None:
+    for key in obj:
+        if key not in known:
+            raise caller_error(path_of(path, key), f"unknown key {ascii(key)} ({hint})")
 
-    `disable_parallel_tool_use` is accepted and ignored: MCP sampling has no such switch, and the
-    host's model decides how many tools it calls.
-    """
-    mode = _ANTHROPIC_MODES.get(kind)
-    if mode is None:
-        raise caller_error(
-            path_of(path, "type"), f"expected 'auto', 'any', 'tool' or 'none', got {ascii(kind)}"
-        )
-    reject_unknown(value, ("type", "name", "disable_parallel_tool_use"), path)
-    parallel = value.get("disable_parallel_tool_use")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise caller_error(
-            path_of(path, "disable_parallel_tool_use"), f"expected a boolean, got {type_name(parallel)}"
-        )
-    name_path = path_of(path, "name")
-    if kind == "tool":
-        return ToolChoice(mode, _name(value.get("name"), name_path)), name_path
-    if value.get("name") is not None:
-        raise caller_error(name_path, f"is only taken with type 'tool', not {ascii(kind)}")
-    return ToolChoice(mode), name_path
+
+def tool_name(value: object, path: str) -> str:
+    if value is None:
+        raise caller_error(path, "is required")
+    name = require_string(value, path)
+    if not name:
+        raise caller_error(path, "must not be empty")
+    return name
+
+
+def tool_description(obj: Mapping[str, Any], path: str) -> str | None:
+    value = obj.get("description")
+    if value is None:
+        return None
+    return require_string(value, path_of(path, "description"))
+
+
+def check_strict(obj: Mapping[str, Any], path: str) -> None:
+    """`strict` must be what the product takes (a boolean), though MCP has nothing to pass it to."""
+    value = obj.get("strict")
+    if value is not None and not isinstance(value, bool):
+        raise caller_error(path_of(path, "strict"), f"expected a boolean, got {type_name(value)}")
+
+
+def _mode(value: str, path: str, shape: ToolShape) -> ToolChoice:
+    for mode in _MODES:
+        if value == mode:
+            return ToolChoice(mode)
+    raise caller_error(path, f"expected {shape.choice_forms}, got {ascii(value)}")
 
 
 def _described(choice: ToolChoice) -> str:

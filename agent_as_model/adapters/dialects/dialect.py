@@ -1,0 +1,72 @@
+"""What a dialect declares: everything the rest of the server needs to know about one product.
+
+A dialect module builds one `Dialect` and the registry (`dialects/__init__.py`) lists it. Every
+other room asks the declaration, never a product name:
+
+- the listing (`name`, `description`, `input_schema`);
+- the shared parse path (`parse.py`) reads the body from `body` and the dialect's own
+  `read_conversation`;
+- tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
+- `serve --record --redact` redacts the arguments in `body.text_arguments`;
+- cursors refuse a `cur_` cursor where `body.has_history` is false;
+- the result is the dialect's `render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
+from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.turns import Turns
+from agent_as_model.adapters.tools.definitions import ToolShape
+from agent_as_model.neutral import Completion, Request
+
+# Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
+ConversationReader = Callable[[Mapping[str, Any], Turns], None]
+# Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
+# `cursor` is the next session cursor when cursors are on, else None.
+Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """The shape of a tool's arguments beyond the conversation reader.
+
+    `plain` are the keys of the common body (the conversation and its limits): a body with no
+    other key skips every other reader, the hot path. `hints` are product parameters accepted,
+    type-checked and ignored; `refused` ones change meaning and are refused unless harmless
+    (options.py has the reasons). `request_object` is the persona's request object (spec section
+    5): the tool's parameters, each with its default.
+    """
+
+    conversation: str  # the key that carries the conversation, named when it is empty
+    turn_noun: str  # "a user or assistant <noun>" in that error
+    plain: frozenset[str]
+    request_object: Mapping[str, Any]
+    text_arguments: tuple[str, ...]  # the arguments that carry caller text (redacted by --redact)
+    has_history: bool = True  # False: a `cur_` cursor has nothing to be verified against
+    max_temperature: float = 2.0
+    max_tokens_alias: str | None = None  # the product's own name for max_tokens
+    stop: StopParameter | None = None
+    native_output: NativeOutput | None = None  # the product's own way to ask for JSON
+    calls_join: bool = False  # call items passed back join a trailing assistant message item
+    hints: Mapping[str, str] = field(default_factory=dict)  # name -> the JSON type it takes
+    refused: Mapping[str, Refusal] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Dialect:
+    NAME: str
+    DESCRIPTION: str
+    INPUT_SCHEMA: dict[str, Any] = field(repr=False)
+    body: Body
+    read_conversation: ConversationReader
+    render: Renderer
+    tools: ToolShape | None = None  # None: the tool takes no tool definitions
+
+    def parse(self, args: Mapping[str, Any]) -> Request:
+        """The arguments as a neutral request, or a `CallError` naming the JSON path."""
+        return parse_request(self, args)

@@ -1,0 +1,94 @@
+"""The one parse path: any dialect's arguments into a typed `Request`, read from its declaration.
+
+The order is the same for every dialect, so an error names the first problem the same way
+everywhere: unknown parameters and the product's hints and refusals; the conversation (the
+dialect's own reader); then, for a body beyond the plain one, the output contract, tools and
+tool_choice, the persona, max_tokens under its native name, stop sequences, repair attempts and
+the cursor chain; last the model and the limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects.turns import Turns
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import Chain, OutputContract, Persona, Request, ToolChoice, ToolSpec
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.dialects.dialect import Dialect
+
+
+def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
+    body = dialect.body
+    plain = args.keys() <= body.plain
+    if not plain:
+        common.reject_unknown(args, dialect.INPUT_SCHEMA["properties"])
+        options.check_natives(args, body.hints, body.refused)
+    turns = Turns()
+    dialect.read_conversation(args, turns)
+    if plain:  # the common, hot path: nothing but the conversation and its limits
+        return _request(dialect, args, turns)
+    output = options.read_output(args, body.native_output)
+    tools, choice = options.read_tool_options(args, dialect.tools, output)
+    persona = contracts.read_persona(args, body.request_object, output)
+    max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
+    stop = options.read_stop(args, body.stop)
+    repair_attempts = options.read_repair_attempts(args, output)
+    chain = contracts.read_chain(
+        args,
+        dialect.NAME,
+        body.has_history,
+        turns.transcript,
+        turns.open_assistant if body.calls_join else None,
+    )
+    return _request(
+        dialect,
+        args,
+        turns,
+        max_tokens_name,
+        tools=tools,
+        tool_choice=choice,
+        output=output,
+        stop=stop,
+        repair_attempts=repair_attempts,
+        persona=persona,
+        chain=chain,
+    )
+
+
+def _request(
+    dialect: Dialect,
+    args: Mapping[str, Any],
+    turns: Turns,
+    max_tokens_name: str = "max_tokens",
+    *,
+    tools: tuple[ToolSpec, ...] = (),
+    tool_choice: ToolChoice | None = None,
+    output: OutputContract | None = None,
+    stop: tuple[str, ...] = (),
+    repair_attempts: int = 0,
+    persona: Persona | None = None,
+    chain: Chain | None = None,
+) -> Request:
+    built = turns.build()
+    if not built:
+        body = dialect.body
+        raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
+    return Request(
+        tool=dialect.NAME,
+        system="\n\n".join(turns.system) or None,
+        turns=tuple(built),
+        model=common.read_model(args),
+        max_tokens=common.read_max_tokens(args, max_tokens_name),
+        temperature=common.read_temperature(args, dialect.body.max_temperature),
+        tools=tools,
+        tool_choice=tool_choice,
+        output=output,
+        stop=stop,
+        repair_attempts=repair_attempts,
+        persona=persona,
+        chain=chain,
+    )
