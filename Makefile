@@ -25,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy agent_as_model
 	$(BIN)/mypy --strict agent_as_model/engine agent_as_model/states agent_as_model/cursors.py
+	$(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff format .

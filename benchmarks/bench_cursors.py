@@ -88,8 +88,8 @@ DEFAULTS = {"cpu": (100, 8, 3, 5), "instructions": (40, 5, 1, 1)}
 # start-up out of the collector's reach (gc.freeze()), `off` disables it.
 SERVER_GC = {
     "default": None,
-    "frozen": "import gc, sys; from agent_as_model.cli import main; gc.freeze(); sys.exit(main())",
-    "off": "import gc, sys; gc.disable(); from agent_as_model.cli import main; sys.exit(main())",
+    "frozen": "import gc, sys; from agent_as_model.commands.cli import main; gc.freeze(); sys.exit(main())",
+    "off": "import gc, sys; gc.disable(); from agent_as_model.commands.cli import main; sys.exit(main())",
 }
 
 

@@ -1,6 +1,9 @@
-"""The state diagram in docs/architecture.md is drawn from the machine's own table."""
+"""docs/architecture.md is checked against the code: the state diagram against the machine's table,
+the import layers against pyproject's import-linter contract."""
 
 from pathlib import Path
+
+import pytest
 
 from agent_as_model.engine import diagram
 
@@ -29,3 +32,15 @@ def test_a_new_record_starts_where_the_machine_does() -> None:
 
     record = CallRecord(DIALECTS["generate"], {}, SamplingSupport(declared=True))
     assert record.state == diagram.INITIAL
+
+
+def test_import_layers_section_lists_the_contract() -> None:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    pyproject = tomllib.loads((DOC.parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in pyproject["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    section = DOC.read_text(encoding="utf-8").split("## Import layers", 1)[1]
+    listed = section.split("```\n", 2)[1].splitlines()
+    assert listed == contract["layers"], "docs/architecture.md 'Import layers' differs from the contract"

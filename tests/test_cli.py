@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from agent_as_model import __version__
-from agent_as_model.demo import CALLS, run_demo
+from agent_as_model.commands.demo import CALLS, run_demo
 
 
 def test_python_dash_m_prints_the_version() -> None:

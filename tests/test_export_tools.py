@@ -20,7 +20,7 @@ from mcp_types import Tool
 from agent_as_model.adapters.dialects import tool_shapes
 from agent_as_model.adapters.tools.describe import DESCRIPTION_MAX
 from agent_as_model.adapters.tools.export import export_tools
-from agent_as_model.cli import _parser, main
+from agent_as_model.commands.cli import _parser, main
 from agent_as_model.errors import CallError
 from tests.export_target_server import LONG_DESCRIPTION, TOOLS
 

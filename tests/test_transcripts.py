@@ -19,23 +19,28 @@ from typing import Any
 
 import pytest
 
-from agent_as_model import cli
-from agent_as_model.transcripts.command import DIVERGED, MATCHED, UNREPLAYABLE, replay_path
-from agent_as_model.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, Exchange, FrameContext
-from agent_as_model.transcripts.fileformat import (
+from agent_as_model.commands import cli
+from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, UNREPLAYABLE, replay_path
+from agent_as_model.commands.transcripts.exchange import (
+    CLIENT_TO_SERVER,
+    SERVER_TO_CLIENT,
+    Exchange,
+    FrameContext,
+)
+from agent_as_model.commands.transcripts.fileformat import (
     FORMAT_VERSION,
     TranscriptError,
     TranscriptWriter,
     load,
     parse,
 )
-from agent_as_model.transcripts.normalise import normalise, pair_tokens
-from agent_as_model.transcripts.progress import DELAY, Progress
-from agent_as_model.transcripts.record import ProtocolWatch, Recorder
-from agent_as_model.transcripts.redact import Redactor, map_text
-from agent_as_model.transcripts.replay import replay
-from agent_as_model.transcripts.tap import LineSplitter, TapReader, TapWriter
-from agent_as_model.transcripts.targets import Target, in_process
+from agent_as_model.commands.transcripts.normalise import normalise, pair_tokens
+from agent_as_model.commands.transcripts.progress import DELAY, Progress
+from agent_as_model.commands.transcripts.record import ProtocolWatch, Recorder
+from agent_as_model.commands.transcripts.redact import Redactor, map_text
+from agent_as_model.commands.transcripts.replay import replay
+from agent_as_model.commands.transcripts.tap import LineSplitter, TapReader, TapWriter
+from agent_as_model.commands.transcripts.targets import Target, in_process
 from tests import divergent_server
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
@@ -389,7 +394,7 @@ def _redact(direction: str, frame: dict[str, Any], context: FrameContext) -> Any
 
 
 def _redumped(original: str, parsed: Any, mapped: Any) -> str:
-    from agent_as_model.transcripts.redact import dump_like
+    from agent_as_model.commands.transcripts.redact import dump_like
 
     return dump_like(original, parsed, mapped)
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from agent_as_model.transcripts.command import MATCHED, replay_path
-from agent_as_model.transcripts.fileformat import load
+from agent_as_model.commands.transcripts.command import MATCHED, replay_path
+from agent_as_model.commands.transcripts.fileformat import load
 from tests.fixtures.make_transcripts import CASES, ERAS, file_name
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"

@@ -24,8 +24,8 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 import agent_as_model
-from agent_as_model.transcripts.command import DIVERGED, MATCHED, replay_path
-from agent_as_model.transcripts.fileformat import FORMAT, load
+from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
+from agent_as_model.commands.transcripts.fileformat import FORMAT, load
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agent_as_model.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
+from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
 
 TEXT_ARGUMENTS = ("messages", "input", "prompt", "instructions", "system")
 STRUCTURAL_KEYS = frozenset(

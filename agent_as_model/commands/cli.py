@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 import anyio
 
-from agent_as_model import __version__, export_tools
-from agent_as_model.transcripts import command as transcripts
+from agent_as_model import __version__
+from agent_as_model.commands import export_tools
+from agent_as_model.commands.transcripts import command as transcripts
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 
@@ -46,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
     if args.command == "demo":
-        from agent_as_model.demo import run_demo
+        from agent_as_model.commands.demo import run_demo
 
         return anyio.run(run_demo)
     if args.command == "replay":

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
-from agent_as_model.transcripts import DEFAULT_TIMEOUT
+from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:  # the targets pull in the SDK; `--version` and `--help` should not wait for it
-    from agent_as_model.transcripts.replay import Report
-    from agent_as_model.transcripts.targets import ServerFactory
+    from agent_as_model.commands.transcripts.replay import Report
+    from agent_as_model.commands.transcripts.targets import ServerFactory
 
 MATCHED, DIVERGED, UNREPLAYABLE = 0, 1, 2
 
@@ -79,7 +79,7 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 
 def run_serve_recorded(args: argparse.Namespace) -> int:
-    from agent_as_model.transcripts.record import serve_recorded
+    from agent_as_model.commands.transcripts.record import serve_recorded
 
     try:
         stream = open(args.record, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - serve_recorded closes it
@@ -120,10 +120,10 @@ async def replay_path(
 ) -> int:
     """`replay_file` inside a running event loop. `factory` builds the in-process server."""
     # Imported here: `agent-as-model serve` reads this module's options on every start.
-    from agent_as_model.transcripts.fileformat import TranscriptError, load
-    from agent_as_model.transcripts.progress import Progress
-    from agent_as_model.transcripts.replay import replay
-    from agent_as_model.transcripts.targets import command, in_process
+    from agent_as_model.commands.transcripts.fileformat import TranscriptError, load
+    from agent_as_model.commands.transcripts.progress import Progress
+    from agent_as_model.commands.transcripts.replay import replay
+    from agent_as_model.commands.transcripts.targets import command, in_process
 
     report: Report = out if out is not None else _QuietWhenClosed(sys.stdout)
     err = err or sys.stderr

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent_as_model.transcripts.exchange import DIRECTIONS, Exchange, FrameContext
+from agent_as_model.commands.transcripts.exchange import DIRECTIONS, Exchange, FrameContext
 
 FORMAT = "agent-as-model-transcript"
 FORMAT_VERSION = 1

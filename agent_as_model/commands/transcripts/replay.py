@@ -28,20 +28,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
-from agent_as_model.transcripts import DEFAULT_TIMEOUT, diff
-from agent_as_model.transcripts.exchange import (
+from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT, diff
+from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
     Exchange,
     FrameContext,
     id_key,
 )
-from agent_as_model.transcripts.fileformat import NOT_JSON, FrameEntry, Transcript, compact, parse_wire_line
-from agent_as_model.transcripts.normalise import Normalised, normalise, pair_tokens
-from agent_as_model.transcripts.progress import Progress
+from agent_as_model.commands.transcripts.fileformat import (
+    NOT_JSON,
+    FrameEntry,
+    Transcript,
+    compact,
+    parse_wire_line,
+)
+from agent_as_model.commands.transcripts.normalise import Normalised, normalise, pair_tokens
+from agent_as_model.commands.transcripts.progress import Progress
 
 if TYPE_CHECKING:
-    from agent_as_model.transcripts.targets import Target
+    from agent_as_model.commands.transcripts.targets import Target
 
 NO_ANSWER = {
     "code": -32603,

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_as_model.transcripts.exchange import SERVER_TO_CLIENT, FrameContext
-from agent_as_model.transcripts.redact import map_text
+from agent_as_model.commands.transcripts.exchange import SERVER_TO_CLIENT, FrameContext
+from agent_as_model.commands.transcripts.redact import map_text
 
 SERVER_REQUEST_ID = "<server request id>"
 REQUEST_STATE = "<requestState>"

@@ -10,7 +10,7 @@ import difflib
 import json
 from typing import Any
 
-from agent_as_model.transcripts.exchange import CLIENT_TO_SERVER, FrameContext
+from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, FrameContext
 
 
 def caption(direction: str, frame: Any, context: FrameContext) -> str:

@@ -13,14 +13,14 @@ from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from agent_as_model.adapters.backends import is_modern
-from agent_as_model.transcripts.exchange import (
+from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
     Exchange,
     FrameContext,
     id_key,
 )
-from agent_as_model.transcripts.fileformat import (
+from agent_as_model.commands.transcripts.fileformat import (
     NOT_JSON,
     TranscriptWriter,
     compact,
@@ -29,8 +29,8 @@ from agent_as_model.transcripts.fileformat import (
     parse_wire_line,
     protocol_record,
 )
-from agent_as_model.transcripts.redact import Redactor
-from agent_as_model.transcripts.tap import tapped_stdio
+from agent_as_model.commands.transcripts.redact import Redactor
+from agent_as_model.commands.transcripts.tap import tapped_stdio
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 
