@@ -53,6 +53,12 @@ ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
 _CURSOR = re.compile(rf"{CURSOR_PREFIX}[0-9a-f]{{{CURSOR_HEX_DIGITS}}}")
 _ANCHOR = re.compile(rf"{ANCHOR_PREFIX}[0-9a-f]{{{ANCHOR_HEX_DIGITS}}}")
 
+# The same forms found inside a longer text (recordings and replays look for them): a session
+# cursor, and a random id as the Responses objects carry them ("resp_" and "msg_" + 32 hex).
+CURSOR_IN_TEXT = re.compile(rf"\b{CURSOR_PREFIX}[0-9a-f]{{{CURSOR_HEX_DIGITS}}}\b")
+RANDOM_ID_IN_TEXT = re.compile(rf"\b(resp|msg)_([0-9a-f]{{{ANCHOR_HEX_DIGITS}}})\b")
+MINTED_IN_TEXT = re.compile(f"{RANDOM_ID_IN_TEXT.pattern}|{CURSOR_IN_TEXT.pattern}")
+
 ACCEPTED_FORMS = (
     f'"" (start a chain), "{CURSOR_PREFIX}" + {CURSOR_HEX_DIGITS} lowercase hex digits '
     f'(continue the chain of that turn), or "{ANCHOR_PREFIX}" + {ANCHOR_HEX_DIGITS} lowercase hex digits '
@@ -118,11 +124,6 @@ def assistant_entry(text: str, calls: Sequence[ToolUse] = ()) -> dict[str, str]:
     message + `function_call` items) reads into the same `text` and `calls`, so into this entry.
     """
     return entry("assistant", tool_calls_text(text, calls) if calls else text)
-
-
-def result_text(completion: str, cursor: str) -> str:
-    """What a text tool returns with cursors on: `{"completion": ..., "response_id": "cur_..."}`."""
-    return json.dumps({"completion": completion, "response_id": cursor}, sort_keys=True)
 
 
 @dataclass(frozen=True, slots=True)

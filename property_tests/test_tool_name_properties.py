@@ -28,7 +28,7 @@ def test_distinct_names_map_injectively_and_round_trip(names: list[str]) -> None
     for name, host in zip(names, hosted, strict=True):
         assert HOST_NAME_PATTERN.fullmatch(host)
         assert host == host_name(name)  # depends on the name alone, not on its neighbours
-        assert mapping.from_host(host) == name
+        assert mapping.from_host_map()[host] == name
     assert set(mapping.renamed()) == {h for n, h in zip(names, hosted, strict=True) if h != n}
 
 

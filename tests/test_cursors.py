@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_as_model.adapters.dialects.common import text_result
 from agent_as_model.cursors import (
     Previous,
     assistant_entry,
@@ -23,13 +24,13 @@ from agent_as_model.cursors import (
     mint,
     read_previous,
     result_cursor,
-    result_text,
     tool_calls_text,
     tool_result_entry,
     verify,
 )
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import ToolUse
+from agent_as_model.neutral import Completion, ToolUse
+from agent_as_model.states.commit import tool_result
 
 DOC = Path(__file__).parent.parent / "docs" / "cursors.md"
 MODEL = "agent-default"
@@ -88,7 +89,9 @@ def test_tool_calls_text_is_the_section_4_envelope() -> None:
 def test_result_cursor_and_text() -> None:
     cursor = result_cursor(MODEL, TOOL, TURN_1[:-1], "Hello.")
     assert cursor == mint(MODEL, TOOL, TURN_1)
-    assert result_text("Hello.", cursor) == f'{{"completion": "Hello.", "response_id": "{cursor}"}}'
+    rendered = text_result(Completion(text="Hello."), None, cursor)  # type: ignore[arg-type]
+    text = tool_result(rendered).content[0].text  # type: ignore[union-attr]
+    assert text == f'{{"completion": "Hello.", "response_id": "{cursor}"}}'
 
 
 # ---------------------------------------------------------------- reading previous_response_id

@@ -36,7 +36,7 @@ from agent_as_model.commands.transcripts.fileformat import (
 )
 from agent_as_model.commands.transcripts.normalise import normalise, pair_tokens
 from agent_as_model.commands.transcripts.progress import DELAY, Progress
-from agent_as_model.commands.transcripts.record import ProtocolWatch, Recorder
+from agent_as_model.commands.transcripts.recorder import ProtocolWatch, Recorder
 from agent_as_model.commands.transcripts.redact import Redactor, map_text
 from agent_as_model.commands.transcripts.replay import replay
 from agent_as_model.commands.transcripts.tap import LineSplitter, TapReader, TapWriter

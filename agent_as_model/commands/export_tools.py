@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def export_from_server(server: str, native: str, timeout: float) -> dict[str, Any]:
-    """List the tools of the server that the command line `server` starts, as `native` tools."""
+async def export_from_server(server: str, shape_format: str, timeout: float) -> dict[str, Any]:
+    """List the tools of the server that the command line `server` starts, as tools of that `--format`."""
     from mcp_types import Tool
 
     from agent_as_model.adapters.dialects import tool_shapes
@@ -84,7 +84,7 @@ async def export_from_server(server: str, native: str, timeout: float) -> dict[s
 
     tools: list[Tool] = await _list_server_tools(server, timeout)
     try:
-        return export_tools(tools, tool_shapes()[native])  # argparse checked the choice
+        return export_tools(tools, tool_shapes()[shape_format])  # argparse checked the choice
     except CallError as err:
         raise ExportFailed(f"{err.path}: {err.reason}") from None
 

@@ -175,13 +175,13 @@ def read_stop(args: Mapping[str, Any], parameter: StopParameter | None) -> tuple
     return stops
 
 
-def read_max_tokens_alias(args: Mapping[str, Any], native: str | None) -> str:
+def read_max_tokens_alias(args: Mapping[str, Any], alias: str | None) -> str:
     """Which of `max_tokens` and the product's own name to read; both must agree when both are given."""
-    if native is None or args.get(native) is None:
+    if alias is None or args.get(alias) is None:
         return "max_tokens"
-    if args.get("max_tokens") is not None and args["max_tokens"] != args[native]:
-        raise caller_error(native, f"differs from max_tokens ({args['max_tokens']!r}): give one of them")
-    return native
+    if args.get("max_tokens") is not None and args["max_tokens"] != args[alias]:
+        raise caller_error(alias, f"differs from max_tokens ({args['max_tokens']!r}): give one of them")
+    return alias
 
 
 def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None) -> int:
@@ -201,13 +201,13 @@ def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None)
 NativeOutput = Callable[[Mapping[str, Any]], "OutputContract | None"]
 
 
-def read_output(args: Mapping[str, Any], native: NativeOutput | None) -> OutputContract | None:
+def read_output(args: Mapping[str, Any], product_output: NativeOutput | None) -> OutputContract | None:
     """The output contract from `output_schema` or the product's own way of asking for JSON."""
     contracts: list[OutputContract] = []
     if args.get("output_schema") is not None:
         contracts.append(OutputContract(check_object_schema(args["output_schema"], "output_schema")))
-    if native is not None:
-        contract = native(args)
+    if product_output is not None:
+        contract = product_output(args)
         if contract is not None:
             contracts.append(contract)
     if len(contracts) > 1:

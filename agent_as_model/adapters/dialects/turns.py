@@ -104,10 +104,6 @@ class Turns:
         return tuple(entries)
 
 
-def _has_results(blocks: list[Block]) -> bool:
-    return any(isinstance(b, ToolResult) for b in blocks)
-
-
 def _only_results(blocks: list[Block]) -> bool:
     return bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
 

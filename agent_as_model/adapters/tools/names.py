@@ -77,11 +77,6 @@ class NameMap:
         """The host name of a caller name given to the map (KeyError otherwise: a bug upstream)."""
         return self._to_host[name]
 
-    def from_host(self, name: str) -> str | None:
-        """The caller name behind a host name, or None when the host named no tool of ours."""
-        taken = self._from_host.get(name)
-        return taken[0] if taken is not None else None
-
     def from_host_map(self) -> Mapping[str, str]:
         """Every host name -> caller name, renamed or not."""
         return {mapped: name for mapped, (name, _) in self._from_host.items()}
@@ -89,6 +84,3 @@ class NameMap:
     def renamed(self) -> Mapping[str, str]:
         """Host name -> caller name for the names that changed only."""
         return {mapped: name for mapped, (name, _) in self._from_host.items() if mapped != name}
-
-    def __len__(self) -> int:
-        return len(self._to_host)

@@ -79,7 +79,7 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 
 def run_serve_recorded(args: argparse.Namespace) -> int:
-    from agent_as_model.commands.transcripts.record import serve_recorded
+    from agent_as_model.commands.transcripts.recorder import serve_recorded
 
     try:
         stream = open(args.record, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - serve_recorded closes it

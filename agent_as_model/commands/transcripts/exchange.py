@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_as_model.adapters.dialects import models
+
 CLIENT_TO_SERVER = "c2s"
 SERVER_TO_CLIENT = "s2c"
 DIRECTIONS = (CLIENT_TO_SERVER, SERVER_TO_CLIENT)
@@ -29,7 +31,7 @@ class FrameContext:
     @property
     def is_completion_call(self) -> bool:
         """A `tools/call` whose text is a conversation (every tool but the static model list)."""
-        return self.method == "tools/call" and self.tool != "list_models"
+        return self.method == "tools/call" and self.tool != models.NAME
 
 
 OTHER = FrameContext("other")

@@ -24,6 +24,7 @@ from typing import Any
 
 from agent_as_model.commands.transcripts.exchange import SERVER_TO_CLIENT, FrameContext
 from agent_as_model.commands.transcripts.redact import map_text
+from agent_as_model.cursors import CURSOR_IN_TEXT, RANDOM_ID_IN_TEXT
 
 SERVER_REQUEST_ID = "<server request id>"
 REQUEST_STATE = "<requestState>"
@@ -31,9 +32,6 @@ VERSION = "<version>"
 TIME = "<time>"
 SERVER_INFO_KEYS = ("serverInfo", "io.modelcontextprotocol/serverInfo")
 TIME_KEYS = ("created_at",)
-
-_RANDOM_IDS = re.compile(r"\b(resp|msg)_([0-9a-f]{32})\b")
-_CURSORS = re.compile(r"\bcur_[0-9a-f]{64}\b")
 
 
 @dataclass
@@ -83,9 +81,9 @@ class _Walk:
         return value
 
     def text(self, text: str) -> str:
-        text = _RANDOM_IDS.sub(self._random_id, text)
+        text = RANDOM_ID_IN_TEXT.sub(self._random_id, text)
         if self.redacted:
-            text = _CURSORS.sub(self._cursor, text)
+            text = CURSOR_IN_TEXT.sub(self._cursor, text)
         return text
 
     def _random_id(self, match: re.Match[str]) -> str:

@@ -32,9 +32,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
+from agent_as_model.cursors import CURSOR_IN_TEXT
 
-TEXT_ARGUMENTS = ("messages", "input", "prompt", "instructions", "system")
 STRUCTURAL_KEYS = frozenset(
     {
         "role",
@@ -54,7 +55,6 @@ STRUCTURAL_KEYS = frozenset(
     }
 )
 SAMPLING = "sampling/createMessage"
-_CURSOR = re.compile(r"\bcur_[0-9a-f]{64}\b")
 _FENCE = re.compile(r"(?P<open>\s*```(?:json)?[ \t]*\n)(?P<body>.*?)(?P<close>\n[ \t]*```\s*)", re.DOTALL)
 
 OnText = Callable[[str], Any]
@@ -109,8 +109,9 @@ class _Walker:
         params = dict(params)
         arguments = params.get("arguments")
         if isinstance(arguments, dict):
+            texts = _text_arguments(params.get("name"))
             params["arguments"] = {
-                key: self.schema(value) if key in TEXT_ARGUMENTS else value
+                key: self.schema(value) if texts is None or key in texts else value
                 for key, value in arguments.items()
             }
         answers = params.get("inputResponses")
@@ -199,6 +200,13 @@ class _Walker:
         return value
 
 
+def _text_arguments(tool: object) -> tuple[str, ...] | None:
+    """The arguments of `tool` that carry caller text, as its dialect declares them; None (all of
+    them) for a tool no registered dialect knows, so nothing of an unknown shape leaks."""
+    dialect = DIALECTS.get(tool) if isinstance(tool, str) else None
+    return dialect.body.text_arguments if dialect is not None else None
+
+
 def _server_shaped(value: Any) -> bool:
     """The JSON results whose shape the server defines: a Responses object, the tool-call and the
     cursor envelopes. Anything else in a result is structured output, shaped by the caller."""
@@ -249,7 +257,7 @@ class Redactor:
         # A cursor is an unkeyed hash of the conversation: left alone it would confirm a guessed
         # text. It becomes a keyed hash of the same shape, the same one wherever it recurs.
         if isinstance(value, str):
-            return _CURSOR.sub(lambda match: self.cursor(match.group(0)), value)
+            return CURSOR_IN_TEXT.sub(lambda match: self.cursor(match.group(0)), value)
         if isinstance(value, dict):
             return {key: self._cursors(item) for key, item in value.items()}
         if isinstance(value, list):

@@ -21,7 +21,6 @@ error so that the server can finish the call and the difference shows in its res
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -45,6 +44,7 @@ from agent_as_model.commands.transcripts.fileformat import (
 )
 from agent_as_model.commands.transcripts.normalise import Normalised, normalise, pair_tokens
 from agent_as_model.commands.transcripts.progress import Progress
+from agent_as_model.cursors import MINTED_IN_TEXT
 
 if TYPE_CHECKING:
     from agent_as_model.commands.transcripts.targets import Target
@@ -53,7 +53,6 @@ NO_ANSWER = {
     "code": -32603,
     "message": "agent-as-model replay: the recording holds no answer to this request",
 }
-_MINTED = re.compile(r"\b(?:resp|msg)_[0-9a-f]{32}\b|\bcur_[0-9a-f]{64}\b")
 
 FrameKey = tuple[str, str, int]
 
@@ -193,7 +192,7 @@ class Replayer:
         if isinstance(value, str):
             if value in self._tokens:
                 return self._tokens[value], True
-            replaced = _MINTED.sub(lambda m: self._tokens.get(m.group(0), m.group(0)), value)
+            replaced = MINTED_IN_TEXT.sub(lambda m: self._tokens.get(m.group(0), m.group(0)), value)
             return replaced, replaced != value
         if isinstance(value, dict):
             pairs = {k: self._substitute(v) for k, v in value.items()}
