@@ -5,7 +5,8 @@ trigger, or in the I/O state hand the payload to the backend) until the call end
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
-generic message (the traceback goes to the log, never to the client).
+generic message (the traceback goes to the log, never to the client). Each message ends with
+what the table says reached the host, by the state the call stopped in.
 """
 
 from __future__ import annotations
@@ -49,14 +50,13 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
         assert record.result is not None
         return record.result
     except CallError as err:
-        leave(record, err.kind)
-        log.info("%s", err.message(record.tool))
-        return error_result(err.message(record.tool))
+        message = err.message(record.tool, leave(record, err.kind))
+        log.info("%s", message)
+        return error_result(message)
     except MissingCapability as err:
-        leave(record, "capability")
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            err.message(record.tool),
+            err.message(record.tool, leave(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
     except Exception:

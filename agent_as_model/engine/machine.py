@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from transitions import Machine
 from transitions.core import MachineError
 
+from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import interpret_answer, take_answer
@@ -34,7 +35,6 @@ Work = Callable[..., None]
 Guard = Callable[..., bool]
 
 # What a caller is told about the host, by where its call stopped (see State.host).
-NOTHING_SENT = "Nothing was sent to the host."
 MAY_HAVE_ASKED = "The host may have been asked."  # the backend may have failed before or after sending
 ASKED = "The host was asked."
 NOT_USED = "The host was asked; its answer was not used."
