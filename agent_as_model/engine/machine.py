@@ -163,8 +163,9 @@ def _compile(table: Table, machine: Machine) -> dict[tuple[str, str], Move]:
     """{(trigger, source): (dest, guard, work)}, from the machine's public structure, each entry
     cross-checked against the table row it came from; and the checks the driver relies on."""
     moves: dict[tuple[str, str], Move] = {}
+    names = {state.name for state in table.states}
     for row in table.transitions:
-        if row.dest not in STATE or not set(sources(row)) <= STATE.keys():
+        if row.dest not in names or not set(sources(row)) <= names:
             raise ValueError(f"{row} names a state the table does not have")
         for source in sources(row):
             reported = machine.get_transitions(trigger=row.trigger, source=source)
