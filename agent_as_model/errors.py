@@ -1,9 +1,14 @@
-"""Errors are values: a path, a reason, and whether the host was asked.
+"""Errors are values: a path, a reason, and whose fault it is (the caller's or the host's).
 
 They are raised where the problem is found and turned into a tool result once, at the edge
 (`engine.driver`). The message format is the same for every tool, so a caller can read it:
 
     chat_complete: messages[1].content[0]: part type 'image_url' is not text ... Nothing was sent to the host.
+
+The last sentence says what reached the host. An error does not decide it: where the call
+stopped does, and the call machine's table (`engine/machine.py`) says it for each state; the
+driver hands that sentence to `message`. The one default is for errors raised outside any call
+(a static tool), where nothing is ever sent.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from typing import Any, Literal
 
 Kind = Literal["caller", "host"]
 
+# What a caller is told when its call stopped before anything was sent to the host.
+NOTHING_SENT = "Nothing was sent to the host."
+
 
 @dataclass(eq=False)
 class CallError(Exception):
@@ -21,7 +29,6 @@ class CallError(Exception):
     path: str
     reason: str
     kind: Kind = "caller"
-    sent: bool = False
     # A host answer that broke the call's output contract: asking the host again with this
     # message (the same problem, told to the model) may fix it (spec section 3,
     # repair_attempts). None: the violation is final.
@@ -31,26 +38,29 @@ class CallError(Exception):
     def repairable(self) -> bool:
         return self.repair is not None
 
+    @property
+    def sent(self) -> bool:
+        """Whether the host had been asked when this was found: a host error is found in its
+        answer, a caller error before anything is sent. (What the caller is *told* is the
+        machine's to say, by the state the call stopped in: see `message`.)"""
+        return self.kind == "host"
+
     def __post_init__(self) -> None:
         super().__init__(self.path, self.reason)
 
-    def message(self, tool: str) -> str:
+    def message(self, tool: str, tail: str = NOTHING_SENT) -> str:
+        """What the client reads; `tail` says what reached the host (the driver takes it from
+        the machine's table)."""
         where = f"{self.path}: " if self.path else ""
-        if self.kind == "host":
-            tail = "The host was asked; its answer was not used."
-        elif self.sent:
-            tail = "The host was asked."
-        else:
-            tail = "Nothing was sent to the host."
         return f"{tool}: {where}{self.reason}. {tail}"
 
 
 def caller_error(path: str, reason: str) -> CallError:
-    return CallError(path, reason, "caller", sent=False)
+    return CallError(path, reason, "caller")
 
 
 def host_error(path: str, reason: str, *, repair: str | None = None) -> CallError:
-    return CallError(path, reason, "host", sent=True, repair=repair)
+    return CallError(path, reason, "host", repair=repair)
 
 
 @dataclass(eq=False)
@@ -62,11 +72,11 @@ class MissingCapability(Exception):
     def __post_init__(self) -> None:
         super().__init__(self.required)
 
-    def message(self, tool: str) -> str:
+    def message(self, tool: str, tail: str = NOTHING_SENT) -> str:
         needs = " and ".join(_flatten(self.required))
         return (
             f"{tool}: the client must declare the {needs} capability: the completion comes from the "
-            "host's own model through MCP sampling. Nothing was sent to the host."
+            f"host's own model through MCP sampling. {tail}"
         )
 
 

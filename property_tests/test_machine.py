@@ -1,10 +1,11 @@
 """The call machine, driven by hypothesis through random event sequences.
 
-Records are real `CallRecord`s on the one shared `MACHINE`, with arguments and a host answer that
-make every state's work succeed, so what is explored is the machine's structure: which trigger is
-legal where and where it leads, exactly as `TABLE` says. Separate properties break the work on
-purpose (the state must not move), and run `drive` to its end on every outcome (nothing may be
-left attached to the shared machine).
+Records are real `CallRecord`s moved by `fire`, the one way production moves them, with arguments
+and a host answer that make every state's work succeed, so what is explored is the machine's
+structure: which trigger is legal where and where it leads, exactly as `TABLE` says. Separate
+properties break the work on purpose (the state must not move), and run `drive` to its end on
+every outcome. No record is ever attached to the shared `MACHINE`: every property checks that
+none is left on it.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from transitions.core import MachineError
 
 from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport, Suspension
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.engine import machine
 from agent_as_model.engine.driver import drive
-from agent_as_model.engine.machine import INITIAL, MACHINE, STATES, TABLE, TERMINAL, Row
+from agent_as_model.engine.machine import INITIAL, MACHINE, STATES, TABLE, TERMINAL, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
 from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
@@ -75,17 +77,17 @@ def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
 
 ANSWER = text_answer('{"fine": true}')  # valid JSON: it meets chat_complete's output contract too
 REPAIRABLE = host_error("output_schema", "a repairable violation", repair="Your answer is wrong.")
-GUARDS = {row.trigger: row.guard for row in TABLE if row.guard is not None}
+GUARDS = {row.trigger: row.guard for row in TABLE.transitions if row.guard is not None}
 
 
-def sources(row: Row) -> tuple[str, ...]:
+def sources(row: Transition) -> tuple[str, ...]:
     return (row.source,) if isinstance(row.source, str) else row.source
 
 
 def legal_moves() -> dict[str, dict[str, str]]:
     """state -> {trigger: dest}, read from TABLE; a trigger must lead to one place from a state."""
     moves: dict[str, dict[str, str]] = {state: {} for state in STATES}
-    for row in TABLE:
+    for row in TABLE.transitions:
         for source in sources(row):
             assert row.trigger not in moves[source], f"{row.trigger} is ambiguous from {source}"
             moves[source][row.trigger] = row.dest
@@ -93,7 +95,7 @@ def legal_moves() -> dict[str, dict[str, str]]:
 
 
 MOVES = legal_moves()
-TRIGGERS = tuple(dict.fromkeys(row.trigger for row in TABLE))
+TRIGGERS = tuple(dict.fromkeys(row.trigger for row in TABLE.transitions))
 
 
 def new_record(tool: str, arguments: Mapping[str, Any] | None = None, *, sampling: bool = True) -> CallRecord:
@@ -106,22 +108,21 @@ def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
     return (answer,) if trigger == "answer" else (REPAIRABLE,) if trigger == "repair" else ()
 
 
-def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> Any:
-    return getattr(record, trigger)(*trigger_args(trigger, answer))
+def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> bool:
+    """The production path (`engine.machine.fire`), with the arguments the trigger takes."""
+    return machine.fire(record, trigger, *trigger_args(trigger, answer))
 
 
 @contextmanager
-def attached(record: CallRecord) -> Iterator[CallRecord]:
-    """The record on the shared machine for the block, as `drive` does; checks nothing is left."""
-    before = len(MACHINE.models)
-    MACHINE.add_model(record, initial=INITIAL)
+def walked(record: CallRecord) -> Iterator[CallRecord]:
+    """The record for the block, moved only by `fire` as `drive` does; checks that it starts
+    where the machine does and that nothing is left on the shared machine."""
+    before = list(MACHINE.models)
+    assert record.state == INITIAL
     try:
-        assert len(MACHINE.models) == before + 1
-        assert record.state == INITIAL
         yield record
     finally:
-        MACHINE.remove_model(record)
-        assert len(MACHINE.models) == before
+        assert MACHINE.models == before
         assert all(model is not record for model in MACHINE.models)
 
 
@@ -158,7 +159,7 @@ def reachable(start: str) -> set[str]:
 
 def test_table_names_only_known_states_and_the_machine_is_built_from_it() -> None:
     assert INITIAL in STATES and TERMINAL.issubset(STATES)
-    for row in TABLE:
+    for row in TABLE.transitions:
         assert row.dest in STATES and set(sources(row)) <= set(STATES), row
     for state in STATES:
         assert set(MACHINE.get_triggers(state)) == set(MOVES[state]), state
@@ -197,7 +198,7 @@ def shortest_path(target: str) -> list[str]:
 def test_every_trigger_from_every_state_does_what_the_table_says(state: str) -> None:
     """The exhaustive version of the random walks below: small enough to enumerate."""
     for trigger in TRIGGERS:
-        with attached(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])) as record:
+        with walked(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])) as record:
             for move in shortest_path(state):
                 fire(record, move)
             assert record.state == state
@@ -216,7 +217,7 @@ def any_or_legal(state: str) -> st.SearchStrategy[str]:
 @budget(200)
 @given(tool=st.sampled_from(TOOLS), length=st.integers(0, 25), data=st.data())
 def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataObject) -> None:
-    with attached(new_record(tool, WALK_ARGUMENTS[tool])) as record:
+    with walked(new_record(tool, WALK_ARGUMENTS[tool])) as record:
         for _ in range(length):
             step(record, data.draw(any_or_legal(record.state), label=record.state))
 
@@ -226,7 +227,7 @@ def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataO
 def test_a_legal_walk_ends_in_a_terminal_state_that_refuses_everything(
     tool: str, data: st.DataObject
 ) -> None:
-    with attached(new_record(tool, WALK_ARGUMENTS[tool])) as record:
+    with walked(new_record(tool, WALK_ARGUMENTS[tool])) as record:
         for _ in range(4 * len(STATES)):  # the repair cycle is bounded by repair_attempts
             if record.state in TERMINAL:
                 break
@@ -293,7 +294,7 @@ def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenW
 @given(tool=st.sampled_from(TOOLS), broken=st.sampled_from(("validate", "build", "interpret", "commit")))
 def test_work_that_raises_leaves_the_state_where_it_was(tool: str, broken: str) -> None:
     record, answer, plan = broken_work(tool, broken)
-    with attached(record):
+    with walked(record):
         for trigger in plan.path:
             fire(record, trigger, answer)
         state = record.state
@@ -305,8 +306,8 @@ def test_work_that_raises_leaves_the_state_where_it_was(tool: str, broken: str) 
 
 
 class SharedMachine(RuleBasedStateMachine):
-    """Several records live on the one machine at once, interleaved: none disturbs another, and
-    `MACHINE.models` holds exactly the attached ones."""
+    """Several records are fired through the one machine at once, interleaved: none disturbs
+    another, and none is ever left on the machine (`MACHINE.models` does not change)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -315,9 +316,9 @@ class SharedMachine(RuleBasedStateMachine):
         self.expected: dict[int, str] = {}
 
     @rule(tool=st.sampled_from(TOOLS))
-    def attach(self, tool: str) -> None:
+    def start(self, tool: str) -> None:
         record = new_record(tool)
-        MACHINE.add_model(record, initial=INITIAL)
+        assert record.state == INITIAL
         self.live.append(record)
         self.expected[id(record)] = INITIAL
 
@@ -330,20 +331,18 @@ class SharedMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.live)
     @rule(pick=st.integers(min_value=0))
-    def detach(self, pick: int) -> None:
+    def drop(self, pick: int) -> None:
         record = self.live.pop(pick % len(self.live))
-        MACHINE.remove_model(record)
         assert all(model is not record for model in MACHINE.models)
 
     @invariant()
-    def models_are_exactly_the_attached_records(self) -> None:
-        assert [id(m) for m in MACHINE.models] == [id(m) for m in (*self.before, *self.live)]
+    def nothing_is_left_on_the_machine_and_each_record_is_where_it_was_moved(self) -> None:
+        assert [id(m) for m in MACHINE.models] == [id(m) for m in self.before]
+        assert not any(model is record for record in self.live for model in MACHINE.models)
         for record in self.live:
             assert record.state == self.expected[id(record)]
 
     def teardown(self) -> None:
-        for record in self.live:
-            MACHINE.remove_model(record)
         assert len(MACHINE.models) == len(self.before)
 
 

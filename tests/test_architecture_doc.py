@@ -19,9 +19,8 @@ def test_committed_diagram_matches_the_table() -> None:
 
 def test_every_transition_is_drawn() -> None:
     drawn = diagram.mermaid()
-    for row in diagram.TABLE:
-        sources = (row.source,) if isinstance(row.source, str) else row.source
-        for source in sources:
+    for row in diagram.TABLE.transitions:
+        for source in diagram.sources(row):
             assert f"{source} --> {row.dest}: {row.trigger}" in drawn
 
 

@@ -1,8 +1,12 @@
-"""The async driver: walks one call record through the shared machine, awaiting the era's I/O.
+"""The async driver: walks one call record along the machine's table, awaiting the backend's I/O.
+
+It holds no path of its own: from each state it does what the table says (fire the state's
+trigger, or in the I/O state hand the payload to the backend) until the call ends.
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
-generic message (the traceback goes to the log, never to the client).
+generic message (the traceback goes to the log, never to the client). Each message ends with
+what the table says reached the host, by the state the call stopped in.
 """
 
 from __future__ import annotations
@@ -13,64 +17,63 @@ from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
 from agent_as_model.adapters.backends.base import Backend, Suspension
-from agent_as_model.engine.machine import MACHINE, SENT, WAY_OUT, fire
+from agent_as_model.engine.machine import STATE, fire, told, way_out
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
 
 
-async def drive(record: CallRecord, era: Backend) -> CallToolResult | InputRequiredResult:
-    # The record is fired through the shared machine's events and never attached to it, so no
-    # call leaves anything on the machine (and no reference cycle for the collector to find).
+async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputRequiredResult:
+    # The record is fired through a lookup compiled from the shared machine and never attached
+    # to it, so no call leaves anything on the machine (and no reference cycle for the collector).
     try:
-        fire(record, "validate")
-        fire(record, "build")
-        fire(record, "dispatch")
-        while True:
-            assert record.payload is not None
-            outcome = await era.exchange(record.payload, record.round_no)
-            if isinstance(outcome, Suspension):
-                fire(record, "suspend")
-                return outcome.result
-            fire(record, "answer", outcome)
+        while not (state := STATE[record.state]).terminal:
+            if state.exchange:
+                assert record.payload is not None
+                outcome = await backend.exchange(record.payload, record.round_no)
+                if isinstance(outcome, Suspension):
+                    fire(record, "suspend")
+                    return outcome.result
+                fire(record, "answer", outcome)
+                continue
+            assert state.then is not None  # the table gives every other live state its trigger
             try:
-                fire(record, "interpret")
+                fire(record, state.then)
             except CallError as err:
-                # The table decides whether this answer may be repaired (repair_attempts left).
-                if fire(record, "repair", err):
+                # The table decides whether this may be tried again (a repair while
+                # repair_attempts last): a guarded transition, not a decision of the driver's.
+                if state.on_error is not None and fire(record, state.on_error, err):
                     continue
                 raise
-            fire(record, "commit")
-            assert record.result is not None
-            return record.result
+        # The only way to end without an error or a suspension is `commit`, which made the result.
+        assert record.result is not None
+        return record.result
     except CallError as err:
-        leave(record, err, err.kind)
-        log.info("%s", err.message(record.tool))
-        return error_result(err.message(record.tool))
+        message = err.message(record.tool, leave(record, err.kind))
+        log.info("%s", message)
+        return error_result(message)
     except MissingCapability as err:
-        leave(record, err, "capability")
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            err.message(record.tool),
+            err.message(record.tool, leave(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
-    except Exception as err:
+    except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
-        sent = SENT.get(record.state, "The host was asked.")
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        leave(record, err, "fault")
+        sent = leave(record, "fault")
         return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
 
 
-def leave(record: CallRecord, err: Exception, why: str) -> None:
-    """Take the table's way out for this kind of failure, or fault when it is not legal here."""
-    legal = MACHINE.get_triggers(record.state)
-    trigger = WAY_OUT.get(why, "fault")
-    if trigger not in legal:
-        trigger = "fault"
-    if trigger in legal:  # a terminal state has no way out left to take
+def leave(record: CallRecord, failure: str) -> str:
+    """Take the table's way out for this kind of failure; returns what the caller is told about
+    the host, decided by the table from where the call stopped and where it ended."""
+    stopped = record.state
+    trigger = way_out(stopped, failure)
+    if trigger is not None:  # a call that has already ended has no way out left to take
         fire(record, trigger)
+    return told(stopped, record.state)
 
 
 def error_result(message: str) -> CallToolResult:

@@ -1,32 +1,61 @@
-"""The call machine: every state and every transition of one tool call, in one table.
+"""The call machine: every state, transition, guard and way out of one tool call, in one table.
 
-Read it top to bottom: the happy path first, then the ways out. `work` is the pure function of
-`states/` that a transition runs before the state changes; if it raises, the state stays where
-it was and the driver fires `reject`, `violate` or `fault`. The machine is built once and shared
-by every call; a call's record is fired through the machine's events (`fire`) rather than
-attached with `add_model` (see `LeanEvent` for the measured reason). It never asks which era it
-runs on: the era adapter does the I/O between `dispatch` and `answer`/`suspend`.
+Read `TABLE` top to bottom. Its states say what a call that stops there tells its caller about
+the host, and what the driver does next from there: fire the state's trigger, or (in the one I/O
+state) let the backend exchange the payload. Its transitions come happy path first, then the
+ways out; `work` is the pure function of `states/` that a transition runs before the state
+changes. If it raises, the state stays where it was and the driver takes the way out the table
+names for that kind of failure. Everything else here (`STATES`, `INITIAL`, `TERMINAL`, `STATE`,
+the lookup `fire` uses) is derived from the table.
+
+transitions defines and checks the machine: a `transitions.Machine` is built from the table
+once, at import. A call's record is never attached to it (`add_model`): `fire` moves a record
+through a lookup compiled at import from that machine's public structure (see `fire` for the
+measured reason). Nothing here asks which era a call runs on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from transitions import Machine
-from transitions.core import Event, MachineError
+from transitions.core import MachineError
 
+from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import interpret_answer, take_answer
+from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
 from agent_as_model.states.validate import validate_call
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
 
+# What a caller is told about the host, by where its call stopped (see State.host).
+MAY_HAVE_ASKED = "The host may have been asked."  # the backend may have failed before or after sending
+ASKED = "The host was asked."
+NOT_USED = "The host was asked; its answer was not used."
 
-class Row(NamedTuple):
+
+class State(NamedTuple):
+    name: str
+    # What a call that stops here tells its caller about the host. None: what the state the call
+    # came from tells (a fault says nothing of its own about the host).
+    host: str | None
+    # What the driver does from here: fire `then`, or, in the one I/O state, hand the payload
+    # to the backend and fire `answer` or `suspend` with what comes back.
+    then: str | None = None
+    exchange: bool = False
+    # The guarded trigger the driver tries when `then`'s work raises a CallError; when its guard
+    # says no, the call takes its way out.
+    on_error: str | None = None
+    terminal: bool = False
+
+
+class Transition(NamedTuple):
     trigger: str
     source: str | tuple[str, ...]
     dest: str
@@ -34,119 +63,175 @@ class Row(NamedTuple):
     guard: Guard | None = None  # the transition is taken only when this says so
 
 
-STATES = (
-    "received",
-    "validated",
-    "payload_ready",
-    "awaiting_host",
-    "suspended",
-    "answered",
-    "interpreted",
-    "committed",
-    "rejected",
-    "violated",
-    "faulted",
+class WaysOut(NamedTuple):
+    """How a failed step leaves the machine, by what failed: a CallError's kind, "capability"
+    for MissingCapability. Anything else (our bug), or a way out that is not legal from where the
+    call is (an error raised where it was not expected), takes `otherwise`."""
+
+    by_failure: Mapping[str, str]
+    otherwise: str
+
+
+class Table(NamedTuple):
+    states: tuple[State, ...]  # the first is where every call starts
+    transitions: tuple[Transition, ...]
+    ways_out: WaysOut
+
+
+TABLE = Table(
+    states=(
+        # State(name, what a call that stops here tells its caller about the host, what the driver
+        #       does next from here)
+        State("received", NOTHING_SENT, then="validate"),
+        State("validated", NOTHING_SENT, then="build"),
+        State("payload_ready", NOTHING_SENT, then="dispatch"),
+        State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
+        State("answered", ASKED, then="interpret", on_error="repair"),
+        State("interpreted", ASKED, then="commit"),
+        State("committed", ASKED, terminal=True),
+        # the 2026-07-28 round trip: this request ends with the InputRequiredResult
+        State("suspended", ASKED, terminal=True),
+        State("rejected", NOTHING_SENT, terminal=True),
+        State("violated", NOT_USED, terminal=True),
+        State("faulted", None, terminal=True),
+    ),
+    transitions=(
+        # Transition(trigger, source(s), dest, work, guard)
+        Transition("validate", "received", "validated", validate_call),
+        Transition("build", "validated", "payload_ready", build_payload_for),
+        Transition("dispatch", "payload_ready", "awaiting_host"),
+        # the backend: the legacy era always answers; the modern era answers on a bound retry
+        Transition("answer", "awaiting_host", "answered", take_answer),
+        Transition("suspend", "awaiting_host", "suspended"),
+        Transition("interpret", "answered", "interpreted", interpret_answer),
+        # an answer that broke the output contract: ask again with the error, while
+        # repair_attempts allow
+        Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
+        Transition("commit", "interpreted", "committed", commit_result),
+        # ways out: a caller error before anything was sent, a host contract violation after
+        Transition("reject", ("received", "validated", "payload_ready"), "rejected"),
+        Transition("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
+        # an internal fault in any live state (a bug of ours: logged, never shown to the client)
+        Transition(
+            "fault",
+            ("received", "validated", "payload_ready", "awaiting_host", "answered", "interpreted"),
+            "faulted",
+        ),
+    ),
+    ways_out=WaysOut({"caller": "reject", "capability": "reject", "host": "violate"}, otherwise="fault"),
 )
-INITIAL = "received"
-TERMINAL = frozenset({"suspended", "committed", "rejected", "violated", "faulted"})
-_BEFORE_HOST = ("received", "validated", "payload_ready")
-_LIVE = tuple(s for s in STATES if s not in TERMINAL)
-
-TABLE: tuple[Row, ...] = (
-    # Row(trigger, source(s), dest, work)
-    Row("validate", "received", "validated", validate_call),
-    Row("build", "validated", "payload_ready", build_payload_for),
-    Row("dispatch", "payload_ready", "awaiting_host"),
-    # the era adapter: the legacy era always answers; the modern era answers on a bound retry
-    Row("answer", "awaiting_host", "answered", take_answer),
-    Row("suspend", "awaiting_host", "suspended"),
-    Row("interpret", "answered", "interpreted", interpret_answer),
-    # an answer that broke the output contract: ask again with the error, while repair_attempts allow
-    Row("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
-    Row("commit", "interpreted", "committed", commit_result),
-    # ways out: a caller error before anything was sent, a host contract violation after
-    Row("reject", _BEFORE_HOST, "rejected"),
-    Row("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
-    # an internal fault in any live state (a bug of ours: logged, never shown to the client)
-    Row("fault", _LIVE, "faulted"),
-)
 
 
-# How a failed step leaves the machine, by what failed. When the named way out is not legal from
-# the state the call is in (an error raised where it was not expected), the call faults instead.
-WAY_OUT = {"caller": "reject", "capability": "reject", "host": "violate"}
-# What a caller can be told about the host, by the state the call stopped in.
-SENT = {
-    **{state: "Nothing was sent to the host." for state in _BEFORE_HOST},
-    "awaiting_host": "The host may have been asked.",
-    "answered": "The host was asked.",
-    "interpreted": "The host was asked.",
-}
+# Derived from the table, for the driver, the diagram and the tests.
+STATES: tuple[str, ...] = tuple(state.name for state in TABLE.states)
+INITIAL: str = STATES[0]
+TERMINAL: frozenset[str] = frozenset(state.name for state in TABLE.states if state.terminal)
+STATE: Mapping[str, State] = MappingProxyType({state.name: state for state in TABLE.states})
 
 
-class LeanEvent(Event):
-    """Fires a transition of this table with exactly what the table uses: the source check, the
-    `before` work, the state change.
-
-    transitions' general path also builds an EventData, runs prepare / condition / exit / enter /
-    after / finalize hooks (this table has none) and logs at each step. Measured on the whole
-    server over stdio, that path (with a record attached per call through `add_model`) put our CPU
-    per call at 1.21-1.55x a bare SDK server; firing through this event instead removes that
-    overhead and keeps the machine, its table and its checks in transitions.
-    """
-
-    def trigger(self, model: Any, *args: Any, **kwargs: Any) -> bool:
-        state = model.state
-        options = self.transitions.get(state)  # .get: it is a defaultdict; never grow it
-        if not options:
-            raise MachineError(f"Can't trigger event {self.name} from state {state}!")
-        transition = options[0]
-        for condition in transition.conditions:  # the table puts only `Guard` callables here
-            if bool(cast(Guard, condition.func)(model, *args, **kwargs)) != condition.target:
-                return False  # not taken: the state stays, and the caller learns so
-        for work in transition.before:  # the table puts only `Work` callables here, never names
-            cast(Work, work)(model, *args, **kwargs)  # may raise: the state stays where it was
-        model.state = transition.dest
-        return True
+def sources(transition: Transition) -> tuple[str, ...]:
+    source = transition.source
+    return (source,) if isinstance(source, str) else source
 
 
-class CallMachine(Machine):
-    event_cls = LeanEvent
-
-
-def _build() -> Machine:
-    transitions: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    for row in TABLE:
-        for source in (row.source,) if isinstance(row.source, str) else row.source:
-            # LeanEvent takes the one transition a trigger has from a state: keep it that way.
-            if (row.trigger, source) in seen:
-                raise ValueError(f"TABLE has two '{row.trigger}' transitions from {source}")
-            seen.add((row.trigger, source))
-        spec: dict[str, Any] = {"trigger": row.trigger, "source": row.source, "dest": row.dest}
-        if not isinstance(row.source, str):
-            spec["source"] = list(row.source)
+def _build(table: Table) -> Machine:
+    """The transitions machine of the table: transitions checks its states and transitions."""
+    specs: list[dict[str, Any]] = []
+    for row in table.transitions:
+        spec: dict[str, Any] = {"trigger": row.trigger, "source": list(sources(row)), "dest": row.dest}
         if row.work is not None:
             spec["before"] = row.work
         if row.guard is not None:
             spec["conditions"] = row.guard
-        transitions.append(spec)
-    return CallMachine(
-        model=None,
-        states=list(STATES),
-        transitions=transitions,
-        initial=INITIAL,
+        specs.append(spec)
+    return Machine(
+        model=None,  # no call record is ever attached (see `fire`)
+        states=[state.name for state in table.states],
+        transitions=specs,
+        initial=table.states[0].name,
         auto_transitions=False,
         ignore_invalid_triggers=False,
     )
 
 
-MACHINE = _build()
-_EVENTS = MACHINE.events
+MACHINE = _build(TABLE)
+
+Move = tuple[str, Guard | None, Work | None]  # dest, guard, work
 
 
-def fire(record: Any, trigger: str, *args: Any) -> bool:
-    """Move a call record along the shared machine: the one way the driver changes a state.
+def _compile(table: Table, machine: Machine) -> dict[tuple[str, str], Move]:
+    """{(trigger, source): (dest, guard, work)}, from the machine's public structure, each entry
+    cross-checked against the table row it came from; and the checks the driver relies on."""
+    moves: dict[tuple[str, str], Move] = {}
+    names = {state.name for state in table.states}
+    for row in table.transitions:
+        if row.dest not in names or not set(sources(row)) <= names:
+            raise ValueError(f"{row} names a state the table does not have")
+        for source in sources(row):
+            reported = machine.get_transitions(trigger=row.trigger, source=source)
+            # one transition per trigger and state: `fire` takes the one it finds
+            if [(t.source, t.dest) for t in reported] != [(source, row.dest)]:
+                raise ValueError(f"the machine has {reported} for '{row.trigger}' from {source}")
+            moves[row.trigger, source] = (row.dest, row.guard, row.work)
+    for state in table.states:
+        triggers = set(machine.get_triggers(state.name))
+        if triggers != {trigger for trigger, source in moves if source == state.name}:
+            raise ValueError(f"the machine and the table disagree on the triggers from {state.name}")
+        if state.terminal != (not triggers):
+            raise ValueError(f"{state.name}: a state is terminal exactly when nothing leaves it")
+        if state.terminal:
+            continue
+        steps = [trigger for trigger in (state.then, state.on_error) if trigger is not None]
+        if state.exchange:
+            steps += ["answer", "suspend"]
+        if state.exchange == (state.then is not None) or not set(steps) <= triggers:
+            raise ValueError(f"{state.name}: the driver's next step from here is not in the table")
+        if (table.ways_out.otherwise, state.name) not in moves or state.host is None:
+            raise ValueError(f"{state.name}: a live state needs the way out for anything and a text")
+    return moves
 
-    False when the transition's guard did not allow it (the state is unchanged)."""
-    return _EVENTS[trigger].trigger(record, *args)
+
+_MOVES = _compile(TABLE, MACHINE)
+
+
+def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
+    """Move a call record along the machine: the one way the driver changes a state.
+
+    Exactly what the table uses: the source check (an illegal trigger raises transitions'
+    `MachineError` and the state stays), the guard (False: not taken, the state stays), the
+    work (if it raises, the state stays), the state change. Why not transitions' own firing:
+    measured on the whole server over stdio, its general path (an EventData, prepare /
+    condition / exit / enter / after / finalize hooks, this table has none, and debug logging at
+    each step) with a record attached per call through `add_model` put our CPU per call at
+    1.21-1.55x a bare SDK server; this lookup removes that overhead.
+    """
+    state = record.state
+    move = _MOVES.get((trigger, state))
+    if move is None:
+        raise MachineError(f"Can't trigger event {trigger} from state {state}!")
+    dest, guard, work = move
+    if guard is not None and not guard(record, *args):
+        return False
+    if work is not None:
+        work(record, *args)
+    record.state = dest
+    return True
+
+
+def way_out(state: str, failure: str) -> str | None:
+    """The trigger that ends a call whose step failed in `state`, by what failed (a CallError's
+    kind, "capability", anything else); None when the call has already ended."""
+    if STATE[state].terminal:
+        return None
+    ways = TABLE.ways_out
+    trigger = ways.by_failure.get(failure, ways.otherwise)
+    return trigger if (trigger, state) in _MOVES else ways.otherwise
+
+
+def told(left: str, now: str) -> str:
+    """What a caller is told about the host when its call was in `left` and is now in `now`: what
+    `now` tells, or for a state that tells nothing of its own (a fault), what `left` told."""
+    text = STATE[now].host or STATE[left].host
+    if text is None:
+        raise ValueError(f"neither {left} nor {now} says what reached the host")
+    return text
