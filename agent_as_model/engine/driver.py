@@ -30,7 +30,6 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
     try:
         while not (state := STATE[record.state]).terminal:
             if state.exchange:
-                assert record.payload is not None
                 outcome = await backend.exchange(record.payload, record.round_no)
                 if isinstance(outcome, Suspension):
                     fire(record, "suspend")
@@ -47,7 +46,6 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
                     continue
                 raise
         # The only way to end without an error or a suspension is `commit`, which made the result.
-        assert record.result is not None
         return record.result
     except CallError as err:
         message = err.message(record.tool, leave(record, err.kind))

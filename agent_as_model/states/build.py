@@ -49,7 +49,6 @@ def build_payload_for(record: CallRecord) -> None:
     # cannot sample learns so from a clear -32021, on both eras alike.
     if not record.sampling.declared:
         raise MissingCapability({"sampling": {}})
-    assert record.request is not None
     record.plan = plan_for(record.request, record.sampling.tools)
     record.payload = build_payload(record.request, record.plan)
 

@@ -18,7 +18,6 @@ from agent_as_model.states.record import CallRecord
 
 def commit_result(record: CallRecord) -> None:
     completion, request = record.completion, record.request
-    assert completion is not None and request is not None
     cursor = None
     chain = request.chain
     if chain is not None:  # cursors on: mint over the history plus what this call returns

@@ -35,10 +35,9 @@ def take_answer(record: CallRecord, answer: HostAnswer) -> None:
 
 def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
-    assert answer is not None and record.request is not None
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
-    tools = record.payload.tools if record.payload is not None else None
+    tools = record.payload.tools
     texts, calls = _read_blocks(answer, record.plan, tools or ())
     text = "\n".join(texts)
     contract = record.request.output

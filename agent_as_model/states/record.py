@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
@@ -40,20 +40,95 @@ class HostPlan:
 NO_PLAN = HostPlan()
 
 
-@dataclass(eq=False)
+class Unset(RuntimeError):
+    """A step read a field of the record before the step that owns it filled it: our bug."""
+
+
 class CallRecord:
-    dialect: Dialect
-    arguments: Mapping[str, Any]
-    sampling: SamplingSupport
-    state: str = "received"  # owned by the machine: only engine.machine.fire changes it
-    request: Request | None = None  # validate
-    payload: CreateMessageRequestParams | None = None  # build; repair extends it
-    plan: HostPlan = NO_PLAN  # build (shared: a plan is never changed, only replaced)
-    host_answer: HostAnswer | None = None  # answer
-    completion: Completion | None = None  # interpret
-    result: CallToolResult | None = None  # commit
-    round_no: int = 0  # 0 for the first ask; one more for each repair (spec section 3)
+    """One call, moved along the machine. Each field is filled by the step that owns it (named
+    beside it); reading one before then raises `Unset` (an internal fault, never a caller's), so
+    no step needs to check what the machine's order already guarantees."""
+
+    __slots__ = (
+        "dialect",
+        "arguments",
+        "sampling",
+        "state",
+        "plan",
+        "round_no",
+        "_request",
+        "_payload",
+        "_host_answer",
+        "_completion",
+        "_result",
+    )
+
+    def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], sampling: SamplingSupport) -> None:
+        self.dialect = dialect
+        self.arguments = arguments
+        self.sampling = sampling
+        self.state = "received"  # owned by the machine: only engine.machine.fire changes it
+        self.plan = NO_PLAN  # build (shared: a plan is never changed, only replaced)
+        self.round_no = 0  # 0 for the first ask; one more for each repair (spec section 3)
+        self._request: Request | None = None
+        self._payload: CreateMessageRequestParams | None = None
+        self._host_answer: HostAnswer | None = None
+        self._completion: Completion | None = None
+        self._result: CallToolResult | None = None
 
     @property
     def tool(self) -> str:
         return self.dialect.NAME
+
+    @property
+    def request(self) -> Request:  # validate
+        return _filled(self._request, "request", "validate")
+
+    @request.setter
+    def request(self, request: Request) -> None:
+        self._request = request
+
+    @property
+    def payload(self) -> CreateMessageRequestParams:  # build; repair extends it
+        return _filled(self._payload, "payload", "build")
+
+    @payload.setter
+    def payload(self, payload: CreateMessageRequestParams) -> None:
+        self._payload = payload
+
+    @property
+    def host_answer(self) -> HostAnswer:  # answer
+        return _filled(self._host_answer, "host_answer", "answer")
+
+    @host_answer.setter
+    def host_answer(self, answer: HostAnswer) -> None:
+        self._host_answer = answer
+
+    def forget_answer(self) -> None:
+        """A repair round asks again: the answer it repaired is no longer this call's answer."""
+        self._host_answer = None
+
+    @property
+    def completion(self) -> Completion:  # interpret
+        return _filled(self._completion, "completion", "interpret")
+
+    @completion.setter
+    def completion(self, completion: Completion) -> None:
+        self._completion = completion
+
+    @property
+    def result(self) -> CallToolResult:  # commit
+        return _filled(self._result, "result", "commit")
+
+    @result.setter
+    def result(self, result: CallToolResult) -> None:
+        self._result = result
+
+
+_T = TypeVar("_T")
+
+
+def _filled(value: _T | None, name: str, owner: str) -> _T:
+    if value is None:
+        raise Unset(f"the call record's {name} was read before {owner} filled it")
+    return value

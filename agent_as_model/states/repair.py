@@ -19,13 +19,11 @@ from agent_as_model.states.record import CallRecord
 
 
 def may_repair(record: CallRecord, err: CallError) -> bool:
-    assert record.request is not None
     return err.repairable and record.round_no < record.request.repair_attempts
 
 
 def ask_again(record: CallRecord, err: CallError) -> None:
     answer, payload = record.host_answer, record.payload
-    assert answer is not None and payload is not None
     assert err.repair is not None
     problem = err.repair
     said = SamplingMessage(role="assistant", content=list(answer.blocks))
@@ -58,4 +56,4 @@ def ask_again(record: CallRecord, err: CallError) -> None:
         )
     record.payload = payload.model_copy(update={"messages": [*payload.messages, said, fix]})
     record.round_no += 1
-    record.host_answer = None
+    record.forget_answer()
