@@ -21,6 +21,7 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
+from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.server import build_server
 
 ERAS = (
@@ -31,25 +32,10 @@ ERAS = (
     ),
 )
 
+# Each product's own example (its dialect declares it), then the model list.
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
-    (
-        "chat_complete",
-        {
-            "messages": [
-                {"role": "system", "content": "You are terse."},
-                {"role": "user", "content": "Explain MCP sampling in one line."},
-            ],
-            "temperature": 0.2,
-            "max_tokens": 200,
-        },
-    ),
-    (
-        "messages_create",
-        {"system": "Answer in French.", "messages": [{"role": "user", "content": "Say hello."}]},
-    ),
-    ("responses_create", {"instructions": "Be brief.", "input": "Name one prime number."}),
-    ("generate", {"prompt": "Write a haiku about keys you do not need."}),
-    ("list_models", {}),
+    *((d.NAME, dict(d.EXAMPLE)) for d in DIALECTS.values() if d.EXAMPLE is not None),
+    (models.NAME, {}),
 )
 
 

@@ -308,6 +308,14 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    EXAMPLE={
+        "messages": [
+            {"role": "system", "content": "You are terse."},
+            {"role": "user", "content": "Explain MCP sampling in one line."},
+        ],
+        "temperature": 0.2,
+        "max_tokens": 200,
+    },
     tools=definitions.ToolShape(
         format="chat",
         read_tool=_read_tool,

@@ -303,6 +303,7 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    EXAMPLE={"system": "Answer in French.", "messages": [{"role": "user", "content": "Say hello."}]},
     tools=definitions.ToolShape(
         format="messages",
         read_tool=_read_tool,

@@ -60,4 +60,5 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    EXAMPLE={"prompt": "Write a haiku about keys you do not need."},
 )

@@ -312,6 +312,7 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=_render,
+    EXAMPLE={"instructions": "Be brief.", "input": "Name one prime number."},
     tools=definitions.ToolShape(
         format="responses",
         read_tool=_read_tool,
