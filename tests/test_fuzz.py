@@ -9,14 +9,20 @@ clock. Each run starts a server per era, so these tests are the slow ones of thi
 from __future__ import annotations
 
 import io
+import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_as_model.commands.cli import main
 from agent_as_model.commands.fuzz import MISSING_EXTRA
+from agent_as_model.commands.fuzz.conversation import HISTORY_TOOLS, HostAnswer, ToolTurn, Unit
+from agent_as_model.commands.fuzz.machine import host_answers, openings
+from agent_as_model.commands.fuzz.render import render
 from agent_as_model.commands.fuzz.runner import Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_file
 
@@ -165,3 +171,19 @@ def test_progress_shows_on_a_terminal_only() -> None:
     assert "fuzzing: example 2/10, 3 chains, 7 calls" in shown.getvalue()
     assert shown.getvalue().endswith("\r\x1b[K")
     assert piped.getvalue() == ""
+
+
+@given(
+    units=openings(tool_use=False),
+    answer=st.booleans().flatmap(lambda structured: host_answers(structured, tool_use=False)),
+)
+def test_without_tool_turns_no_conversation_or_answer_holds_a_tool_call(
+    units: list[Unit], answer: HostAnswer
+) -> None:
+    # --no-tool-turns: what a server without native tool-call turns can take (the seed shape).
+    assert not any(isinstance(unit, ToolTurn) for unit in units)
+    assert answer.calls == ()
+    for tool in HISTORY_TOOLS:
+        assert "tool_call" not in json.dumps(render(tool, units)) and "tool_use" not in json.dumps(
+            render(tool, units)
+        )

@@ -1,7 +1,7 @@
 """`agent-as-model fuzz`: property-based fuzzing of session-cursor chains against any stdio server.
 
     agent-as-model fuzz [--against CMD] [--eras legacy,2026-07-28] [--examples N] [--seed S]
-                        [--tools T,...] [--out DIR]
+                        [--tools T,...] [--no-tool-turns] [--out DIR]
 
 A hypothesis rule-based state machine (`machine.py`) drives chains through a stdio MCP server
 (this one, in a subprocess, by default) with the SDK `Client` on each era asked, answering as a
@@ -92,6 +92,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="comma-separated tools to fuzz (default: all four completion tools)",
     )
     parser.add_argument(
+        "--no-tool-turns",
+        dest="tool_turns",
+        action="store_false",
+        help="plain and structured answers only, for servers without native tool-call turns (the seed shape)",
+    )
+    parser.add_argument(
         "--out",
         default=DEFAULT_OUT,
         metavar="DIR",
@@ -128,4 +134,5 @@ def run(args: argparse.Namespace) -> int:
         tools=args.tools,
         out=args.out,
         timeout=args.timeout,
+        tool_turns=args.tool_turns,
     )

@@ -11,8 +11,6 @@ from agent_as_model.commands.fuzz.conversation import HostAnswer
 from agent_as_model.commands.fuzz.render import Unreadable, read_result
 from agent_as_model.commands.fuzz.session import Outcome
 
-NOTHING_SENT = "Nothing was sent to the host."
-
 
 @dataclass(frozen=True)
 class Expected:
@@ -139,8 +137,8 @@ def _check_refusal(call: Logged, outcome: Outcome) -> None:
     missing = [name for name in call.expected.names if name not in text]
     if missing:
         _fail(call, f"the refusal does not name {' and '.join(missing)}: {text[:300]}")
-    if NOTHING_SENT not in text:
-        _fail(call, f"the refusal does not say {NOTHING_SENT!r}: {text[:300]}")
+    # How a refusal is worded beyond that is each server's own; that nothing was sent is observed
+    # above (the host was not asked), not read from the text.
 
 
 def _times(n: int) -> str:

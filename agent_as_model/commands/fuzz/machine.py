@@ -63,10 +63,10 @@ def tool_calls(draw: st.DrawFn) -> tuple[Call, ...]:
 
 
 @st.composite
-def host_answers(draw: st.DrawFn, structured: bool) -> HostAnswer:
+def host_answers(draw: st.DrawFn, structured: bool, tool_use: bool = True) -> HostAnswer:
     if structured:
         return HostAnswer("", structured={"answer": draw(texts)})
-    calls = draw(st.just(()) | tool_calls())
+    calls = draw(st.just(()) | tool_calls()) if tool_use else ()
     return HostAnswer(draw(texts), calls)
 
 
@@ -77,7 +77,7 @@ def tool_turns(draw: st.DrawFn) -> ToolTurn:
 
 
 @st.composite
-def openings(draw: st.DrawFn) -> list[Unit]:
+def openings(draw: st.DrawFn, tool_use: bool = True) -> list[Unit]:
     """A conversation to start from: an optional system text, earlier exchanges (plain or tool
     turns), and a user message."""
     units: list[Unit] = []
@@ -85,7 +85,8 @@ def openings(draw: st.DrawFn) -> list[Unit]:
         units.append(Said("system", draw(texts)))
     for _ in range(draw(st.integers(0, 2))):
         units.append(Said("user", draw(texts)))
-        units.append(draw(st.builds(Said, st.just("assistant"), texts) | tool_turns()))
+        said = st.builds(Said, st.just("assistant"), texts)
+        units.append(draw(said | tool_turns() if tool_use else said))
     units.append(Said("user", draw(texts)))
     return units
 
@@ -175,7 +176,11 @@ class ChainMachine(RuleBasedStateMachine):
 
 
 def machine_for(
-    sessions: Sessions, eras: Sequence[str], tools: Sequence[str], counters: Counters
+    sessions: Sessions,
+    eras: Sequence[str],
+    tools: Sequence[str],
+    counters: Counters,
+    tool_turns: bool = True,
 ) -> type[ChainMachine]:
     """The machine class for one run: hypothesis makes one instance per example.
 
@@ -185,7 +190,8 @@ def machine_for(
     """
     history_tools = [tool for tool in tools if tool in HISTORY_TOOLS]
     on_eras = st.sampled_from(list(eras))
-    answers = st.booleans().flatmap(host_answers)
+    answers = st.booleans().flatmap(lambda structured: host_answers(structured, tool_turns))
+    openings_drawn = openings(tool_turns)
     which = st.integers(0, 7)  # a chain, a step, a spot: taken modulo what there is
     follow_ups = st.tuples(st.lists(texts, min_size=2, max_size=2), texts, st.booleans())
 
@@ -196,7 +202,7 @@ def machine_for(
                 tool=st.sampled_from(history_tools),
                 model=models,
                 era=on_eras,
-                units=openings(),
+                units=openings_drawn,
                 answer=answers,
             )
             def start_chain(
@@ -230,7 +236,7 @@ def machine_for(
                 tool=st.sampled_from(history_tools),
                 model=models,
                 era=on_eras,
-                units=openings(),
+                units=openings_drawn,
                 answer=answers,
                 ident=hex32,
             )

@@ -69,6 +69,7 @@ def fuzz(
     tools: Sequence[str],
     out: str | Path,
     timeout: float,
+    tool_turns: bool = True,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
@@ -80,7 +81,7 @@ def fuzz(
     failure: FuzzFailure | None = None
     try:
         with Sessions(command, eras, timeout) as sessions:
-            failure = _explore(machine_for(sessions, eras, tools, counters), examples, seed, out)
+            failure = _explore(machine_for(sessions, eras, tools, counters, tool_turns), examples, seed, out)
             if failure is not None and not failure.unreachable:
                 failure = trim(failure, sessions)
     except Unreachable as err:
