@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def test_it_finds_a_broken_server_shrinks_the_chain_and_records_a_replayable_div
     assert chain and 1 <= int(chain.group(1)) <= 3, out
     problem = out.split("\n", 1)[0]
     report = (tmp_path / "failure.txt").read_text(encoding="utf-8")
-    assert report.startswith(problem) and f"--against {command!r}" in report.replace("'", "'")
+    assert report.startswith(problem) and f"--against {shlex.quote(command)}" in report
 
     recording = tmp_path / "failure.jsonl"
     replayed = io.StringIO()
