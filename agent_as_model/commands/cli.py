@@ -1,4 +1,5 @@
-"""`agent-as-model`: serve over stdio (the default, what hosts run) and the newcomer's demo."""
+"""`agent-as-model`: serve over stdio (the default, what hosts run), the newcomer's demo, and the
+subcommands (export-tools, replay, fuzz)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 import anyio
 
 from agent_as_model import __version__
-from agent_as_model.commands import export_tools
+from agent_as_model.commands import export_tools, fuzz
 from agent_as_model.commands.transcripts import command as transcripts
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
@@ -36,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export_tools.add_parser(commands)
     transcripts.add_replay_command(commands)
+    fuzz.add_parser(commands)
     return parser
 
 
@@ -52,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return anyio.run(run_demo)
     if args.command == "replay":
         return transcripts.run_replay(args)
+    if args.command == fuzz.COMMAND:
+        return fuzz.run(args)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args)
     anyio.run(serve_stdio)

@@ -1,0 +1,207 @@
+"""One fuzzing run: start the server per era, let hypothesis explore, report and keep a failure.
+
+The output: a progress line on stderr while on a terminal; on a failure, the report of the
+minimal chain (also written to DIR/failure.txt) and its recording (DIR/failure.jsonl); always a
+last line `N chains, M calls, K failures`. Exit status 0, 1 (a failure) or 2 (the server could
+not be started or spoken to).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.reporting import with_reporter
+from hypothesis.stateful import get_state_machine_test
+
+from agent_as_model.commands.fuzz import FAILED, PASSED, UNREACHABLE
+from agent_as_model.commands.fuzz.checks import FuzzFailure, Logged, check
+from agent_as_model.commands.fuzz.machine import Counters, machine_for
+from agent_as_model.commands.fuzz.recording import record_chain
+from agent_as_model.commands.fuzz.session import Sessions, Unreachable
+
+STEPS = 6  # rules per example: chains of a few calls, several chains an example
+REPORT, RECORDING, DATABASE = "failure.txt", "failure.jsonl", "examples"
+
+
+class Progress:
+    """`fuzzing: example 12/100, 30 chains, 85 calls` on one line, on a terminal only."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self._total, self._stream = total, stream
+        try:
+            self._enabled = stream.isatty()
+        except (AttributeError, ValueError):
+            self._enabled = False
+        self._last = 0.0
+
+    def update(self, counters: Counters, phase: str = "fuzzing") -> None:
+        now = time.monotonic()
+        if not self._enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        self._stream.write(
+            f"\r{phase}: example {counters.examples}/{self._total}, {counters.chains} chains, "
+            f"{counters.calls} calls\x1b[K"
+        )
+        self._stream.flush()
+
+    def clear(self) -> None:
+        if self._enabled and self._last:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+
+
+def fuzz(
+    command: Sequence[str],
+    *,
+    eras: Sequence[str],
+    examples: int,
+    seed: int | None,
+    tools: Sequence[str],
+    out: str | Path,
+    timeout: float,
+    tool_turns: bool = True,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    out = Path(out)
+    counters = Counters()
+    progress = Progress(examples, stderr)
+    counters.tick = lambda: progress.update(counters)
+    failure: FuzzFailure | None = None
+    try:
+        with Sessions(command, eras, timeout) as sessions:
+            failure = _explore(machine_for(sessions, eras, tools, counters, tool_turns), examples, seed, out)
+            if failure is not None and not failure.unreachable:
+                failure = trim(failure, sessions)
+    except Unreachable as err:
+        progress.clear()
+        print(f"agent-as-model fuzz: {err}", file=stderr)
+        print(_summary(counters, 0), file=stdout)
+        return UNREACHABLE
+    progress.clear()
+    if failure is None:
+        print(_summary(counters, 0), file=stdout)
+        return PASSED
+    report = _report(failure, command, out, timeout)
+    print(report, file=stdout)
+    print(_summary(counters, 1), file=stdout)
+    if failure.unreachable:
+        return UNREACHABLE
+    return FAILED
+
+
+def lineage(log: Sequence[Logged]) -> list[Logged]:
+    """The failing call and the calls whose cursors it continues, back to the chain's start.
+
+    Hypothesis shrinks the example, but an example may still hold calls the failure does not
+    involve (another chain, a `generate` beside it): every call carries its whole history, so
+    they can go.
+    """
+    kept = [log[-1]]
+    for call in reversed(log[:-1]):
+        wanted = kept[0].arguments.get("previous_response_id")
+        if call.expected.cursor is not None and call.expected.cursor == wanted:
+            kept.insert(0, call)
+    return kept
+
+
+def trim(failure: FuzzFailure, sessions: Sessions) -> FuzzFailure:
+    """The failure with only its lineage, when that alone fails the same way (checked by making
+    those calls again); otherwise the failure as hypothesis left it."""
+    kept = lineage(failure.log)
+    if len(kept) == len(failure.log):
+        return failure
+    again = [replace(call, seen="") for call in kept]
+    try:
+        for call in again[:-1]:
+            check(call, sessions.call(call.era, call.tool, call.arguments, call.answer))
+        check(again[-1], sessions.call(again[-1].era, again[-1].tool, again[-1].arguments, again[-1].answer))
+    except FuzzFailure as repeated:
+        if repeated.problem == failure.problem:
+            return FuzzFailure(failure.problem, again)
+        return failure
+    except Unreachable:
+        return failure
+    return failure
+
+
+def _summary(counters: Counters, failures: int) -> str:
+    return f"{counters.chains} chains, {counters.calls} calls, {failures} failures"
+
+
+def _explore(machine: type, examples: int, seed: int | None, out: Path) -> FuzzFailure | None:
+    out.mkdir(parents=True, exist_ok=True)
+    chosen = settings(
+        max_examples=examples,
+        stateful_step_count=STEPS,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        database=DirectoryBasedExampleDatabase(out / DATABASE),
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        # No explain phase: it reruns the minimal example many times over to annotate lines of
+        # code, which costs more real calls than the shrinking itself; the report says it all.
+        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+    )
+    test = get_state_machine_test(machine, settings=chosen)
+    if seed is not None:
+        test = hypothesis.seed(seed)(test)
+    try:
+        with with_reporter(lambda _text: None):
+            test()
+    except FuzzFailure as failure:
+        return failure
+    except Exception as error:  # a failure that did not reproduce comes wrapped in a group (Flaky)
+        found = _first_failure(error)
+        if found is None:
+            raise
+        found.problem += " (it did not fail again on the same chain: the server is not deterministic)"
+        return found
+    return None
+
+
+def _first_failure(error: BaseException) -> FuzzFailure | None:
+    """The FuzzFailure inside an exception group (the builtin one, or the backport on 3.10)."""
+    if isinstance(error, FuzzFailure):
+        return error
+    for inner in getattr(error, "exceptions", ()):
+        if (found := _first_failure(inner)) is not None:
+            return found
+    return None
+
+
+def _report(failure: FuzzFailure, command: Sequence[str], out: Path, timeout: float) -> str:
+    recording = out / RECORDING
+    try:
+        note = record_chain(command, failure.log, recording, timeout)
+        kept = [
+            f"Recording: {recording} (on {failure.log[-1].era}; {note})",
+            f"Reproduce: agent-as-model replay {shlex.quote(str(recording))} --against "
+            f"{shlex.quote(shlex.join(command))}",
+        ]
+    except Unreachable as err:
+        kept = [f"No recording: the chain could not be made again ({err})"]
+    calls = "\n".join(f"  {n}. {call.describe()}" for n, call in enumerate(failure.log, start=1))
+    text = "\n".join(
+        [
+            f"FAILED: {failure.problem}",
+            f"The minimal chain ({len(failure.log)} {'call' if len(failure.log) == 1 else 'calls'}; "
+            "the last one failed):",
+            calls,
+            *kept,
+        ]
+    )
+    (out / REPORT).write_text(text + "\n", encoding="utf-8")
+    return text

@@ -1,0 +1,180 @@
+"""The fuzzer's side of the wire: an SDK `Client` per era over stdio, and the stand-in host.
+
+Hypothesis runs rules synchronously, so the clients live in an event loop of their own (an anyio
+blocking portal) and a rule calls a tool through it. One server process per era serves the whole
+run: the server keeps no state between calls, so chains of different examples cannot meet. A
+server that stops answering is started again before the next call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, ExitStack, suppress
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client, MCPError
+from mcp.client import ClientRequestContext
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    SamplingCapability,
+    SamplingToolsCapability,
+    TextContent,
+    ToolUseContent,
+)
+
+from agent_as_model.commands.fuzz.conversation import HostAnswer
+
+ERA_MODES = {"legacy": "legacy", "2026-07-28": "2026-07-28"}
+HOST_MODEL = "fuzz-stand-in-host"
+STRUCTURED_CALL_ID = "so_1"
+
+
+class StandInHost:
+    """Answers every sampling request with the answer planned for the call in flight, and counts
+    how often it was asked (a refused call must not ask it at all)."""
+
+    def __init__(self) -> None:
+        self.plan: HostAnswer | None = None
+        self.asked = 0
+
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | CreateMessageResultWithTools:
+        self.asked += 1
+        answer = self.plan
+        if answer is None:  # asked when the call should have been refused: the count says so
+            content = TextContent(type="text", text="(the stand-in host did not expect to be asked)")
+            return CreateMessageResult(role="assistant", content=content, model=HOST_MODEL)
+        if answer.structured is not None:
+            name = params.tools[0].name if params.tools else "structured_output"
+            use = ToolUseContent(type="tool_use", id=STRUCTURED_CALL_ID, name=name, input=answer.structured)
+            return CreateMessageResultWithTools(
+                role="assistant", content=[use], model=HOST_MODEL, stop_reason="toolUse"
+            )
+        if not answer.calls:
+            content = TextContent(type="text", text=answer.text)
+            return CreateMessageResult(role="assistant", content=content, model=HOST_MODEL)
+        blocks: list[Any] = [TextContent(type="text", text=answer.text)] if answer.text else []
+        blocks += [ToolUseContent(type="tool_use", id=c.id, name=c.name, input=c.input) for c in answer.calls]
+        return CreateMessageResultWithTools(
+            role="assistant", content=blocks, model=HOST_MODEL, stop_reason="toolUse"
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one tool call came back with, as the caller sees it."""
+
+    is_error: bool
+    text: str
+    structured: Any
+    asked: int  # how many sampling requests the host answered for this call
+    rpc_error: str | None = None  # a JSON-RPC error instead of a tool result
+
+
+class Unreachable(Exception):
+    """The server could not be started, or stopped answering."""
+
+
+class Sessions:
+    """One connected `Client` per era, each on its own server process.
+
+    The server keeps no state, so a call made again with the same era, tool, arguments and host
+    answer gets the answer it got the first time without travelling again: shrinking replays the
+    first calls of a failing example many times over, and this keeps it fast. (The recording of a
+    failure is made afresh, so a server that answers differently the second time shows there.)
+    """
+
+    def __init__(self, command: Sequence[str], eras: Sequence[str], timeout: float) -> None:
+        self._command = list(command)
+        self._eras = list(eras)
+        self._timeout = timeout
+        self.host = StandInHost()
+        self._stack = ExitStack()
+        self._portal: BlockingPortal | None = None
+        self._clients: dict[str, Client] = {}
+        self._closers: dict[str, AbstractContextManager[Any]] = {}
+        self._seen: dict[tuple[str, str, str, str], Outcome] = {}
+        self.made = 0  # calls that travelled to a server
+
+    def __enter__(self) -> Sessions:
+        self._portal = self._stack.enter_context(start_blocking_portal())
+        try:
+            for era in self._eras:
+                self._connect(era)
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for era in list(self._clients):
+            self._disconnect(era)
+        self._stack.close()
+
+    def _connect(self, era: str) -> None:
+        assert self._portal is not None
+        params = StdioServerParameters(command=self._command[0], args=self._command[1:])
+        client = Client(
+            params,
+            mode=ERA_MODES[era],
+            sampling_callback=self.host,
+            sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
+        )
+        closer = self._portal.wrap_async_context_manager(client)
+        try:
+            self._clients[era] = closer.__enter__()
+        except Exception as err:
+            raise Unreachable(
+                f"cannot start or speak to {' '.join(self._command)} on {era}: {err!r}"
+            ) from err
+        self._closers[era] = closer
+
+    def _disconnect(self, era: str) -> None:
+        self._clients.pop(era, None)
+        closer = self._closers.pop(era, None)
+        if closer is not None:
+            # A dead server's pipes may fail to close: it is gone either way.
+            with suppress(Exception):
+                closer.__exit__(None, None, None)
+
+    def call(self, era: str, tool: str, arguments: dict[str, Any], answer: HostAnswer | None) -> Outcome:
+        """Call a tool on that era's server, with the host primed to answer `answer`."""
+        assert self._portal is not None
+        key = (era, tool, json.dumps(arguments, sort_keys=True), repr(answer))
+        if key in self._seen:
+            return self._seen[key]
+        if era not in self._clients:
+            self._connect(era)
+        self.host.plan, self.host.asked = answer, 0
+        try:
+            self.made += 1
+            outcome = self._portal.call(self._call, self._clients[era], tool, arguments)
+            self._seen[key] = outcome
+            return outcome
+        except Unreachable:
+            self._disconnect(era)
+            raise
+        finally:
+            self.host.plan = None
+
+    async def _call(self, client: Client, tool: str, arguments: dict[str, Any]) -> Outcome:
+        try:
+            with anyio.fail_after(self._timeout):
+                result = await client.call_tool(tool, arguments)
+        except MCPError as err:
+            return Outcome(True, "", None, self.host.asked, rpc_error=f"{err.code}: {err.message}")
+        except TimeoutError as err:
+            raise Unreachable(f"no answer to {tool} within {self._timeout:g} s") from err
+        except Exception as err:
+            raise Unreachable(f"the connection failed during {tool}: {err!r}") from err
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        text = texts[0] if len(texts) == 1 and len(result.content) == 1 else "\n".join(texts)
+        return Outcome(bool(result.is_error), text, result.structured_content, self.host.asked)
