@@ -62,7 +62,7 @@ def add_replay_command(commands: argparse._SubParsersAction[Any]) -> None:
         type=_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"how long to wait for each server frame (default {DEFAULT_TIMEOUT:g})",
+        help=f"how long to wait for each server frame once the server is up (default {DEFAULT_TIMEOUT:g})",
     )
 
 
