@@ -87,3 +87,10 @@ def _flatten(caps: dict[str, Any], prefix: str = "") -> list[str]:
         inner = _flatten(value, name + ".") if isinstance(value, dict) and value else []
         names.extend(inner or [name])
     return names
+
+
+class StartupError(Exception):
+    """A configuration the server cannot start with (an environment variable, a flag, a path).
+
+    The command line prints its message as one line on stderr and exits with status 2, with no
+    traceback: the operator needs to know what to change, not where it was found."""

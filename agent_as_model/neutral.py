@@ -61,6 +61,10 @@ class ToolChoice:
 
     mode: ChoiceMode
     name: str | None = None
+    # Set: at most one tool call in the answer, and this is the JSON path of the choice's own
+    # switch that said so (Anthropic's `disable_parallel_tool_use`; OpenAI's top-level
+    # `parallel_tool_calls` goes to `Request.single_call` directly).
+    single_call: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +130,15 @@ class Request:
     repair_attempts: int = 0
     persona: Persona | None = None
     chain: Chain | None = None
+    # Set: the answer may call at most one tool, and this names the parameter that said so
+    # (OpenAI `parallel_tool_calls: false`, Anthropic `tool_choice.disable_parallel_tool_use:
+    # true`). Checked on the answer.
+    single_call: str | None = None
+
+
+# Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect
+# says it in its product's own words. "other" stands for any value MCP leaves open.
+StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse", "other"]
 
 
 @dataclass(slots=True)
@@ -136,3 +149,5 @@ class Completion:
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
     structured: dict[str, object] | None = None  # the validated output, when a contract asked for one
+    model: str | None = None  # the model the host named in its answer
+    stop_reason: StopReason | None = None  # None: the host did not say

@@ -21,7 +21,7 @@ from agent_as_model.adapters.backends.base import SamplingSupport
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
-from agent_as_model.errors import CallError
+from agent_as_model.errors import CallError, StartupError
 from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
 
@@ -51,7 +51,10 @@ def state_security() -> RequestStateSecurity:
     otherwise a per-process key."""
     key = os.environ.get(STATE_KEY_ENV)
     if key:
-        return RequestStateSecurity(keys=[key])
+        try:
+            return RequestStateSecurity(keys=[key])
+        except ValueError as err:  # the SDK's message says what a key needs and how to make one
+            raise StartupError(f"{STATE_KEY_ENV}: {str(err).replace('keys[0]', 'the key')}") from None
     return RequestStateSecurity.ephemeral()
 
 

@@ -1,5 +1,9 @@
+from collections.abc import Iterator
+
 import pytest
 
+from agent_as_model.adapters.dialects import responses
+from tests import sdk_truth
 from tests.scripted_host import ERAS
 
 
@@ -12,3 +16,18 @@ def era(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _responses_validated_by_the_sdk() -> Iterator[None]:
+    """Every Responses object any test makes is validated as the official SDK's Response."""
+    original = sdk_truth.install()
+    yield
+    object.__setattr__(responses.DIALECT, "render", original)
+
+
+@pytest.fixture(autouse=True)
+def _no_invalid_responses() -> Iterator[None]:
+    sdk_truth.failures.clear()
+    yield
+    assert not sdk_truth.failures, sdk_truth.failures

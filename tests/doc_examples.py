@@ -9,9 +9,9 @@ sampling requests. Each step of an example is rendered as the tool's arguments, 
     python -m tests.doc_examples --write docs/tools-and-structured-output.md
 
 The blocks sit between `<!-- example:<key>:begin -->` and `<!-- example:<key>:end -->`.
-Only the random part of the Responses ids is normalised: the 32 hex digits of `resp_…` and
-`msg_…` become `<hex>`. tests/test_tools_doc.py runs the examples again and fails when the
-document is stale.
+Only what changes from run to run is normalised: the 32 hex digits of `resp_…` and `msg_…`
+become `<hex>`, and a Responses object's `created_at` time becomes `<time>`.
+tests/test_tools_doc.py runs the examples again and fails when the document is stale.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ LEGACY = "legacy"
 REGENERATE = "python -m tests.doc_examples --write docs/tools-and-structured-output.md"
 HOST_MODEL = "host-model"
 RANDOM_HEX = re.compile(r"\b(resp|msg)_[0-9a-f]{32}\b")
+CREATED_AT = re.compile(r'("created_at": )\d+')
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -442,7 +443,7 @@ def render_step(step: Step) -> str:
         parts.append("Logged (warning, logger `agent_as_model`):\n")
         parts.append(_fence(message, "text"))
     parts.extend(_result(step))
-    return RANDOM_HEX.sub(r"\1_<hex>", "\n".join(parts))
+    return CREATED_AT.sub(r'\1"<time>"', RANDOM_HEX.sub(r"\1_<hex>", "\n".join(parts)))
 
 
 def render(example: Example) -> str:

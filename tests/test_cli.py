@@ -13,7 +13,7 @@ from agent_as_model.commands.demo import CALLS, run_demo
 
 def test_python_dash_m_prints_the_version() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agent_as_model", "--version"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "agent_as_model", "--version"], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0
     assert done.stdout.strip() == f"agent-as-model {__version__}"

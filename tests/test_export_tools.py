@@ -50,7 +50,7 @@ def exported() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
     running["not mcp"] = export("--server", NOT_MCP)
     done = {}
     for fmt, process in running.items():
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=300)
         done[fmt] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     yield done
 

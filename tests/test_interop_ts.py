@@ -57,7 +57,7 @@ def run_host(node: str, era: str) -> dict[str, Any]:
         cwd=INTEROP,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         check=False,
     )
     assert done.returncode == 0, f"host.mjs failed on {era}:\n{done.stdout}\n{done.stderr}"
@@ -102,10 +102,16 @@ def test_typescript_host(node: str, era: str) -> None:
         },
     ]
 
-    expected: dict[str, Any] = {"content": [{"type": "text", "text": ANSWER}], "isError": False}
+    # The result metadata (spec section 9) reaches a TypeScript client too, beside the 2026 stamp.
+    said = {"agent-as-model/result": {"model": "ts-host-model", "finish_reason": "stop"}}
+    expected: dict[str, Any] = {
+        "content": [{"type": "text", "text": ANSWER}],
+        "isError": False,
+        "_meta": said,
+    }
     if modern:
         stamp = {"name": "agent-as-model", "version": agent_as_model.__version__}
-        expected["_meta"] = {SERVER_INFO_KEY: stamp}
+        expected["_meta"] = {**said, SERVER_INFO_KEY: stamp}
     assert report["results"] == {"generate": expected, "chat_complete": expected}
 
     # The tool loop and structured output, with the TS host answering tool_use blocks.

@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, CreateMessageRequestParams, TextContent
 
 import agent_as_model
+from tests import sdk_truth
 from tests.scripted_host import ERAS, ScriptedHost
 from tests.wire_capture import modern_meta, spawn
 
@@ -211,11 +212,19 @@ async def test_responses_create(stdio: Connection) -> None:
     assert text_of(result) == json.dumps(response, sort_keys=True)
     match = re.fullmatch(r"resp_([0-9a-f]{32})", response["id"])
     assert match, response["id"]
+    assert isinstance(response["created_at"], int)
+    assert sdk_truth.response_of(result).output_text == "echo: Thanks"  # the official SDK's type
+    assert result.meta is not None
+    assert result.meta["agent-as-model/result"] == {"model": "scripted-model", "status": "completed"}
     assert response == {
         "id": f"resp_{match[1]}",
         "object": "response",
+        "created_at": response["created_at"],
         "status": "completed",
         "model": "agent-default",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
         "output": [
             {
                 "type": "message",
@@ -360,7 +369,7 @@ async def test_stdout_carries_only_json_rpc(era: str) -> None:
 
 
 def run_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(COMMAND), *args], capture_output=True, text=True, timeout=30, check=False)
+    return subprocess.run([str(COMMAND), *args], capture_output=True, text=True, timeout=300, check=False)
 
 
 def test_version_flag() -> None:

@@ -260,7 +260,11 @@ def test_the_seed_modes_are_taken_by_every_dialect(native: Native, mode: str) ->
         ("messages", {"type": "any"}, ToolChoice("required")),
         ("messages", {"type": "none"}, ToolChoice("none")),
         ("messages", {"type": "tool", "name": "add"}, ToolChoice("required", "add")),
-        ("messages", {"type": "auto", "disable_parallel_tool_use": True}, ToolChoice("auto")),
+        (
+            "messages",
+            {"type": "auto", "disable_parallel_tool_use": True},
+            ToolChoice("auto", single_call="tool_choice.disable_parallel_tool_use"),
+        ),
         (
             "messages",
             {"type": "tool", "name": "add", "disable_parallel_tool_use": False},

@@ -185,7 +185,7 @@ async def test_long_descriptions_are_shortened_for_the_host(era: str) -> None:
 )
 async def test_a_named_choice_forwards_that_tool_alone_as_required(era: str, tool: str, choice: Any) -> None:
     tools = [{"name": n, "input_schema": SCHEMA} for n in ("a", "b", "c")]
-    host = ScriptedHost("ok")
+    host = ScriptedHost(tool_answer("", ("c1", "b", {"city": "Oslo"})))
     async with connect(era, host, tools=True) as client:
         result = await client.call_tool(tool, {**first_request(tool, "q", tools), "tool_choice": choice})
     assert not result.is_error, result.content[0].text

@@ -139,6 +139,7 @@ class _Spy:
     def __init__(self, inner: Target, sent: list[Any], received: list[Any]) -> None:
         self._inner, self._sent, self._received = inner, sent, received
         self.description = inner.description
+        self.startup_grace = inner.startup_grace
 
     async def send(self, line: str) -> bool:
         self._sent.append(json.loads(line))
@@ -158,6 +159,7 @@ class _ScriptedServer:
     """A stand-in server: answers each request line with the frames `script` returns for it."""
 
     description = "a scripted server"
+    startup_grace = 0.0  # in-process: nothing to start
 
     def __init__(self, script: Any) -> None:
         self._script = script

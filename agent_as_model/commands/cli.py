@@ -8,18 +8,30 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools, fuzz
 from agent_as_model.commands.transcripts import command as transcripts
+from agent_as_model.errors import StartupError
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# The exit status of a start-up error (a bad flag, environment variable or path): argparse's own.
+STARTUP_FAILED = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line (its default prints the usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(STARTUP_FAILED, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="agent-as-model",
         description=(
             "An MCP server where the connected agent is the model: OpenAI- and Anthropic-shaped tools "
@@ -45,7 +57,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     transcripts.check_record_options(parser, args)
-    _configure_logging()
+    try:
+        _configure_logging()
+        if args.command in (None, "serve"):
+            from agent_as_model.server import state_security
+
+            state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
+        return _run(args)
+    except StartupError as err:
+        print(f"agent-as-model: {err}", file=sys.stderr)
+        return STARTUP_FAILED
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
     if args.command == "demo":
@@ -75,6 +99,8 @@ async def serve_stdio() -> None:
 def _configure_logging() -> None:
     # stdout carries protocol frames only; every log line goes to stderr.
     level = os.environ.get(LOG_LEVEL_ENV, "WARNING").upper()
+    if not isinstance(logging.getLevelName(level), int):
+        raise StartupError(f"{LOG_LEVEL_ENV}: unknown log level {level!r} (use {', '.join(_LEVELS)})")
     logging.basicConfig(
         stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -2,7 +2,10 @@
 dialect shapes the completion into the tool result.
 
 Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
-later features commit to those bytes. A JSON object also travels as structuredContent.
+later features commit to those bytes. A JSON object also travels as structuredContent. Beside
+it, `_meta["agent-as-model/result"]` says what the product's own API would have (spec section
+9): the model the host named and the stop reason in the product's words (the dialect's
+`describe`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
 from agent_as_model.states.record import CallRecord
+
+# The key of the result metadata in a tool result's `_meta` (spec section 9).
+RESULT_META = "agent-as-model/result"
 
 
 def commit_result(record: CallRecord) -> None:
@@ -30,6 +36,10 @@ def commit_result(record: CallRecord) -> None:
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
     record.result = tool_result(output)
+    describe = record.dialect.describe
+    if describe is not None:
+        # Spec section 9: what the product's API would have said beside the result, in its words.
+        record.result.meta = {RESULT_META: describe(completion)}
 
 
 def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:

@@ -20,7 +20,7 @@ from mcp_types import Tool
 from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.arguments import type_name, with_article
 from agent_as_model.errors import CallError, host_error
-from agent_as_model.neutral import Completion, OutputContract, Persona, ToolUse
+from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
 from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.record import CallRecord, HostPlan
@@ -40,19 +40,67 @@ def interpret_answer(record: CallRecord) -> None:
     tools = record.payload.tools
     texts, calls = _read_blocks(answer, record.plan, tools or ())
     text = "\n".join(texts)
-    contract = record.request.output
+    request = record.request
+    stop = _stop_reason(answer.stop_reason)
+    contract = request.output
     structured: dict[str, Any] | None = None
     if contract is not None:
-        if record.plan.structured == "tool":
-            structured = _tool_output(calls, contract)
-        else:
-            structured = _text_output(text, contract)
+        try:
+            if record.plan.structured == "tool":
+                structured = _tool_output(calls, contract)
+            else:
+                structured = _text_output(text, contract)
+        except CallError:
+            if stop == "maxTokens":  # not a schema problem: the output never ended
+                raise _cut(contract, request.max_tokens) from None
+            raise
         text, calls = json.dumps(structured, sort_keys=True), []
+    elif tools:
+        check_tool_limits(request, calls)
     persona = record.request.persona
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)
-    record.completion = Completion(text=text, tool_calls=tuple(calls), structured=structured)
+    record.completion = Completion(
+        text=text, tool_calls=tuple(calls), structured=structured, model=answer.model, stop_reason=stop
+    )
+
+
+_STOP_REASONS: dict[str | None, StopReason | None] = {
+    None: None,
+    "endTurn": "endTurn",
+    "stopSequence": "stopSequence",
+    "maxTokens": "maxTokens",
+    "toolUse": "toolUse",
+}
+
+
+def _stop_reason(said: str | None) -> StopReason | None:
+    """MCP's stopReason is an open string: the four it names are kept, anything else is `other`."""
+    return _STOP_REASONS.get(said, "other")
+
+
+def _cut(contract: OutputContract, max_tokens: int) -> CallError:
+    return host_error(
+        contract.path,
+        f"the host's answer was cut at the token limit (max_tokens {max_tokens}, stopReason "
+        "maxTokens) before the output was complete; raise the limit",
+    )
+
+
+def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
+    """The limits the caller set on tool use (spec section 4), kept on the answer: MCP sampling
+    carries `toolChoice` but a host may not honour it, and it has no one-call switch at all. A
+    breach is final: a repair round would have to answer the calls the caller never asked for
+    (docs/decisions.md)."""
+    choice = request.tool_choice
+    if choice is not None and choice.mode == "none" and calls:
+        raise host_error("tool_choice", f"is 'none', yet the host called tool {ascii(calls[0].name)}")
+    if choice is not None and choice.mode == "required" and not calls:
+        wanted = f"tool {ascii(choice.name)}" if choice.name is not None else "a tool"
+        raise host_error("tool_choice", f"asks for a call of {wanted}, yet the host answered without one")
+    if request.single_call is not None and len(calls) > 1:
+        raise host_error(request.single_call, f"allows one tool call, yet the host made {len(calls)}")
 
 
 def _read_blocks(

@@ -15,7 +15,7 @@ from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import OutputContract, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+from agent_as_model.neutral import Completion, OutputContract, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
 
 NAME = "chat_complete"
 DESCRIPTION = (
@@ -35,7 +35,18 @@ _KEYS = {
     "system": ("role", "content", "name"),
     "developer": ("role", "content", "name"),
     "user": ("role", "content", "name"),
-    "assistant": ("role", "content", "name", "tool_calls", "refusal"),
+    # What the SDK's ChatCompletionMessage dumps (`annotations`, `audio`, `function_call`), so a
+    # response message passed back as it came works (docs/decisions.md).
+    "assistant": (
+        "role",
+        "content",
+        "name",
+        "tool_calls",
+        "refusal",
+        "annotations",
+        "audio",
+        "function_call",
+    ),
     "tool": ("role", "content", "tool_call_id"),
 }
 _KEY_SETS = {role: frozenset(keys) for role, keys in _KEYS.items()}
@@ -57,9 +68,20 @@ _HINTS = options.hints(
     "safety_identifier",
     "prediction",
 )
-_REFUSED = options.refusals(
-    "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options"
-)
+_REFUSED = {
+    **options.refusals(
+        "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options"
+    ),
+    # The deprecated function-calling parameters: their successors do the same job.
+    "functions": lambda v: (
+        "the deprecated 'functions' parameter is not taken: pass the functions as "
+        "tools [{type: 'function', function: {name, description, parameters}}]"
+    ),
+    "function_call": lambda v: (
+        "the deprecated 'function_call' parameter is not taken: use tool_choice "
+        "('auto', 'none', 'required' or {type: 'function', function: {name}})"
+    ),
+}
 _STOP = options.StopParameter("stop", string_ok=True, max_items=4)  # the Chat Completions limit
 # The persona's request object (spec section 5): these parameters, with their defaults.
 _REQUEST_OBJECT = contracts.request_object_defaults("messages")
@@ -155,6 +177,9 @@ INPUT_SCHEMA: dict[str, Any] = {
                     },
                     "tool_call_id": {"type": "string"},
                     "refusal": {"type": "null"},
+                    "annotations": {"type": ["array", "null"], "description": "Accepted and ignored."},
+                    "audio": {"type": "null"},
+                    "function_call": {"type": "null", "description": "Deprecated: use tool_calls."},
                 },
                 "required": ["role"],
             },
@@ -173,6 +198,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
+        "functions": {"type": "null", "description": "Deprecated by OpenAI: pass tools instead."},
+        "function_call": {"type": "null", "description": "Deprecated by OpenAI: pass tool_choice instead."},
     },
     "required": ["messages"],
     "additionalProperties": False,
@@ -220,6 +247,20 @@ def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None
         raise caller_error(
             f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"
         )
+    if message.get("audio") is not None:
+        raise caller_error(
+            f"{path}.audio",
+            "an audio answer cannot be passed back (the host takes text): put its transcript in 'content'",
+        )
+    if message.get("function_call") is not None:
+        raise caller_error(
+            f"{path}.function_call",
+            "the deprecated function_call cannot be passed back: pass the call in tool_calls "
+            "[{id, type: 'function', function: {name, arguments}}]",
+        )
+    annotations = message.get("annotations")
+    if annotations is not None:  # url citations of the answer: accepted, checked, not sent
+        common.require_list(annotations, f"{path}.annotations")
     calls = message.get("tool_calls")
     calls = [] if calls is None else common.require_list(calls, f"{path}.tool_calls")
     if message.get("content") is None and not calls:
@@ -290,6 +331,16 @@ def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> d
     return {"type": "function", "function": {**described, "parameters": schema}}
 
 
+# `finish_reason` of a Chat Completions choice: a stop sequence is a `stop` there too.
+_FINISH = common.stop_vocabulary(
+    end_turn="stop", stop_sequence="stop", max_tokens="length", tool_use="tool_calls"
+)
+
+
+def _describe(completion: Completion) -> dict[str, Any]:
+    return common.result_meta(completion, "finish_reason", _FINISH)
+
+
 DIALECT = Dialect(
     NAME=NAME,
     DESCRIPTION=DESCRIPTION,
@@ -303,6 +354,7 @@ DIALECT = Dialect(
         max_tokens_alias="max_completion_tokens",
         stop=_STOP,
         native_output=_response_format,
+        parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
     ),
@@ -316,6 +368,7 @@ DIALECT = Dialect(
         "temperature": 0.2,
         "max_tokens": 200,
     },
+    describe=_describe,
     tools=definitions.ToolShape(
         format="chat",
         read_tool=_read_tool,

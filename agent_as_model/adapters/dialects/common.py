@@ -154,3 +154,33 @@ def text_result(completion: Completion, request: Request, cursor: str | None) ->
     if completion.structured is not None:
         return dict(completion.structured)
     return completion.text
+
+
+# The stop reasons a product names, keyed by MCP's (spec section 9). A dialect declares its own
+# words for these four; `stop_word` picks one for a completion.
+StopWords = Mapping[str, str]
+_STOP_KEYS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
+
+
+def stop_vocabulary(*, end_turn: str, stop_sequence: str, max_tokens: str, tool_use: str) -> StopWords:
+    return dict(zip(_STOP_KEYS, (end_turn, stop_sequence, max_tokens, tool_use), strict=True))
+
+
+def stop_word(completion: Completion, words: StopWords) -> str:
+    """Why the answer ended, in the product's words. Read from what the caller gets: tool calls
+    in the result are a tool-use stop (an answer through the structured-output tool is not: the
+    caller gets the output, not a call); otherwise the host's own `stopReason`, where a cut at the
+    limit and a stop sequence keep their names and anything else (`endTurn`, other values, none
+    said) is the natural end of the turn."""
+    if completion.tool_calls:
+        return words["toolUse"]
+    reason = completion.stop_reason
+    if reason == "maxTokens" or reason == "stopSequence":
+        return words[reason]
+    return words["endTurn"]
+
+
+def result_meta(completion: Completion, key: str, words: StopWords) -> dict[str, Any]:
+    """The text tools' result metadata: the model the host named and the stop reason under the
+    product's own key (chat `finish_reason`, messages `stop_reason`)."""
+    return {"model": completion.model, key: stop_word(completion, words)}

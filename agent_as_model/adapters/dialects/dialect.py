@@ -30,6 +30,10 @@ ConversationReader = Callable[[Mapping[str, Any], Turns], None]
 # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
 # `cursor` is the next session cursor when cursors are on, else None.
 Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
+# What the product's own API would have said beside the result (spec section 9): the model and
+# the stop reason in the product's words, under the product's key. Travels in the result's
+# `_meta`; the rendered result itself stays as the spec says.
+Describer = Callable[[Completion], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,7 @@ class Body:
     stop: StopParameter | None = None
     native_output: NativeOutput | None = None  # the product's own way to ask for JSON
     calls_join: bool = False  # call items passed back join a trailing assistant message item
+    parallel_calls: str | None = None  # the boolean parameter whose `false` allows one tool call only
     hints: Mapping[str, str] = field(default_factory=dict)  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = field(default_factory=dict)
 
@@ -69,6 +74,7 @@ class Dialect:
     tools: ToolShape | None = None  # None: the tool takes no tool definitions
     # A small request body that shows the tool at work (`agent-as-model demo` sends it).
     EXAMPLE: Mapping[str, Any] | None = field(default=None, repr=False)
+    describe: Describer | None = None  # None: the result carries no product metadata
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

@@ -16,7 +16,7 @@ from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ChoiceMode, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+from agent_as_model.neutral import ChoiceMode, Completion, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
 
 NAME = "messages_create"
 DESCRIPTION = (
@@ -93,7 +93,7 @@ _CHOICE_SCHEMA = listing.choice_schema(
     {
         "type": "object",
         "description": "Anthropic form: any = required; tool = the named tool. "
-        "disable_parallel_tool_use is accepted and ignored.",
+        "disable_parallel_tool_use: true allows one tool call at most.",
         "properties": {
             "type": {"enum": ["auto", "any", "tool", "none"]},
             "name": {"type": "string", "description": "With type tool only."},
@@ -218,7 +218,17 @@ def _text(raw: Any, path: str, allowed: tuple[str, ...]) -> str:
 
 
 def _tool_use(block: Any, path: str) -> ToolUse:
-    common.reject_unknown(block, ("type", "id", "name", "input", "cache_control"), path)
+    common.reject_unknown(
+        block, ("type", "id", "name", "input", "cache_control", "caller", "toolset_name"), path
+    )
+    caller = block.get("caller")
+    if caller is not None and common.require_object(caller, f"{path}.caller").get("type") != "direct":
+        raise caller_error(
+            f"{path}.caller",
+            "a call made by a server tool (code execution) cannot be passed back: only direct calls "
+            "reach the host's model",
+        )
+    _no_toolset(block, path)
     name = common.require_string(block.get("name"), f"{path}.name")
     if not name:
         raise caller_error(f"{path}.name", "must not be empty")
@@ -227,12 +237,27 @@ def _tool_use(block: Any, path: str) -> ToolUse:
     )
 
 
+def _no_toolset(block: Any, path: str) -> None:
+    if block.get("toolset_name") is not None:
+        raise caller_error(
+            f"{path}.toolset_name",
+            "tools of an MCP toolset run on Anthropic's side (mcp_servers) and cannot be passed back",
+        )
+
+
 def _tool_result(block: Any, path: str) -> ToolResult:
-    common.reject_unknown(block, ("type", "tool_use_id", "content", "is_error", "cache_control"), path)
+    common.reject_unknown(
+        block, ("type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"), path
+    )
+    _no_toolset(block, path)
     ident = call_id(block.get("tool_use_id"), f"{path}.tool_use_id")
-    content = block.get("content", "")
+    content = block.get("content")
+    if content is None:  # null is absent: an empty result
+        content = ""
     text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
-    is_error = block.get("is_error", False)
+    is_error = block.get("is_error")
+    if is_error is None:  # null is absent
+        is_error = False
     if not isinstance(is_error, bool):
         raise caller_error(f"{path}.is_error", f"expected a boolean, got {common.type_name(is_error)}")
     return ToolResult(ident, text, is_error)
@@ -259,24 +284,26 @@ def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
 def _read_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolChoice, str]:
     """`{type: auto|any|tool|none, name?, disable_parallel_tool_use?}`; `any` is MCP's `required`.
 
-    `disable_parallel_tool_use` is accepted and ignored: MCP sampling has no such switch, and the
-    host's model decides how many tools it calls.
+    `disable_parallel_tool_use: true` allows one tool call at most. MCP sampling has no such
+    switch, so the host's model is not told; an answer with more calls is a host violation.
     """
     mode = _ANTHROPIC_MODES.get(kind)
     if mode is None:
         raise caller_error(f"{path}.type", f"expected 'auto', 'any', 'tool' or 'none', got {ascii(kind)}")
     common.reject_unknown(value, ("type", "name", "disable_parallel_tool_use"), path)
-    parallel = value.get("disable_parallel_tool_use")
-    if parallel is not None and not isinstance(parallel, bool):
+    disable = value.get("disable_parallel_tool_use")
+    if disable is not None and not isinstance(disable, bool):
         raise caller_error(
-            f"{path}.disable_parallel_tool_use", f"expected a boolean, got {common.type_name(parallel)}"
+            f"{path}.disable_parallel_tool_use", f"expected a boolean, got {common.type_name(disable)}"
         )
     name_path = f"{path}.name"
+    single = f"{path}.disable_parallel_tool_use" if disable is True else None
     if kind == "tool":
-        return ToolChoice(mode, definitions.tool_name(value.get("name"), name_path)), name_path
+        name = definitions.tool_name(value.get("name"), name_path)
+        return ToolChoice(mode, name, single_call=single), name_path
     if value.get("name") is not None:
         raise caller_error(name_path, f"is only taken with type 'tool', not {ascii(kind)}")
-    return ToolChoice(mode), name_path
+    return ToolChoice(mode, single_call=single), name_path
 
 
 def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> dict[str, Any]:
@@ -284,6 +311,16 @@ def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> d
     if description is not None:
         described["description"] = description
     return {**described, "input_schema": schema}
+
+
+# `stop_reason` of an Anthropic Message.
+_STOP_REASONS = common.stop_vocabulary(
+    end_turn="end_turn", stop_sequence="stop_sequence", max_tokens="max_tokens", tool_use="tool_use"
+)
+
+
+def _describe(completion: Completion) -> dict[str, Any]:
+    return common.result_meta(completion, "stop_reason", _STOP_REASONS)
 
 
 DIALECT = Dialect(
@@ -304,6 +341,7 @@ DIALECT = Dialect(
     read_conversation=_read_conversation,
     render=common.text_result,
     EXAMPLE={"system": "Answer in French.", "messages": [{"role": "user", "content": "Say hello."}]},
+    describe=_describe,
     tools=definitions.ToolShape(
         format="messages",
         read_tool=_read_tool,

@@ -33,6 +33,13 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         return _request(dialect, args, turns)
     output = options.read_output(args, body.native_output)
     tools, choice = options.read_tool_options(args, dialect.tools, output)
+    # One call at most: the product's top-level switch (already type-checked as a hint) or its
+    # tool choice's own (read by the dialect's choice reader).
+    single_call = None
+    if body.parallel_calls is not None and args.get(body.parallel_calls) is False:
+        single_call = body.parallel_calls
+    elif choice is not None:
+        single_call = choice.single_call
     persona = contracts.read_persona(args, body.request_object, output)
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
@@ -56,6 +63,7 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         repair_attempts=repair_attempts,
         persona=persona,
         chain=chain,
+        single_call=single_call,
     )
 
 
@@ -72,6 +80,7 @@ def _request(
     repair_attempts: int = 0,
     persona: Persona | None = None,
     chain: Chain | None = None,
+    single_call: str | None = None,
 ) -> Request:
     built = turns.build()
     if not built:
@@ -91,4 +100,5 @@ def _request(
         repair_attempts=repair_attempts,
         persona=persona,
         chain=chain,
+        single_call=single_call,
     )

@@ -9,6 +9,7 @@ from agent_as_model.adapters.dialects import common, contracts
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import caller_error
+from agent_as_model.neutral import Completion
 
 NAME = "generate"
 DESCRIPTION = (
@@ -46,6 +47,17 @@ def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     turns.text("user", common.require_string(args["prompt"], "prompt"), "prompt")
 
 
+# A raw prompt has no product of its own: its stop reason is said as Chat Completions'
+# `finish_reason` (docs/decisions.md). `generate` takes no tools, so `tool_calls` never occurs.
+_FINISH = common.stop_vocabulary(
+    end_turn="stop", stop_sequence="stop", max_tokens="length", tool_use="tool_calls"
+)
+
+
+def _describe(completion: Completion) -> dict[str, Any]:
+    return common.result_meta(completion, "finish_reason", _FINISH)
+
+
 DIALECT = Dialect(
     NAME=NAME,
     DESCRIPTION=DESCRIPTION,
@@ -61,4 +73,5 @@ DIALECT = Dialect(
     read_conversation=_read_conversation,
     render=common.text_result,
     EXAMPLE={"prompt": "Write a haiku about keys you do not need."},
+    describe=_describe,
 )

@@ -9,6 +9,7 @@ and one `function_call` item per tool call the host made.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -43,10 +44,24 @@ _ROLES = ("user", "assistant", "system", "developer")
 # The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
 _TEXT_TYPES = ("input_text", "output_text", "text")
 _TEXT_KEYS = ("text", "input_text")
+# The keys of the SDK's own item types (output items dumped and passed back as input): `phase`,
+# `async` (`async_` in a pydantic dump), `caller` and `namespace` are accepted when null, or with
+# a value that changes nothing (`_check_item_extras`).
 _ITEM_KEYS = {
-    "message": ("role", "content", "type", "id", "status"),
-    "function_call": ("type", "call_id", "name", "arguments", "id", "status"),
-    "function_call_output": ("type", "call_id", "output", "id", "status"),
+    "message": ("role", "content", "type", "id", "status", "phase"),
+    "function_call": (
+        "type",
+        "call_id",
+        "name",
+        "arguments",
+        "id",
+        "status",
+        "async",
+        "async_",
+        "caller",
+        "namespace",
+    ),
+    "function_call_output": ("type", "call_id", "output", "id", "status", "caller", "name", "namespace"),
 }
 _HINTS = options.hints(
     "user",
@@ -203,6 +218,7 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             expected = ", ".join(repr(k) for k in _ITEM_KEYS)
             raise caller_error(f"{path}.type", f"unsupported item type {ascii(kind)} (expected {expected})")
         common.reject_unknown(item, _ITEM_KEYS[kind], path)
+        _check_item_extras(item, path)
         if kind == "function_call":
             name = common.require_string(item.get("name"), f"{path}.name")
             if not name:
@@ -219,6 +235,28 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             _read_message(item, path, turns)
 
 
+def _check_item_extras(item: Mapping[str, Any], path: str) -> None:
+    """The SDK's extra item fields: informational ones are ignored, ones whose value would change
+    what the call means are refused when set."""
+    if item.get("namespace") is not None:
+        raise caller_error(
+            f"{path}.namespace",
+            "namespaced tools cannot be passed back: only plain function tools reach the host",
+        )
+    caller = item.get("caller")
+    if caller is not None and common.require_object(caller, f"{path}.caller").get("type") != "direct":
+        raise caller_error(
+            f"{path}.caller",
+            "a call made by a program cannot be passed back: only direct calls reach the host",
+        )
+    for key in ("phase", "async", "async_"):  # hints about how the answer was produced
+        value = item.get(key)
+        if value is not None and not isinstance(value, str | bool):
+            raise caller_error(
+                f"{path}.{key}", f"expected a string or boolean, got {common.type_name(value)}"
+            )
+
+
 def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     role = item.get("role")
     if role not in _ROLES:
@@ -233,15 +271,19 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
+    """The Response object: what `openai.types.responses.Response` requires, with the request's
+    tool settings echoed as the API does, and `status: "incomplete"` when the answer was cut at
+    the token limit (tests validate every one against the SDK type)."""
     # One random hex serves both ids, so a reader can tie the message item to its response.
     ident = uuid.uuid4().hex
+    status = _status(completion)
     output: list[dict[str, Any]] = []
     if completion.text or not completion.tool_calls:  # with tool calls, an empty text has no item
         output.append(
             {
                 "type": "message",
                 "id": f"msg_{ident}",
-                "status": "completed",
+                "status": status,
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": completion.text, "annotations": []}],
             }
@@ -257,13 +299,56 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
         }
         for call in completion.tool_calls
     )
-    return {
+    response: dict[str, Any] = {
         "id": cursor or f"resp_{ident}",  # with cursors on, the id is the cursor (spec section 6)
         "object": "response",
-        "status": "completed",
+        "created_at": int(time.time()),
+        "status": status,
         "model": request.model,
         "output": output,
+        "parallel_tool_calls": request.single_call is None,
+        "tool_choice": _choice(request.tool_choice),
+        "tools": [_tool_echo(tool) for tool in request.tools],
     }
+    if status == "incomplete":
+        response["incomplete_details"] = _INCOMPLETE
+    return response
+
+
+# The Responses API's words for an answer cut at the token limit.
+_INCOMPLETE = {"reason": "max_output_tokens"}
+
+
+def _status(completion: Completion) -> str:
+    # Tool calls are whole even when the host also says it hit the limit: the caller can run them.
+    if completion.stop_reason == "maxTokens" and not completion.tool_calls:
+        return "incomplete"
+    return "completed"
+
+
+def _choice(choice: ToolChoice | None) -> str | dict[str, Any]:
+    if choice is None:
+        return "auto"
+    if choice.name is not None:
+        return {"type": "function", "name": choice.name}
+    return choice.mode
+
+
+def _tool_echo(tool: ToolSpec) -> dict[str, Any]:
+    # `strict` is false: the caller's `strict` is not honoured (MCP has no strict mode).
+    echoed: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.input_schema}
+    echoed["strict"] = False
+    if tool.description is not None:
+        echoed["description"] = tool.description
+    return echoed
+
+
+def _describe(completion: Completion) -> dict[str, Any]:
+    """The result metadata: the Response's own `status` (and `incomplete_details`) beside the model."""
+    meta: dict[str, Any] = {"model": completion.model, "status": _status(completion)}
+    if meta["status"] == "incomplete":
+        meta["incomplete_details"] = dict(_INCOMPLETE)
+    return meta
 
 
 # -- tool definitions and tool_choice: {type: "function", name, ...} or the seed shape ----------
@@ -307,12 +392,14 @@ DIALECT = Dialect(
         max_tokens_alias="max_output_tokens",
         native_output=_text_format,
         calls_join=True,
+        parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
     ),
     read_conversation=_read_conversation,
     render=_render,
     EXAMPLE={"instructions": "Be brief.", "input": "Name one prime number."},
+    describe=_describe,
     tools=definitions.ToolShape(
         format="responses",
         read_tool=_read_tool,

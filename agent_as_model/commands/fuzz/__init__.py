@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import Any
 
 COMMAND = "fuzz"
 ERAS = ("legacy", "2026-07-28")
@@ -53,7 +54,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         COMMAND,
         help="property-based fuzzing of session-cursor chains against this or any stdio server",

@@ -15,7 +15,7 @@ import sys
 from contextlib import AsyncExitStack
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
@@ -41,7 +41,7 @@ def add_record_options(serve: argparse.ArgumentParser) -> None:
     )
 
 
-def add_replay_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_replay_command(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
         "replay",
         help="replay a recording against a fresh server and show every server frame that differs",
@@ -62,7 +62,7 @@ def add_replay_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         type=_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"how long to wait for each server frame (default {DEFAULT_TIMEOUT:g})",
+        help=f"how long to wait for each server frame once the server is up (default {DEFAULT_TIMEOUT:g})",
     )
 
 

@@ -6,7 +6,7 @@ Replaced by a marker on both sides before comparing:
 - the random hex of `resp_…`/`msg_…` ids: numbered by first appearance in the frame, so a
   Responses object whose message id stops sharing the response id's hex still shows up;
 - the server version in `serverInfo` and in the 2026-07-28 `io.modelcontextprotocol/serverInfo` stamp;
-- `created_at` times;
+- `created_at` times, also inside JSON text (a Responses object's text is its sorted-key JSON);
 - in a redacted recording only: every text position (as a length: see redact.py; placeholders
   fed back into the server come out re-joined, so only structure and lengths can be compared) and
   `cur_…` cursors (a hash of the conversation, whose text is gone; redaction re-keyed them too).
@@ -32,6 +32,8 @@ VERSION = "<version>"
 TIME = "<time>"
 SERVER_INFO_KEYS = ("serverInfo", "io.modelcontextprotocol/serverInfo")
 TIME_KEYS = ("created_at",)
+# The same times inside JSON text: `json.dumps` with default separators writes `"key": value`.
+_TIME_IN_TEXT = re.compile(r'"(created_at)": -?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 
 
 @dataclass
@@ -82,6 +84,7 @@ class _Walk:
 
     def text(self, text: str) -> str:
         text = RANDOM_ID_IN_TEXT.sub(self._random_id, text)
+        text = _TIME_IN_TEXT.sub(f'"\\1": "{TIME}"', text)
         if self.redacted:
             text = CURSOR_IN_TEXT.sub(self._cursor, text)
         return text

@@ -124,6 +124,7 @@ class Replayer:
         self._target = target
         self._out = out
         self._timeout = timeout
+        self._heard = False  # whether the server has sent anything yet
         self._progress = progress
         self.outcome = Outcome()
         self._steps: list[_Step] = []
@@ -241,8 +242,11 @@ class Replayer:
     async def _receive(self) -> tuple[_Fresh | None, str]:
         if self._output_closed:
             return None, "the replayed server had closed its output"
-        with anyio.move_on_after(self._timeout):
+        # The first frame also waits for the server to start (readiness, not a frame's budget).
+        grace = 0.0 if self._heard else self._target.startup_grace
+        with anyio.move_on_after(self._timeout + grace):
             line = await self._target.receive()
+            self._heard = True
             if line is None:
                 self._output_closed = True
                 return None, "the replayed server closed its output"

@@ -23,11 +23,16 @@ from mcp.shared.message import SessionMessage
 
 MAX_LINE = 64 << 20
 SHUTDOWN_GRACE = 5.0
+# How long a started server may take to send its first frame, beyond the per-frame timeout. A
+# start costs seconds of CPU (imports), many more on a loaded machine: the replay waits for the
+# server to be up rather than count its start against a frame's budget. This bounds only a hang.
+STARTUP_GRACE = 300.0
 logger = logging.getLogger(__name__)
 
 
 class Target(Protocol):
     description: str
+    startup_grace: float  # extra time the first frame may take (a process must start first)
 
     async def send(self, line: str) -> bool:
         """Send one line; False when the server no longer listens."""
@@ -44,6 +49,8 @@ ServerFactory = Callable[[], Any]
 
 
 class InProcess:
+    startup_grace = 0.0  # nothing to start
+
     def __init__(self, description: str) -> None:
         self.description = description
         self._to_server, self.server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
@@ -104,6 +111,8 @@ async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Targ
 
 
 class Command:
+    startup_grace = STARTUP_GRACE
+
     def __init__(self, process: Process, description: str) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.description = description
