@@ -30,7 +30,7 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
     try:
         while not (state := STATE[record.state]).terminal:
             if state.exchange:
-                assert record.payload is not None
+                # The payload is None only on a proven record (see CallRecord.proven).
                 outcome = await backend.exchange(record.payload, record.round_no)
                 if isinstance(outcome, Suspension):
                     fire(record, "suspend")

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
-
-from mcp_types import Tool
 
 from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.arguments import type_name, with_article
@@ -38,8 +35,7 @@ def interpret_answer(record: CallRecord) -> None:
     assert answer is not None and record.request is not None
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
-    tools = record.payload.tools if record.payload is not None else None
-    texts, calls = _read_blocks(answer, record.plan, tools or ())
+    texts, calls = _read_blocks(answer, record.plan)
     text = "\n".join(texts)
     contract = record.request.output
     structured: dict[str, Any] | None = None
@@ -56,12 +52,10 @@ def interpret_answer(record: CallRecord) -> None:
     record.completion = Completion(text=text, tool_calls=tuple(calls), structured=structured)
 
 
-def _read_blocks(
-    answer: HostAnswer, plan: HostPlan, tools: Sequence[Tool]
-) -> tuple[list[str], list[ToolUse]]:
+def _read_blocks(answer: HostAnswer, plan: HostPlan) -> tuple[list[str], list[ToolUse]]:
     texts: list[str] = []
     calls: list[ToolUse] = []
-    offered = {t.name for t in tools} if tools else set()
+    offered = plan.offered  # what the payload offered, by host-side name
     for i, block in enumerate(answer.blocks):
         kind = getattr(block, "type", type(block).__name__)
         if kind == "text":
@@ -75,7 +69,7 @@ def _read_blocks(
     return texts, calls
 
 
-def _tool_call(i: int, block: Any, plan: HostPlan, offered: set[str]) -> ToolUse:
+def _tool_call(i: int, block: Any, plan: HostPlan, offered: frozenset[str]) -> ToolUse:
     if not offered:
         raise host_error(
             f"content[{i}]",

@@ -29,12 +29,14 @@ class HostPlan:
 
     `host_tools`: the host declared `sampling.tools`, so tool blocks and definitions may travel.
     `structured` is how an output contract travels (None: the call has none). `names` maps the
-    names the host saw back to the caller's tool names.
+    names the host saw back to the caller's tool names. `offered`: the host-side names of the
+    tools the payload offers (what the host may call), so the answer is read without the payload.
     """
 
     host_tools: bool = False
     structured: Structured | None = None
     names: Mapping[str, str] = field(default_factory=dict)
+    offered: frozenset[str] = frozenset()
 
 
 NO_PLAN = HostPlan()
@@ -53,6 +55,11 @@ class CallRecord:
     completion: Completion | None = None  # interpret
     result: CallToolResult | None = None  # commit
     round_no: int = 0  # 0 for the first ask; one more for each repair (spec section 3)
+    # Set by the backend (`Backend.proven`): an earlier round of this very request validated it
+    # and built its payload, and the backend holds the host's answer bound to that payload. Then
+    # validate skips the checks that would prove nothing new (tool-turn order, the cursor) and
+    # build leaves the payload unbuilt (None) until a repair needs it.
+    proven: bool = False
 
     @property
     def tool(self) -> str:
