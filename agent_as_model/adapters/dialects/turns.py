@@ -88,19 +88,25 @@ class Turns:
         system pieces in place; an assistant turn as one entry (the tool-call envelope when it
         called tools); each tool result as a `tool` entry; a user turn's text as one entry."""
         entries: list[dict[str, str]] = []
+        turns = self._turns
         for item in self._order:
-            if isinstance(item, ToolResult):
-                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
-            elif isinstance(item, tuple):
-                entries.append(cursors.entry(*item))
-            else:
-                role, blocks, _ = self._turns[item]
-                texts = "\n".join(b.text for b in blocks if isinstance(b, Text))
+            if isinstance(item, int):
+                role, blocks, _ = turns[item]
+                if len(blocks) == 1 and type(blocks[0]) is Text:
+                    # The common turn, one text block: its entry is its text, whatever the role
+                    # (an assistant entry without calls is its text too).
+                    entries.append(cursors.entry(role, blocks[0].text))
+                    continue
+                texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
-                    calls = [b for b in blocks if isinstance(b, ToolUse)]
+                    calls = [b for b in blocks if type(b) is ToolUse]
                     entries.append(cursors.assistant_entry(texts, calls))
                 elif blocks:
                     entries.append(cursors.entry(role, texts))
+            elif isinstance(item, ToolResult):
+                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
+            else:  # a system piece: (role, text)
+                entries.append(cursors.entry(*item))
         return tuple(entries)
 
 
