@@ -217,12 +217,12 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
 
 def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None:
     content = message.get("content")
-    if type(content) is str and content.isascii() and message.get("tool_calls") is None:
-        if message.get("refusal") is None:
-            # The common turn passed back: one text, valid as it is (no surrogate hides in ASCII).
-            # The same turn the general path below makes, without its per-field error paths.
-            turns.text("assistant", content, path)
-            return
+    plain = message.get("tool_calls") is None and message.get("refusal") is None
+    if plain and type(content) is str and content.isascii():
+        # The common turn passed back: one text, valid as it is (no surrogate hides in ASCII).
+        # The same turn the general path below makes, without its per-field error paths.
+        turns.text("assistant", content, path)
+        return
     if message.get("refusal") is not None:  # accepted as null only: its text would be dropped
         raise caller_error(
             f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"
