@@ -110,6 +110,11 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
     as_text = not plan.host_tools
     messages = []
     for turn in request.turns:
+        if len(turn.blocks) == 1 and type(turn.blocks[0]) is Text:
+            # The common turn, one text: what `_block` makes of it, without a list per turn.
+            text = TextContent(type="text", text=turn.blocks[0].text)
+            messages.append(SamplingMessage(role=turn.role, content=text))
+            continue
         blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system

@@ -38,9 +38,12 @@ class Turns:
 
     def text(self, role: Role, text: str, path: str) -> None:
         """A message of its own (a new turn), with one text block."""
-        self._calls_join = len(self._turns) if role == "assistant" else None
-        self._order.append(len(self._turns))
-        self._turns.append((role, [Text(text)], path))
+        index = len(self._turns)
+        self._calls_join = index if role == "assistant" else None
+        self._order.append(index)
+        # Text(text), made by tuple's own constructor: the NamedTuple's generated __new__ is a
+        # Python call, and this runs once per message.
+        self._turns.append((role, [tuple.__new__(Text, (text,))], path))
 
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""
@@ -81,7 +84,10 @@ class Turns:
         return "\n".join(b.text for b in blocks if isinstance(b, Text))
 
     def build(self) -> list[Turn]:
-        return [Turn(role, tuple(blocks), path) for role, blocks, path in self._turns if blocks]
+        # Turn(role, blocks, path), by tuple's own constructor (see `text`): once per turn.
+        return [
+            tuple.__new__(Turn, (role, tuple(blocks), path)) for role, blocks, path in self._turns if blocks
+        ]
 
     def transcript(self) -> tuple[dict[str, str], ...]:
         """The conversation as cursor transcript entries (docs/cursors.md), in the caller's order:
@@ -94,8 +100,8 @@ class Turns:
                 role, blocks, _ = turns[item]
                 if len(blocks) == 1 and type(blocks[0]) is Text:
                     # The common turn, one text block: its entry is its text, whatever the role
-                    # (an assistant entry without calls is its text too).
-                    entries.append(cursors.entry(role, blocks[0].text))
+                    # (an assistant entry without calls is its text too): `cursors.entry`, inline.
+                    entries.append({"role": role, "content": blocks[0].text})
                     continue
                 texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
