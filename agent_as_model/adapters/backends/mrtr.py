@@ -47,6 +47,9 @@ KEY = "completion"
 # 2: the state binds round, host tools and server version (1 bound a digest of the payload); a
 # state of another version is not ours, and the host is asked again.
 STATE_VERSION = 2
+# One compact encoder for every state: `json.dumps(..., separators=...)` builds a new encoder on
+# each call, and a state is written on every round one.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 class ModernRoundTrip:
@@ -114,7 +117,7 @@ def ask(
     }
     if answers:
         bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
-    state = json.dumps(bound, separators=(",", ":"))
+    state = _COMPACT.encode(bound)
     return InputRequiredResult(
         input_requests={KEY: CreateMessageRequest(params=payload)}, request_state=state
     )

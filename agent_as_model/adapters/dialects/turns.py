@@ -21,7 +21,9 @@ from agent_as_model.neutral import Block, Role, Text, ToolResult, ToolUse, Turn
 class Turns:
     def __init__(self) -> None:
         self.system: list[str] = []
-        self._turns: list[tuple[Role, list[Block], str]] = []
+        # A turn's blocks: a list, or for a turn of one text (`text`) a tuple, made a list only if
+        # a call joins it (`tool_call`), so the common turn is not copied into a tuple later.
+        self._turns: list[tuple[Role, list[Block] | tuple[Block, ...], str]] = []
         # What came in which order: a system piece (its role and text), a turn (its index) or a
         # tool result. The sampling request folds system pieces into one prompt and tool results
         # into one user turn; a cursor's transcript keeps each where the caller put it (spec 6).
@@ -43,7 +45,7 @@ class Turns:
         self._order.append(index)
         # Text(text), made by tuple's own constructor: the NamedTuple's generated __new__ is a
         # Python call, and this runs once per message.
-        self._turns.append((role, [tuple.__new__(Text, (text,))], path))
+        self._turns.append((role, (tuple.__new__(Text, (text,)),), path))
 
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""
@@ -52,15 +54,15 @@ class Turns:
         self._turns.append((role, [], path))
 
     def add(self, block: Block) -> None:
-        """A block of the current turn."""
-        self._turns[-1][1].append(block)
+        """A block of the current turn (one `start` made)."""
+        self._blocks(len(self._turns) - 1).append(block)
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
         if self._calls_join is None:
             self.start("assistant", path)
             self._calls_join = len(self._turns) - 1
-        self._turns[self._calls_join][1].append(call)
+        self._blocks(self._calls_join).append(call)
 
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
@@ -68,9 +70,18 @@ class Turns:
         last = self._turns[-1] if self._turns else None
         if last is None or last[0] != "user" or not _only_results(last[1]):
             self._turns.append(("user", [], path))
-        self._turns[-1][1].append(result)
+        self._blocks(len(self._turns) - 1).append(result)
         self._order.append(result)
         self._calls_join = None
+
+    def _blocks(self, index: int) -> list[Block]:
+        """The blocks of turn `index`, as a list that more blocks may join."""
+        role, blocks, path = self._turns[index]
+        if type(blocks) is tuple:
+            blocks = list(blocks)
+            self._turns[index] = (role, blocks, path)
+        assert isinstance(blocks, list)
+        return blocks
 
     @property
     def open_assistant(self) -> str | None:
@@ -116,7 +127,7 @@ class Turns:
         return tuple(entries)
 
 
-def _only_results(blocks: list[Block]) -> bool:
+def _only_results(blocks: list[Block] | tuple[Block, ...]) -> bool:
     return bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
 
 
