@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory clean
 
 install: $(STAMP)
 
@@ -51,6 +51,14 @@ bench-instructions: $(STAMP)
 # chat_complete histories passed back with their cursor, as ratios against a plain call.
 bench-cursors: $(STAMP)
 	$(BIN)/python benchmarks/bench_cursors.py
+
+# Start-up to the first tools/list, in instructions under callgrind, against a bare SDK server.
+bench-startup: $(STAMP)
+	$(BIN)/python benchmarks/bench_startup.py
+
+# The server's RSS every 1,000 calls over 10,000 calls per era.
+bench-memory: $(STAMP)
+	$(BIN)/python benchmarks/bench_memory.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

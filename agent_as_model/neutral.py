@@ -7,26 +7,29 @@ host's answer into a `Completion`. Nothing here knows a dialect or an era.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 Role = Literal["user", "assistant"]
 
+# The values made per message (a block, a turn) are NamedTuples: immutable like a frozen dataclass,
+# at about the cost of a plain tuple. A frozen dataclass sets each field through
+# `object.__setattr__`: for a 41-message conversation that measured about 361k instructions against
+# 152k. Being tuples, they compare equal to a plain tuple of the same items; nothing here relies on
+# comparing them, and a block is told apart by its type (`type(b) is Text`, `isinstance`).
 
-@dataclass(frozen=True, slots=True)
-class Text:
+
+class Text(NamedTuple):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolUse:
+class ToolUse(NamedTuple):
     id: str
     name: str
     input: dict[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(NamedTuple):
     tool_use_id: str
     content: str
     is_error: bool = False
@@ -80,11 +83,10 @@ class OutputContract:
     path: str = "output_schema"
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     role: Role
     blocks: tuple[Block, ...]
-    path: str = field(default="", compare=False)  # where the caller wrote it, for error messages
+    path: str = ""  # where the caller wrote it, for error messages
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,10 @@ schemas, tool definitions):
 Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
 reject a string. Hosts differ in which formats they know, and a check we added would fail
 answers that the caller's own API would have taken.
+
+`jsonschema` (with `referencing`) is imported the first time a schema is checked, not when this
+module is: it was about 150M of the server's 250M instructions of its own start-up, and most
+calls never carry a schema.
 """
 
 from __future__ import annotations
@@ -22,27 +26,30 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
-from jsonschema.protocols import Validator
-from jsonschema_specifications import REGISTRY as META_SCHEMAS
-from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.arguments import path_of, type_name
 from agent_as_model.errors import caller_error
+
+if TYPE_CHECKING:  # imported where first used (see the module's docstring)
+    from jsonschema.exceptions import SchemaError, ValidationError
+    from jsonschema.protocols import Validator
+    from referencing import Registry, Resource
 
 # Enough for every schema of a busy process (each distinct schema costs a few KB compiled), and
 # bounded, so a caller sending a fresh schema per call cannot grow the process without limit.
 VALIDATOR_CACHE_SIZE = 256
 
-# An empty registry: `$ref`s resolve inside the schema and to the draft meta-schemas only. Without
-# it jsonschema would fetch any other URI with urlopen (http, or file:// on this machine): a
-# caller-chosen request made by the server.
-_NO_RETRIEVAL: Registry[Any] = Registry()
+
+@functools.cache
+def _no_retrieval() -> Registry[Any]:
+    """An empty registry: `$ref`s resolve inside the schema and to the draft meta-schemas only.
+    Without it jsonschema would fetch any other URI with urlopen (http, or file:// on this
+    machine): a caller-chosen request made by the server."""
+    from referencing import Registry
+
+    return Registry()
+
 
 # Schema-side values (enum members, const, patterns) are quoted in reasons only up to this length.
 _QUOTE_LIMIT = 80
@@ -56,6 +63,9 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     """
     if not isinstance(value, dict):
         raise caller_error(path, f"expected a JSON Schema object, got {type_name(value)}")
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(value)
     except SchemaError as err:
@@ -82,7 +92,7 @@ def validator_for(schema: Mapping[str, Any]) -> Validator:
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
 def _compiled(text: str) -> Validator:
-    return _Draft202012(json.loads(text), registry=_NO_RETRIEVAL)
+    return _draft202012()(json.loads(text), registry=_no_retrieval())
 
 
 def _properties(
@@ -99,13 +109,19 @@ def _properties(
         if name not in instance:
             continue
         if subschema is False:
+            from jsonschema.exceptions import ValidationError
+
             yield ValidationError("a property whose schema is false", path=[name], schema_path=[name])
         else:
             yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
 
 
-# Draft 2020-12 with the `properties` fix above; everything else is jsonschema's own.
-_Draft202012 = validators.extend(Draft202012Validator, {"properties": _properties})
+@functools.cache
+def _draft202012() -> Any:
+    """Draft 2020-12 with the `properties` fix above; everything else is jsonschema's own."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"properties": _properties})
 
 
 def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple[str, str] | None:
@@ -119,6 +135,8 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
     """
     if schema is None:
         return None
+    from jsonschema.exceptions import best_match
+
     try:
         error = best_match(validator_for(schema).iter_errors(instance))
     except RecursionError:
@@ -239,9 +257,13 @@ def _check_refs(schema: dict[str, Any], path: str) -> None:
     answer reaches it, after the host was asked; and a remote URL is never fetched. Walking the
     schema's subresources the way the draft defines them keeps `$id` scoping right.
     """
+    from jsonschema_specifications import REGISTRY as META_SCHEMAS
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
     root = DRAFT202012.create_resource(schema)
     # The same resolver the validator builds for itself (meta-schemas plus this schema).
-    resolver = META_SCHEMAS.combine(_NO_RETRIEVAL).resolver_with_root(root)
+    resolver = META_SCHEMAS.combine(_no_retrieval()).resolver_with_root(root)
     pending: list[tuple[Resource[Any], Any]] = [(root, resolver)]
     while pending:
         resource, scope = pending.pop()

@@ -81,8 +81,10 @@ async def _call_tool(
     dialect = DIALECTS.get(params.name)
     if dialect is None:
         return _static_tool(params.name, arguments)
-    record = CallRecord(dialect, arguments, SamplingSupport.of(ctx.session.client_capabilities))
-    return await drive(record, backends.for_call(ctx, params))
+    sampling = SamplingSupport.of(ctx.session.client_capabilities)
+    backend = backends.for_call(ctx, params, sampling)
+    record = CallRecord(dialect, arguments, sampling, proven=backend.proven)
+    return await drive(record, backend)
 
 
 def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:

@@ -43,6 +43,7 @@ Run from the repository root: `python benchmarks/bench_calls.py [--instructions]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -66,9 +67,39 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 HERE = Path(__file__).resolve().parent
-GOAL = 1.10
+GOAL = 1.05  # every tool, both eras (issue 12)
 ERAS = ("legacy", "2026-07-28")
 ANSWER_TEXT = "A short fixed answer."
+CHAIN = "chat_complete 20-turn chain"
+CHAIN_TURNS = 20
+
+
+def cursor(transcript: Sequence[dict[str, str]]) -> str:
+    """docs/cursors.md, computed here (not with the server's code): a chat_complete cursor."""
+    text = json.dumps(
+        {"model": "agent-default", "tool": "chat_complete", "transcript": list(transcript)},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return "cur_" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _chain() -> tuple[dict[str, Any], str]:
+    """A 20-turn session-cursor chain: the history, its cursor, and the text the next call returns."""
+    history: list[dict[str, str]] = [{"role": "system", "content": "You are terse."}]
+    for turn in range(CHAIN_TURNS):
+        history += [
+            {"role": "user", "content": f"Question {turn} about benchmarks?"},
+            {"role": "assistant", "content": f"Answer {turn}, briefly."},
+        ]
+    messages = [*history, {"role": "user", "content": "One more question?"}]
+    answered = [*messages, {"role": "assistant", "content": ANSWER_TEXT}]
+    returned = json.dumps({"completion": ANSWER_TEXT, "response_id": cursor(answered)}, sort_keys=True)
+    return {"messages": messages, "previous_response_id": cursor(history)}, returned
+
+
+_CHAIN_ARGUMENTS, _CHAIN_RETURNED = _chain()
+# label -> the arguments of its call. The label is the tool's name, except for the chain.
 CALLS: dict[str, dict[str, Any]] = {
     "generate": {"prompt": "Write one line about benchmarks."},
     "chat_complete": {
@@ -77,7 +108,13 @@ CALLS: dict[str, dict[str, Any]] = {
             {"role": "user", "content": "Write one line about benchmarks."},
         ]
     },
+    # The floor verifies and mints the same cursor (floor_server.py), so the ratio is the cost of
+    # our own code around the same cursor work.
+    CHAIN: _CHAIN_ARGUMENTS,
 }
+TOOL_OF = {CHAIN: "chat_complete"}
+RETURNED = {CHAIN: _CHAIN_RETURNED}  # the text a call returns, when it is not ANSWER_TEXT
+GOALS = {CHAIN: 1.10}  # per label, when not GOAL
 # Per mode: timed calls per batch, warm-up calls per tool, repeats. Under callgrind a call is
 # 50-100x slower, and a count of instructions needs neither many calls nor many repeats.
 DEFAULTS = {"cpu": (175, 30, 7), "instructions": (300, 30, 1)}
@@ -122,10 +159,19 @@ class Sample:
     cost: int  # the meter's raw reading for the batch: CPU nanoseconds, or instructions
     wall_seconds: float
     dump: str | None = None  # the callgrind dump the reading came from
+    gc_cost: int | None = None  # the part of `cost` spent in the garbage collector (callgrind only)
 
     @property
     def per_call(self) -> float:
         return self.cost / self.calls
+
+    @property
+    def gc_per_call(self) -> float | None:
+        return None if self.gc_cost is None else self.gc_cost / self.calls
+
+    @property
+    def per_call_without_gc(self) -> float:
+        return (self.cost - (self.gc_cost or 0)) / self.calls
 
     @property
     def calls_per_second(self) -> float:
@@ -227,6 +273,10 @@ class Meter(Protocol):
         """The cost since `start`, and where the reading was kept (if anywhere)."""
         ...
 
+    async def collector(self, dump: str | None) -> int | None:
+        """The part of a batch's cost spent in the garbage collector, when the meter can tell."""
+        ...
+
 
 class CpuMeter:
     """On-CPU time of every thread of the server, from schedstat, in nanoseconds."""
@@ -248,6 +298,9 @@ class CpuMeter:
 
     async def stop(self, pid: int, label: str) -> tuple[int, str | None]:
         return cpu_ns(pid) - self._started.pop(pid), None
+
+    async def collector(self, dump: str | None) -> int | None:
+        return None  # a CPU clock cannot tell the collector's share apart
 
 
 class CallgrindMeter:
@@ -301,6 +354,18 @@ class CallgrindMeter:
         dump = new.pop()
         return read_dump_total(dump, label), str(dump)
 
+    async def collector(self, dump: str | None) -> int | None:
+        """The instructions the garbage collector ran in this dump: the inclusive cost of
+        CPython's `gc_collect_main` (every collection, young or full, automatic or not, runs in it;
+        finalizers and weakref callbacks it triggers included), as callgrind_annotate adds it up."""
+        if dump is None:
+            return None
+        annotate = shutil.which("callgrind_annotate")
+        if annotate is None:
+            return None
+        result = await anyio.run_process([annotate, "--inclusive=yes", dump], check=True)
+        return read_collector(result.stdout.decode(errors="replace"))
+
     async def _control(self, pid: int, action: str) -> None:
         result = await anyio.run_process(
             [self.control, action, str(pid)], check=False, stderr=subprocess.STDOUT
@@ -325,6 +390,12 @@ def read_dump_total(dump: Path, label: str) -> int:
     if found is None:
         raise RuntimeError(f"no totals line in {dump}")
     return int(found.group(1))
+
+
+def read_collector(annotated: str) -> int:
+    """`gc_collect_main`'s inclusive Ir from `callgrind_annotate --inclusive=yes` (0: it never ran)."""
+    found = re.search(r"^\s*([\d,]+)\s.*:gc_collect_main\b", annotated, re.MULTILINE)
+    return int(found.group(1).replace(",", "")) if found else 0
 
 
 @asynccontextmanager
@@ -360,15 +431,16 @@ async def stand_in_host(
 # -- one batch, one configuration, the whole interleaved run -----------------------------------------
 
 
-async def call_batch(client: Client, tool: str, calls: int) -> None:
-    arguments = CALLS[tool]
+async def call_batch(client: Client, label: str, calls: int) -> None:
+    arguments = CALLS[label]
+    tool, returned = TOOL_OF.get(label, label), RETURNED.get(label, ANSWER_TEXT)
     for _ in range(calls):
         result = await client.call_tool(tool, arguments)
         # Checked on the client side: cheap, and not counted in the server's CPU.
         text = (
             result.content[0].text if result.content and isinstance(result.content[0], TextContent) else None
         )
-        if result.is_error or text != ANSWER_TEXT:
+        if result.is_error or text != returned:
             raise RuntimeError(
                 f"{tool} returned an unexpected result: {result.model_dump(exclude_none=True)}"
             )
@@ -382,8 +454,8 @@ async def measure(
     started = time.perf_counter()
     await call_batch(client, tool, calls)
     wall = time.perf_counter() - started
-    cost, dump = await meter.stop(pid, f"{spec.key}-{tool}-{era}-r{repeat + 1}")
-    return Sample(spec.key, tool, era, repeat, calls, cost, wall, dump)
+    cost, dump = await meter.stop(pid, f"{spec.key}-{tool.replace(' ', '_')}-{era}-r{repeat + 1}")
+    return Sample(spec.key, tool, era, repeat, calls, cost, wall, dump, await meter.collector(dump))
 
 
 async def run_era(
@@ -459,10 +531,23 @@ class Row:
     ratio_median: float = 0.0  # median over repeats of ours/floor, each pair measured back to back
     ratio_range: tuple[float, float] = (0.0, 0.0)
     ratio_vs_mcpserver: float | None = None  # best ours / best MCPServer floor
+    # Instructions only: per server, the collector's Ir per call in the best batch, and the goal's
+    # ratio with each server's collector share taken out (see benchmarks/README.md).
+    gc: dict[str, float] = field(default_factory=dict)
+    ratio_without_gc: float | None = None
+
+    @property
+    def goal(self) -> float:
+        return GOALS.get(self.tool, GOAL)
+
+    @property
+    def judged(self) -> float:
+        """The goal's ratio: without the collector when the meter tells its share apart."""
+        return self.ratio_best if self.ratio_without_gc is None else self.ratio_without_gc
 
     @property
     def meets_goal(self) -> bool:
-        return self.ratio_best <= GOAL
+        return self.judged <= self.goal
 
 
 def summarise(samples: Sequence[Sample], specs: Sequence[ServerSpec]) -> list[Row]:
@@ -487,6 +572,11 @@ def summarise(samples: Sequence[Sample], specs: Sequence[ServerSpec]) -> list[Ro
             row.ratio_median, row.ratio_range = _paired(per_server["ours"], per_server["floor"])
             if "mcpserver" in per_server:
                 row.ratio_vs_mcpserver = _ratio(row.best["ours"], row.best["mcpserver"])
+            best = {key: min(mine, key=lambda s: s.per_call) for key, mine in per_server.items()}
+            if all(s.gc_cost is not None for s in best.values()):
+                row.gc = {key: s.gc_per_call or 0.0 for key, s in best.items()}
+                without = {key: min(s.per_call_without_gc for s in mine) for key, mine in per_server.items()}
+                row.ratio_without_gc = _ratio(without["ours"], without["floor"])
             rows.append(row)
     return rows
 
@@ -513,7 +603,11 @@ def render_tables(rows: Sequence[Row], specs: Sequence[ServerSpec], meter: Meter
         # With CPU time, the minimum (what the goal is judged on) and the median after it.
         return f"{text} ({row.median[key] / meter.scale:,.0f})" if cpu and spread else text
 
-    header = ["tool", "era", f"ours {unit}/call", f"floor {unit}/call", "ours−floor", "ours/floor", "goal"]
+    collector = any(row.ratio_without_gc is not None for row in rows)
+    header = ["tool", "era", f"ours {unit}/call", f"floor {unit}/call", "ours−floor", "ours/floor"]
+    if collector:
+        header += ["ours gc/call", "floor gc/call", "w/o gc"]
+    header += ["goal", ""]
     if spread:
         header += ["median ratio", "(min–max)"]
     if informational and not cpu:
@@ -527,8 +621,11 @@ def render_tables(rows: Sequence[Row], specs: Sequence[ServerSpec], meter: Meter
             amount(row, "floor"),
             f"{(row.best['ours'] - row.best['floor']) / meter.scale:+,.0f}",
             f"{row.ratio_best:.3f}x",
-            "ok" if row.meets_goal else "OVER",
         ]
+        if collector:
+            line += [f"{row.gc.get('ours', 0):,.0f}", f"{row.gc.get('floor', 0):,.0f}"]
+            line += [f"{row.ratio_without_gc:.3f}x" if row.ratio_without_gc is not None else "-"]
+        line += [f"{row.goal:.2f}x", "ok" if row.meets_goal else "OVER"]
         if spread:
             low, high = row.ratio_range
             line += [f"{row.ratio_median:.3f}x", f"{low:.2f}–{high:.2f}"]
@@ -586,9 +683,11 @@ def explain(meter: Meter, repeats: int) -> list[str]:
     else:
         lines = [
             "Server-process instructions per call (Ir: user space, all threads, counted by callgrind):",
-            "the same for the same program and inputs however busy the machine is.",
-            f"ours/floor{' = min ours / min floor' if repeats > 1 else ''} is the goal's column."
-            f" Goal: ours/floor <= {GOAL:.2f}x.",
+            "the same for the same program and inputs however busy the machine is. gc/call: the",
+            "garbage collector's share (gc_collect_main, inclusive); w/o gc: ours/floor with each",
+            "server's collector share taken out, the goal's column (a collection landing in one batch",
+            f"does not decide it). Goal: <= {GOAL:.2f}x the floor; the {CHAIN_TURNS}-turn chain"
+            f" <= {GOALS[CHAIN]:.2f}x.",
         ]
     return [*lines, "One 2026-07-28 call is two tools/call requests (InputRequiredResult, then the retry)."]
 
@@ -598,7 +697,8 @@ def write_json(
 ) -> None:
     document = {
         "goal_ratio": GOAL,
-        "goal_judged_on": "ratio_best",
+        "goal_ratios": GOALS,
+        "goal_judged_on": "ratio_without_gc (instructions), ratio_best (cpu)",
         "settings": settings,
         "summary": [
             {
@@ -611,11 +711,16 @@ def write_json(
                 "ratio_median": r.ratio_median,
                 "ratio_range": list(r.ratio_range),
                 "ratio_best_ours_mcpserver": r.ratio_vs_mcpserver,
+                "gc_per_call": r.gc,
+                "ratio_without_gc": r.ratio_without_gc,
                 "meets_goal": r.meets_goal,
             }
             for r in rows
         ],
-        "samples": [asdict(s) | {f"{meter.cost_unit}_per_call": s.per_call} for s in samples],
+        "samples": [
+            asdict(s) | {f"{meter.cost_unit}_per_call": s.per_call, "gc_per_call": s.gc_per_call}
+            for s in samples
+        ],
     }
     path.write_text(json.dumps(document, indent=2) + "\n")
 
@@ -707,7 +812,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render_tables(rows, specs, meter, repeats))
     print()
     verdict = "met" if all(r.meets_goal for r in rows) else "NOT met"
-    print(f"goal: ours <= {GOAL:.2f}x the floor on every tool and era ({meter.mode}): {verdict}")
+    print(
+        f"goal: ours <= {GOAL:.2f}x the floor on every tool and era, the chain <= {GOALS[CHAIN]:.2f}x"
+        f" ({meter.mode}): {verdict}"
+    )
     if args.json:
         settings = {
             "mode": meter.mode,

@@ -14,6 +14,16 @@ shape agent-as-model sends (the messages, `maxTokens` 4096, `modelPreferences.hi
   carries a short `requestState`, as ours does, so the `RequestStateBoundary` seals and
   unseals on both servers alike.
 
+`chat_complete` with a `previous_response_id` does the session-cursor work of docs/cursors.md
+and nothing more: before it asks the host, it verifies a `cur_` cursor against the history cut
+at its last assistant message (one canonical dump, one sha256), and with the answer it mints the
+next cursor and returns `{"completion", "response_id"}` as sorted-key JSON text and
+structuredContent, as agent-as-model does. On 2026-07-28 the retry is bound to its arguments by
+the sealed state, so, like agent-as-model, it does not verify again.
+
+The heap is frozen (`gc.freeze()`) once the server is built, as agent-as-model's `serve` does,
+so neither server's full collections walk its start-up objects.
+
 The default build uses the low-level `Server` plus a `RequestStateBoundary`, the layer
 `agent_as_model/server.py` is built on. `--mcpserver` builds the same tools on `MCPServer`
 instead (decorated functions, pydantic argument validation): an informational second floor.
@@ -23,8 +33,12 @@ No argument checking beyond what the SDK does: a floor does nothing it does not 
 from __future__ import annotations
 
 import argparse
+import gc
+import hashlib
+import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -63,9 +77,38 @@ _OBJECT: dict[str, Any] = {"type": "object"}
 _TOOLS = ListToolsResult(
     tools=[
         Tool(name="generate", input_schema={**_OBJECT, "properties": {"prompt": {"type": "string"}}}),
-        Tool(name="chat_complete", input_schema={**_OBJECT, "properties": {"messages": {"type": "array"}}}),
+        Tool(
+            name="chat_complete",
+            input_schema={
+                **_OBJECT,
+                "properties": {"messages": {"type": "array"}, "previous_response_id": {"type": "string"}},
+            },
+        ),
     ]
 )
+
+
+def cursor(transcript: Sequence[Mapping[str, Any]]) -> str:
+    """docs/cursors.md: the cursor of a chat_complete transcript under the default model alias."""
+    text = json.dumps(
+        {"model": MODEL_HINT, "tool": "chat_complete", "transcript": list(transcript)},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return "cur_" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def history_of(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
+def verify_cursor(messages: Sequence[Mapping[str, Any]], previous: str) -> None:
+    if not previous:
+        return  # "" starts a chain
+    history = history_of(messages)
+    last = max(i for i, entry in enumerate(history) if entry["role"] == "assistant")
+    if cursor(history[: last + 1]) != previous:
+        raise ValueError("previous_response_id does not match the history")
 
 
 def generate_params(prompt: str) -> CreateMessageRequestParams:
@@ -93,28 +136,42 @@ def _params(system: str | None, turns: Sequence[tuple[Role, str]]) -> CreateMess
 
 async def round_trip(
     name: str,
-    params: CreateMessageRequestParams,
+    params: Callable[[], CreateMessageRequestParams],
     *,
     protocol_version: str | None,
     session: ServerSession,
     request_id: RequestId | None,
     input_responses: Mapping[str, Any] | None,
+    chain: tuple[Sequence[Mapping[str, Any]], str] | None = None,
 ) -> CallToolResult | InputRequiredResult:
-    """The one sampling round trip, on whichever era the connection negotiated."""
+    """The one sampling round trip, on whichever era the connection negotiated. `params` makes the
+    payload, only when it is sent: a 2026-07-28 retry does not need it. `chain`: the messages and
+    the previous_response_id of a call with cursors on."""
     if is_version_at_least(protocol_version or "", MODERN_FROM):
         answer = (input_responses or {}).get(KEY)
         if answer is None:
+            if chain is not None:
+                verify_cursor(*chain)
             return InputRequiredResult(
-                input_requests={KEY: CreateMessageRequest(params=params)}, request_state=name
+                input_requests={KEY: CreateMessageRequest(params=params())}, request_state=name
             )
     else:
+        if chain is not None:
+            verify_cursor(*chain)
         answer = await session.send_request(
-            CreateMessageRequest(params=params),
+            CreateMessageRequest(params=params()),
             CreateMessageResultWithTools,
             metadata=ServerMessageMetadata(related_request_id=request_id),
         )
     content = answer.content
     text = content.text if isinstance(content, TextContent) else ""
+    if chain is not None:
+        history = [*history_of(chain[0]), {"role": "assistant", "content": text}]
+        output = {"completion": text, "response_id": cursor(history)}
+        return CallToolResult(
+            content=[TextContent(type="text", text=json.dumps(output, sort_keys=True))],
+            structured_content=output,
+        )
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
@@ -137,10 +194,13 @@ async def _call_tool(
     ctx: ServerRequestContext[Any], params: CallToolRequestParams
 ) -> CallToolResult | InputRequiredResult:
     arguments = params.arguments or {}
+    chain = None
     if params.name == "generate":
-        payload = generate_params(arguments["prompt"])
+        payload = partial(generate_params, arguments["prompt"])
     else:
-        payload = chat_params(arguments["messages"])
+        payload = partial(chat_params, arguments["messages"])
+        if "previous_response_id" in arguments:
+            chain = (arguments["messages"], arguments["previous_response_id"])
     return await round_trip(
         params.name,
         payload,
@@ -148,6 +208,7 @@ async def _call_tool(
         session=ctx.session,
         request_id=ctx.request_id,
         input_responses=params.input_responses,
+        chain=chain,
     )
 
 
@@ -159,19 +220,19 @@ def build_mcpserver() -> MCPServer:
 
     @server.tool()
     async def generate(prompt: str, ctx: Context) -> CallToolResult | InputRequiredResult:
-        return await _from_context("generate", generate_params(prompt), ctx)
+        return await _from_context("generate", partial(generate_params, prompt), ctx)
 
     @server.tool()
     async def chat_complete(
         messages: list[dict[str, Any]], ctx: Context
     ) -> CallToolResult | InputRequiredResult:
-        return await _from_context("chat_complete", chat_params(messages), ctx)
+        return await _from_context("chat_complete", partial(chat_params, messages), ctx)
 
     return server
 
 
 async def _from_context(
-    name: str, params: CreateMessageRequestParams, ctx: Context
+    name: str, params: Callable[[], CreateMessageRequestParams], ctx: Context
 ) -> CallToolResult | InputRequiredResult:
     return await round_trip(
         name,
@@ -185,6 +246,7 @@ async def _from_context(
 
 async def _serve_lowlevel() -> None:
     server = build_lowlevel_server()
+    gc.freeze()  # as agent-as-model's serve does once its server is built
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -198,7 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.mcpserver:
-        build_mcpserver().run()
+        server = build_mcpserver()
+        gc.freeze()
+        server.run()
     else:
         anyio.run(_serve_lowlevel)
     return 0

@@ -142,30 +142,55 @@ async def test_unbound_retry_is_asked_again(case: str) -> None:
     assert again.input_requests[KEY] == first.input_requests[KEY]  # type: ignore[index]
 
 
-class ForeignPayloadCodec:
-    """Seals like the SDK but, on unseal, hands the server a state minted for another payload
-    (what a worker running different code, or a forged state under a leaked key, would present)."""
+class ForeignStateCodec:
+    """Seals like the SDK but, on unseal, hands the server a state changed by `change` (what a
+    worker running another server version, a host whose capabilities changed between rounds, or
+    a forged state under a leaked key would present)."""
 
-    def __init__(self) -> None:
+    def __init__(self, change: Any) -> None:
         self._inner = AESGCMRequestStateCodec([b"k" * 32])
+        self._change = change
 
     def seal(self, payload: bytes) -> str:
         return self._inner.seal(payload)
 
     def unseal(self, token: str) -> bytes:
         claims = json.loads(self._inner.unseal(token))
-        state = json.loads(claims["s"])
-        state["digest"] = "0" * 64
-        claims["s"] = json.dumps(state)
+        claims["s"] = self._change(claims["s"])
         return json.dumps(claims).encode()
 
 
-async def test_state_for_another_payload_is_asked_again() -> None:
-    server = build_server(security=RequestStateSecurity(codec=ForeignPayloadCodec()))
+def _changed(**fields: Any) -> Any:
+    return lambda text: json.dumps({**json.loads(text), **fields})
+
+
+FOREIGN_STATES = {
+    "another server version": _changed(server="0.0.0+other"),
+    "other host sampling.tools": _changed(tools=True),
+    "a round without its earlier answers": _changed(round=1),
+    "an older state format (digest-bound)": _changed(v=1, digest="0" * 64),
+    "not JSON": lambda text: "not json",
+    "not an object": lambda text: "[1]",
+}
+
+
+@pytest.mark.parametrize("case", list(FOREIGN_STATES))
+async def test_state_for_another_payload_is_asked_again(case: str) -> None:
+    server = build_server(security=RequestStateSecurity(codec=ForeignStateCodec(FOREIGN_STATES[case])))
     async with connect(MODERN, ScriptedHost(), server=server) as client:
         first = await first_round(client)
         again = await retry(client, {KEY: text_answer("not for this payload")}, first.request_state)
     assert isinstance(again, InputRequiredResult)
+    assert again.input_requests == first.input_requests  # asked again, with this request's payload
+
+
+async def test_unchanged_state_through_the_same_codec_is_taken() -> None:
+    # The control of the cases above: the same codec, changing nothing, binds the answer.
+    server = build_server(security=RequestStateSecurity(codec=ForeignStateCodec(lambda text: text)))
+    async with connect(MODERN, ScriptedHost(), server=server) as client:
+        first = await first_round(client)
+        final = await retry(client, {KEY: text_answer("bound")}, first.request_state)
+    assert isinstance(final, CallToolResult) and final.content[0].text == "bound"
 
 
 async def test_answer_of_the_wrong_kind_is_an_error() -> None:

@@ -4,6 +4,7 @@ subcommands (export-tools, replay, fuzz)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -92,8 +93,19 @@ async def serve_stdio() -> None:
     from agent_as_model.server import build_server
 
     server = build_server()
+    freeze_heap()
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def freeze_heap() -> None:
+    """Move everything start-up made (the SDK, pydantic's models, the dialects: about 88k objects)
+    out of the collector's reach: it lives as long as the process, and without this every full
+    collection walks it all again (about 34M instructions; the SDK leaves reference cycles on each
+    2026-07-28 request, so one lands every 1-2k calls). Frozen, a full collection costs about 2k.
+    No `gc.collect()` first: start-up leaves little garbage, and a collection here would cost
+    start-up about as much as the one it saves."""
+    gc.freeze()
 
 
 def _configure_logging() -> None:

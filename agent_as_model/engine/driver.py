@@ -30,7 +30,8 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
     try:
         while not (state := STATE[record.state]).terminal:
             if state.exchange:
-                outcome = await backend.exchange(record.payload, record.round_no)
+                # The payload is None only on a proven record (see CallRecord.proven).
+                outcome = await backend.exchange(record.built_payload, record.round_no)
                 if isinstance(outcome, Suspension):
                     fire(record, "suspend")
                     return outcome.result

@@ -32,7 +32,17 @@ from mcp_types import (
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
 from agent_as_model.errors import MissingCapability
-from agent_as_model.neutral import Block, OutputContract, Request, Text, ToolResult, ToolUse, has_tool_blocks
+from agent_as_model.neutral import (
+    Block,
+    ChoiceMode,
+    OutputContract,
+    Request,
+    Text,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+    has_tool_blocks,
+)
 from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured
 
 log = logging.getLogger("agent_as_model")
@@ -49,8 +59,18 @@ def build_payload_for(record: CallRecord) -> None:
     # cannot sample learns so from a clear -32021, on both eras alike.
     if not record.sampling.declared:
         raise MissingCapability({"sampling": {}})
-    record.plan = plan_for(record.request, record.sampling.tools)
-    record.payload = build_payload(record.request, record.plan)
+    record.plan = plan_for(record.request, record.sampling.tools)  # interpret reads the plan
+    # A proven record's payload was built on an earlier round and its answer is bound to it
+    # (record.proven): it is built again only if a repair needs it (`payload_of`).
+    if not record.proven:
+        record.payload = build_payload(record.request, record.plan)
+
+
+def payload_of(record: CallRecord) -> CreateMessageRequestParams:
+    """The payload of the record's round: built now if build left it unbuilt (a proven record)."""
+    if record.built_payload is None:
+        record.payload = build_payload(record.request, record.plan)
+    return record.payload
 
 
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
@@ -73,9 +93,13 @@ def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
         return HostPlan(host_tools=False, structured=structured)
     names = NameMap.for_names(_tool_names(request))
     from_host = dict(names.from_host_map())
-    if structured == "tool":
+    if structured == "tool":  # the payload offers the one structured-output tool
         from_host[STRUCTURED_TOOL] = STRUCTURED_TOOL
-    return HostPlan(host_tools=True, structured=structured, names=from_host)
+        offered = frozenset((STRUCTURED_TOOL,))
+    else:  # the caller's tools, as `build_payload` forwards them
+        to_host = {caller: host for host, caller in from_host.items()}
+        offered = frozenset(to_host[t.name] for t in _offered(request)[0])
+    return HostPlan(host_tools=True, structured=structured, names=from_host, offered=offered)
 
 
 def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessageRequestParams:
@@ -84,6 +108,11 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
     as_text = not plan.host_tools
     messages = []
     for turn in request.turns:
+        if len(turn.blocks) == 1 and type(turn.blocks[0]) is Text:
+            # The common turn, one text: what `_block` makes of it, without a list per turn.
+            text = TextContent(type="text", text=turn.blocks[0].text)
+            messages.append(SamplingMessage(role=turn.role, content=text))
+            continue
         blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system
@@ -131,7 +160,8 @@ def contract_prompt(contract: OutputContract) -> str:
     )
 
 
-def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[Tool], ToolChoice | None]:
+def _offered(request: Request) -> tuple[tuple[ToolSpec, ...], ChoiceMode | None]:
+    """The caller's tools the payload offers, and the choice mode it sends."""
     offered = request.tools
     choice = request.tool_choice
     mode = choice.mode if choice is not None else None
@@ -139,6 +169,11 @@ def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[To
         # MCP has no per-name choice: the named tool goes alone, and the model must call it.
         offered = tuple(t for t in offered if t.name == choice.name)
         mode = "required"
+    return offered, mode
+
+
+def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[Tool], ToolChoice | None]:
+    offered, mode = _offered(request)
     tools = [
         Tool(name=to_host[t.name], description=host_description(t.description), input_schema=t.input_schema)
         for t in offered

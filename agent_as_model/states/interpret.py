@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
-
-from mcp_types import Tool
 
 from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.arguments import type_name, with_article
@@ -37,8 +34,7 @@ def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
-    tools = record.payload.tools
-    texts, calls = _read_blocks(answer, record.plan, tools or ())
+    texts, calls = _read_blocks(answer, record.plan)
     text = "\n".join(texts)
     request = record.request
     stop = _stop_reason(answer.stop_reason)
@@ -55,7 +51,7 @@ def interpret_answer(record: CallRecord) -> None:
                 raise _cut(contract, request.max_tokens) from None
             raise
         text, calls = json.dumps(structured, sort_keys=True), []
-    elif tools:
+    elif record.plan.offered:
         check_tool_limits(request, calls)
     persona = record.request.persona
     if persona is not None and persona.output_schema is not None and not calls:
@@ -103,12 +99,10 @@ def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
         raise host_error(request.single_call, f"allows one tool call, yet the host made {len(calls)}")
 
 
-def _read_blocks(
-    answer: HostAnswer, plan: HostPlan, tools: Sequence[Tool]
-) -> tuple[list[str], list[ToolUse]]:
+def _read_blocks(answer: HostAnswer, plan: HostPlan) -> tuple[list[str], list[ToolUse]]:
     texts: list[str] = []
     calls: list[ToolUse] = []
-    offered = {t.name for t in tools} if tools else set()
+    offered = plan.offered  # what the payload offered, by host-side name
     for i, block in enumerate(answer.blocks):
         kind = getattr(block, "type", type(block).__name__)
         if kind == "text":
@@ -122,7 +116,7 @@ def _read_blocks(
     return texts, calls
 
 
-def _tool_call(i: int, block: Any, plan: HostPlan, offered: set[str]) -> ToolUse:
+def _tool_call(i: int, block: Any, plan: HostPlan, offered: frozenset[str]) -> ToolUse:
     if not offered:
         raise host_error(
             f"content[{i}]",

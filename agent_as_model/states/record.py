@@ -29,12 +29,14 @@ class HostPlan:
 
     `host_tools`: the host declared `sampling.tools`, so tool blocks and definitions may travel.
     `structured` is how an output contract travels (None: the call has none). `names` maps the
-    names the host saw back to the caller's tool names.
+    names the host saw back to the caller's tool names. `offered`: the host-side names of the
+    tools the payload offers (what the host may call), so the answer is read without the payload.
     """
 
     host_tools: bool = False
     structured: Structured | None = None
     names: Mapping[str, str] = field(default_factory=dict)
+    offered: frozenset[str] = frozenset()
 
 
 NO_PLAN = HostPlan()
@@ -56,6 +58,7 @@ class CallRecord:
         "state",
         "plan",
         "round_no",
+        "proven",
         "_request",
         "_payload",
         "_host_answer",
@@ -63,13 +66,24 @@ class CallRecord:
         "_result",
     )
 
-    def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], sampling: SamplingSupport) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        arguments: Mapping[str, Any],
+        sampling: SamplingSupport,
+        proven: bool = False,
+    ) -> None:
         self.dialect = dialect
         self.arguments = arguments
         self.sampling = sampling
         self.state = "received"  # owned by the machine: only engine.machine.fire changes it
         self.plan = NO_PLAN  # build (shared: a plan is never changed, only replaced)
         self.round_no = 0  # 0 for the first ask; one more for each repair (spec section 3)
+        # Set by the backend (`Backend.proven`): an earlier round of this very request validated
+        # it and built its payload, and the backend holds the host's answer bound to that payload.
+        # Then validate skips the checks that would prove nothing new (tool-turn order, the
+        # cursor) and build leaves the payload unbuilt until a repair needs it (`built_payload`).
+        self.proven = proven
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
@@ -95,6 +109,11 @@ class CallRecord:
     @payload.setter
     def payload(self, payload: CreateMessageRequestParams) -> None:
         self._payload = payload
+
+    @property
+    def built_payload(self) -> CreateMessageRequestParams | None:
+        """The payload, or None while a proven record's build has left it unbuilt."""
+        return self._payload
 
     @property
     def host_answer(self) -> HostAnswer:  # answer

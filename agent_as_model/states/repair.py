@@ -14,7 +14,7 @@ from __future__ import annotations
 from mcp_types import SamplingMessage, TextContent, ToolResultContent
 
 from agent_as_model.errors import CallError
-from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.build import STRUCTURED_TOOL, payload_of
 from agent_as_model.states.record import CallRecord
 
 
@@ -23,7 +23,7 @@ def may_repair(record: CallRecord, err: CallError) -> bool:
 
 
 def ask_again(record: CallRecord, err: CallError) -> None:
-    answer, payload = record.host_answer, record.payload
+    answer, payload = record.host_answer, payload_of(record)
     assert err.repair is not None
     problem = err.repair
     said = SamplingMessage(role="assistant", content=list(answer.blocks))

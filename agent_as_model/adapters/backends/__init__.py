@@ -25,9 +25,9 @@ def is_modern(protocol_version: str | None) -> bool:
     return is_version_at_least(protocol_version or "", MODERN_FROM)
 
 
-def for_call(ctx: ServerRequestContext, params: CallToolRequestParams) -> Backend:
+def for_call(ctx: ServerRequestContext, params: CallToolRequestParams, sampling: SamplingSupport) -> Backend:
     if is_modern(ctx.protocol_version):
-        return ModernRoundTrip(params.request_state, params.input_responses)
+        return ModernRoundTrip(params.request_state, params.input_responses, sampling)
     return LegacySampling(ctx.session, ctx.request_id)
 
 

@@ -65,6 +65,14 @@ class Suspension:
 class Backend(Protocol):
     """The one I/O step: hand the payload to the model, get an answer or a suspension back."""
 
+    # True when this request is a retry whose answer the backend already holds, bound (sealed) to
+    # exactly the payload this request would build: the request was validated and its payload
+    # built by an earlier round, and nothing it could prove again has changed. The call record
+    # carries this (`CallRecord.proven`), so the state work skips what would prove nothing new.
+    proven: bool
+
     async def exchange(
-        self, payload: CreateMessageRequestParams, round_no: int
-    ) -> HostAnswer | Suspension: ...
+        self, payload: CreateMessageRequestParams | None, round_no: int
+    ) -> HostAnswer | Suspension:
+        """`payload` is None only for a proven record, for the rounds the backend holds answers to."""
+        ...

@@ -19,12 +19,16 @@ from agent_as_model.errors import host_error
 
 
 class LegacySampling:
+    proven = False  # every call asks the host: nothing is carried from an earlier request
+
     def __init__(self, session: ServerSession, request_id: RequestId | None) -> None:
         self._session = session
         # Relating the request to the tool call keeps it on the call's stream (mcp-notes 1.5).
         self._metadata = ServerMessageMetadata(related_request_id=request_id)
 
-    async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer:
+    async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
+        if payload is None:  # never proven, so the payload is always built
+            raise RuntimeError("the sampling backend needs the payload")
         try:
             # WithTools accepts a single block or an array, so an odd answer is ours to judge.
             result = await self._session.send_request(

@@ -208,6 +208,14 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     for i, raw in enumerate(common.require_list(args.get("messages"), "messages", non_empty=True)):
+        if type(raw) is dict and len(raw) == 2:
+            # The common message, {"role": "user" or "assistant", "content": ASCII text} and
+            # nothing else: valid as it is (no surrogate hides in ASCII), and the same turn
+            # `_read_message` makes of it, without its per-field checks and error paths.
+            role, content = raw.get("role"), raw.get("content")
+            if (role == "user" or role == "assistant") and type(content) is str and content.isascii():
+                turns.text(role, content, f"messages[{i}]")
+                continue
         _read_message(raw, f"messages[{i}]", turns)
 
 
@@ -217,7 +225,7 @@ def _response_format(args: Mapping[str, Any]) -> OutputContract | None:
 
 
 def _read_message(raw: object, path: str, turns: Turns) -> None:
-    message = common.require_object(raw, path)
+    message = raw if type(raw) is dict else common.require_object(raw, path)
     role = message.get("role")
     if role not in _ROLES:
         raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
@@ -242,7 +250,18 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
         turns.fold(role, text)
 
 
+_CHECKED_ASSISTANT_KEYS = ("tool_calls", "refusal", "audio", "function_call", "annotations")
+
+
 def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None:
+    content = message.get("content")
+    # Plain: none of the fields beside the text that need a check of their own is given.
+    plain = all(message.get(key) is None for key in _CHECKED_ASSISTANT_KEYS)
+    if plain and type(content) is str and content.isascii():
+        # The common turn passed back: one text, valid as it is (no surrogate hides in ASCII).
+        # The same turn the general path below makes, without its per-field error paths.
+        turns.text("assistant", content, path)
+        return
     if message.get("refusal") is not None:  # accepted as null only: its text would be dropped
         raise caller_error(
             f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"

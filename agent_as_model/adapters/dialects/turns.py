@@ -21,7 +21,9 @@ from agent_as_model.neutral import Block, Role, Text, ToolResult, ToolUse, Turn
 class Turns:
     def __init__(self) -> None:
         self.system: list[str] = []
-        self._turns: list[tuple[Role, list[Block], str]] = []
+        # A turn's blocks: a list, or for a turn of one text (`text`) a tuple, made a list only if
+        # a call joins it (`tool_call`), so the common turn is not copied into a tuple later.
+        self._turns: list[tuple[Role, list[Block] | tuple[Block, ...], str]] = []
         # What came in which order: a system piece (its role and text), a turn (its index) or a
         # tool result. The sampling request folds system pieces into one prompt and tool results
         # into one user turn; a cursor's transcript keeps each where the caller put it (spec 6).
@@ -38,9 +40,12 @@ class Turns:
 
     def text(self, role: Role, text: str, path: str) -> None:
         """A message of its own (a new turn), with one text block."""
-        self._calls_join = len(self._turns) if role == "assistant" else None
-        self._order.append(len(self._turns))
-        self._turns.append((role, [Text(text)], path))
+        index = len(self._turns)
+        self._calls_join = index if role == "assistant" else None
+        self._order.append(index)
+        # Text(text), made by tuple's own constructor: the NamedTuple's generated __new__ is a
+        # Python call, and this runs once per message.
+        self._turns.append((role, (tuple.__new__(Text, (text,)),), path))
 
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""
@@ -49,15 +54,15 @@ class Turns:
         self._turns.append((role, [], path))
 
     def add(self, block: Block) -> None:
-        """A block of the current turn."""
-        self._turns[-1][1].append(block)
+        """A block of the current turn (one `start` made)."""
+        self._blocks(len(self._turns) - 1).append(block)
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
         if self._calls_join is None:
             self.start("assistant", path)
             self._calls_join = len(self._turns) - 1
-        self._turns[self._calls_join][1].append(call)
+        self._blocks(self._calls_join).append(call)
 
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
@@ -65,9 +70,18 @@ class Turns:
         last = self._turns[-1] if self._turns else None
         if last is None or last[0] != "user" or not _only_results(last[1]):
             self._turns.append(("user", [], path))
-        self._turns[-1][1].append(result)
+        self._blocks(len(self._turns) - 1).append(result)
         self._order.append(result)
         self._calls_join = None
+
+    def _blocks(self, index: int) -> list[Block]:
+        """The blocks of turn `index`, as a list that more blocks may join."""
+        role, blocks, path = self._turns[index]
+        if type(blocks) is tuple:
+            blocks = list(blocks)
+            self._turns[index] = (role, blocks, path)
+        assert isinstance(blocks, list)
+        return blocks
 
     @property
     def open_assistant(self) -> str | None:
@@ -81,30 +95,39 @@ class Turns:
         return "\n".join(b.text for b in blocks if isinstance(b, Text))
 
     def build(self) -> list[Turn]:
-        return [Turn(role, tuple(blocks), path) for role, blocks, path in self._turns if blocks]
+        # Turn(role, blocks, path), by tuple's own constructor (see `text`): once per turn.
+        return [
+            tuple.__new__(Turn, (role, tuple(blocks), path)) for role, blocks, path in self._turns if blocks
+        ]
 
     def transcript(self) -> tuple[dict[str, str], ...]:
         """The conversation as cursor transcript entries (docs/cursors.md), in the caller's order:
         system pieces in place; an assistant turn as one entry (the tool-call envelope when it
         called tools); each tool result as a `tool` entry; a user turn's text as one entry."""
         entries: list[dict[str, str]] = []
+        turns = self._turns
         for item in self._order:
-            if isinstance(item, ToolResult):
-                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
-            elif isinstance(item, tuple):
-                entries.append(cursors.entry(*item))
-            else:
-                role, blocks, _ = self._turns[item]
-                texts = "\n".join(b.text for b in blocks if isinstance(b, Text))
+            if isinstance(item, int):
+                role, blocks, _ = turns[item]
+                if len(blocks) == 1 and type(blocks[0]) is Text:
+                    # The common turn, one text block: its entry is its text, whatever the role
+                    # (an assistant entry without calls is its text too): `cursors.entry`, inline.
+                    entries.append({"role": role, "content": blocks[0].text})
+                    continue
+                texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
-                    calls = [b for b in blocks if isinstance(b, ToolUse)]
+                    calls = [b for b in blocks if type(b) is ToolUse]
                     entries.append(cursors.assistant_entry(texts, calls))
                 elif blocks:
                     entries.append(cursors.entry(role, texts))
+            elif isinstance(item, ToolResult):
+                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
+            else:  # a system piece: (role, text)
+                entries.append(cursors.entry(*item))
         return tuple(entries)
 
 
-def _only_results(blocks: list[Block]) -> bool:
+def _only_results(blocks: list[Block] | tuple[Block, ...]) -> bool:
     return bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
 
 

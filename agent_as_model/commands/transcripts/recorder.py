@@ -7,6 +7,7 @@ version is spotted on the way and written as its own line the moment it is known
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from datetime import datetime, timezone
@@ -132,6 +133,7 @@ async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
         server = build_server()
+        gc.freeze()  # as `serve` does (cli.py freeze_heap): start-up out of the collector's reach
         with tapped_stdio(recorder.client_line, recorder.server_line) as (stdin, stdout):
             async with stdio_server(stdin, stdout) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
