@@ -35,6 +35,8 @@ class ToolResult:
 Block = Text | ToolUse | ToolResult
 ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
+# Which backend may answer (spec section 8): routing, not part of the request object of section 5.
+BackendChoice = Literal["host", "provider", "auto"]
 
 
 def has_tool_blocks(turns: tuple[Turn, ...]) -> bool:
@@ -126,6 +128,7 @@ class Request:
     repair_attempts: int = 0
     persona: Persona | None = None
     chain: Chain | None = None
+    backend: BackendChoice = "auto"
 
 
 @dataclass(slots=True)

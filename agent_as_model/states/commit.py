@@ -3,17 +3,25 @@ dialect shapes the completion into the tool result.
 
 Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
 later features commit to those bytes. A JSON object also travels as structuredContent.
+
+Every completion result says in `_meta` which backend answered (spec section 9): `host`, or
+`provider:<name>/<model>`, under the key `agent-as-model/result`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
 from agent_as_model.states.record import CallRecord
+
+log = logging.getLogger("agent_as_model")
+
+RESULT_META = "agent-as-model/result"
 
 
 def commit_result(record: CallRecord) -> None:
@@ -31,6 +39,17 @@ def commit_result(record: CallRecord) -> None:
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
     record.result = tool_result(output)
+    if record.host_answer is not None:
+        source = record.host_answer.source
+        add_result_meta(record.result, {"backend": source})
+        log.info("%s: answered by %s", record.tool, source)
+
+
+def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:
+    """Merge `fields` into the result's `_meta["agent-as-model/result"]` (made if absent)."""
+    meta = dict(result.meta or {})
+    meta[RESULT_META] = {**meta.get(RESULT_META, {}), **fields}
+    result.meta = meta
 
 
 def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport
+from agent_as_model.errors import CallError
 from agent_as_model.neutral import Completion, Request
 
 if TYPE_CHECKING:
@@ -44,7 +45,12 @@ NO_PLAN = HostPlan()
 class CallRecord:
     dialect: Dialect
     arguments: Mapping[str, Any]
+    # What the backend serving this call can take: the host's declared sampling, or all of it
+    # for a provider's API (the backend is chosen before the record is made).
     sampling: SamplingSupport
+    # The call asked for a backend this server cannot give it: raised at build, before anything
+    # is sent (after the arguments are checked, so their errors come first).
+    refused: CallError | None = None
     state: str = "received"  # owned by the machine: only engine.machine.fire changes it
     request: Request | None = None  # validate
     payload: CreateMessageRequestParams | None = None  # build; repair extends it

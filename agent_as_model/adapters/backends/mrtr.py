@@ -38,6 +38,8 @@ STATE_VERSION = 1
 
 
 class ModernRoundTrip:
+    who = None  # the host
+
     def __init__(self, request_state: str | None, input_responses: Mapping[str, Any] | None) -> None:
         self._state = request_state
         self._bound = _read(request_state)  # the state's content, when it is ours; read once

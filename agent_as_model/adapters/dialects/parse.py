@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 from agent_as_model.adapters.dialects import common, contracts, options
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Chain, OutputContract, Persona, Request, ToolChoice, ToolSpec
+from agent_as_model.neutral import (
+    BackendChoice,
+    Chain,
+    OutputContract,
+    Persona,
+    Request,
+    ToolChoice,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
@@ -56,6 +64,7 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         repair_attempts=repair_attempts,
         persona=persona,
         chain=chain,
+        backend=common.read_backend(args),
     )
 
 
@@ -72,6 +81,7 @@ def _request(
     repair_attempts: int = 0,
     persona: Persona | None = None,
     chain: Chain | None = None,
+    backend: BackendChoice = "auto",
 ) -> Request:
     built = turns.build()
     if not built:
@@ -91,4 +101,5 @@ def _request(
         repair_attempts=repair_attempts,
         persona=persona,
         chain=chain,
+        backend=backend,
     )
