@@ -1,5 +1,6 @@
 import pytest
 
+from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
 
 

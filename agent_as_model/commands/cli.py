@@ -7,11 +7,13 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools
+from agent_as_model.commands.provider_options import add_provider_options, provider_settings
 from agent_as_model.commands.transcripts import command as transcripts
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
@@ -30,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
     transcripts.add_record_options(serve)
+    add_provider_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -52,18 +55,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return anyio.run(run_demo)
     if args.command == "replay":
         return transcripts.run_replay(args)
+    settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    from agent_as_model.adapters.backends import ProviderUnavailable
+    from agent_as_model.server import build_server
+
+    try:
+        server = build_server(provider=settings)
+    except ProviderUnavailable as err:
+        print(f"agent-as-model: {err}", file=sys.stderr)
+        return 2
     if getattr(args, "record", None):
-        return transcripts.run_serve_recorded(args)
-    anyio.run(serve_stdio)
+        return transcripts.run_serve_recorded(args, server)
+    anyio.run(serve_stdio, server)
     return 0
 
 
-async def serve_stdio() -> None:
+async def serve_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
 
-    from agent_as_model.server import build_server
-
-    server = build_server()
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

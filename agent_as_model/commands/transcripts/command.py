@@ -15,7 +15,7 @@ import sys
 from contextlib import AsyncExitStack
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
@@ -78,7 +78,7 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
         parser.error("--redact needs --record FILE")
 
 
-def run_serve_recorded(args: argparse.Namespace) -> int:
+def run_serve_recorded(args: argparse.Namespace, server: Any = None) -> int:
     from agent_as_model.commands.transcripts.recorder import serve_recorded
 
     try:
@@ -86,7 +86,7 @@ def run_serve_recorded(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"agent-as-model: cannot record to {args.record}: {err.strerror or err}", file=sys.stderr)
         return UNREPLAYABLE
-    anyio.run(partial(serve_recorded, stream, redact=args.redact))
+    anyio.run(partial(serve_recorded, stream, redact=args.redact, server=server))
     return 0
 
 

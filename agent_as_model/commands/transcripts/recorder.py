@@ -120,7 +120,7 @@ class Recorder:
         self.line(SERVER_TO_CLIENT, data)
 
 
-async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
+async def serve_recorded(stream: TextIO, *, redact: bool, server: Any = None) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
     from mcp.server.stdio import stdio_server
 
@@ -131,7 +131,7 @@ async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
     try:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
-        server = build_server()
+        server = server or build_server()
         with tapped_stdio(recorder.client_line, recorder.server_line) as (stdin, stdout):
             async with stdio_server(stdin, stdout) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
