@@ -15,6 +15,7 @@ are), and the model the API named.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from mcp_types import (
@@ -59,9 +60,17 @@ class AnthropicApi:
             )
         except anthropic.AnthropicError as err:
             raise ProviderUnavailable(f"--provider anthropic: {_first_line(err)}") from None
+        # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
+        # documented extra body field (docs/providers.md).
+        self._temperature_keyword = (
+            "temperature" in inspect.signature(self._client.messages.create).parameters
+        )
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        response = await self._client.messages.create(**request_body(payload, model))
+        body = request_body(payload, model)
+        if "temperature" in body and not self._temperature_keyword:
+            body["extra_body"] = {"temperature": body.pop("temperature")}
+        response = await self._client.messages.create(**body)
         try:
             return read_reply(response)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
