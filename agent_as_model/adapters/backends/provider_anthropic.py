@@ -70,7 +70,10 @@ class AnthropicApi:
         body = request_body(payload, model)
         if "temperature" in body and not self._temperature_keyword:
             body["extra_body"] = {"temperature": body.pop("temperature")}
-        response = await self._client.messages.create(**body)
+        try:
+            response = await self._client.messages.create(**body)
+        except ValueError as err:  # the SDK lets a body that is not JSON through as a decode error
+            raise _Unreadable(f"not JSON: {err}") from None
         try:
             return read_reply(response)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:

@@ -64,7 +64,10 @@ class OpenAIApi:
             ) from None
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        response = await self._client.chat.completions.create(**request_body(payload, model))
+        try:
+            response = await self._client.chat.completions.create(**request_body(payload, model))
+        except ValueError as err:  # the SDK lets a body that is not JSON through as a decode error
+            raise _Unreadable(f"not JSON: {err}") from None
         try:
             return read_reply(response)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
