@@ -56,12 +56,22 @@ def state_security() -> RequestStateSecurity:
 
 
 def build_server(
-    *, security: RequestStateSecurity | None = None, provider: ProviderSettings | None = None
+    *,
+    security: RequestStateSecurity | None = None,
+    provider: ProviderSettings | None = None,
+    provider_tap: backends.Tap | None = None,
+    provider_replay: list[dict[str, Any]] | None = None,
+    replay_redacted: bool = False,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
-    raises `backends.ProviderUnavailable`."""
-    backend = backends.connect(provider) if provider is not None else None
+    raises `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and
+    replay its exchanges (`serve --record`, `replay`)."""
+    backend = None
+    if provider is not None:
+        backend = backends.connect(
+            provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted
+        )
     listed_models = _models(backend)
 
     async def call_tool(

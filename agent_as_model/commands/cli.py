@@ -56,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return transcripts.run_replay(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    if getattr(args, "record", None):
+        return transcripts.run_serve_recorded(args, settings)
     from agent_as_model.adapters.backends import ProviderUnavailable
     from agent_as_model.server import build_server
 
@@ -64,8 +66,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProviderUnavailable as err:
         print(f"agent-as-model: {err}", file=sys.stderr)
         return 2
-    if getattr(args, "record", None):
-        return transcripts.run_serve_recorded(args, server)
     anyio.run(serve_stdio, server)
     return 0
 

@@ -27,9 +27,15 @@ from agent_as_model.adapters.backends.fallback import HostThenProvider
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
 from agent_as_model.adapters.backends.provider import (
     DEFAULT_MODEL,
+    ProviderApi,
     ProviderBackend,
     ProviderSettings,
     ProviderUnavailable,
+    ReplayedApi,
+    Tap,
+    TappedApi,
+    settings_from_json,
+    settings_json,
 )
 from agent_as_model.adapters.backends.sampling import LegacySampling
 from agent_as_model.errors import CallError, caller_error
@@ -55,16 +61,31 @@ class Route:
     refused: CallError | None = None
 
 
-def connect(settings: ProviderSettings) -> ProviderBackend:
+def connect(
+    settings: ProviderSettings,
+    *,
+    tap: Tap | None = None,
+    replay: list[dict[str, Any]] | None = None,
+    redacted: bool = False,
+) -> ProviderBackend:
     """The provider backend for the operator's settings; its SDK is imported only now.
-    Raises `ProviderUnavailable` (a one-line start-up error) when it cannot be set up."""
-    if settings.provider == "openai":
-        from agent_as_model.adapters.backends.provider_openai import OpenAIApi
+    Raises `ProviderUnavailable` (a one-line start-up error) when it cannot be set up.
 
-        return ProviderBackend(settings, OpenAIApi(settings))
-    from agent_as_model.adapters.backends.provider_anthropic import AnthropicApi
+    `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
+    instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
+    from agent_as_model.adapters.backends import provider_anthropic, provider_openai
 
-    return ProviderBackend(settings, AnthropicApi(settings))
+    mapping = provider_openai if settings.provider == "openai" else provider_anthropic
+    api: ProviderApi
+    if replay is not None:
+        api = ReplayedApi(replay, mapping.request_body, compare_requests=not redacted)
+    elif settings.provider == "openai":
+        api = provider_openai.OpenAIApi(settings)
+    else:
+        api = provider_anthropic.AnthropicApi(settings)
+    if tap is not None:
+        api = TappedApi(api, settings.provider, tap)
+    return ProviderBackend(settings, api)
 
 
 def for_call(
@@ -123,6 +144,9 @@ __all__ = [
     "ProviderSettings",
     "ProviderUnavailable",
     "Route",
+    "Tap",
+    "settings_from_json",
+    "settings_json",
     "SamplingSupport",
     "Suspension",
     "connect",

@@ -13,10 +13,11 @@ must be on the allow-list, or the call is an error that lists the allowed names.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from mcp_types import CreateMessageRequestParams
+from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
 from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.errors import CallError, caller_error, host_error
@@ -79,6 +80,10 @@ class Failure:
 
 class ProviderApi(Protocol):
     """One provider's API through its SDK: the payload out, the reply back."""
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        """The API's request body for this payload (what is sent, without the SDK's headers)."""
+        ...
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply: ...
 
@@ -160,3 +165,124 @@ def status_words(status: int | None, key_variable: str) -> str:
 
 def unreadable(detail: str) -> Failure:
     return Failure(None, f"its answer could not be read ({detail})")
+
+
+# --- record and replay (`serve --record`, `replay`) ------------------------------------------------
+
+# Receives each provider exchange as a JSON-ready dict: {"provider", "model", "request": the API
+# body, and "reply" or "failure"}. The request is the body the SDK sends, never its headers: the
+# key is not in it.
+Tap = Callable[[dict[str, Any]], None]
+BodyOf = Callable[[CreateMessageRequestParams, str], dict[str, Any]]
+
+
+def settings_json(settings: ProviderSettings) -> dict[str, Any]:
+    """What a recording keeps of the settings, so replay routes calls alike (no key, no URL)."""
+    return {
+        "provider": settings.provider,
+        "model": settings.model,
+        "models": list(settings.models),
+        "use": settings.use,
+        "onHostError": settings.on_host_error,
+    }
+
+
+def settings_from_json(value: dict[str, Any]) -> ProviderSettings:
+    provider = value.get("provider")
+    use = value.get("use", "when-host-cannot")
+    if provider not in PROVIDERS or use not in POLICIES or not isinstance(value.get("model"), str):
+        raise ValueError("not provider settings")
+    return ProviderSettings(
+        provider=provider,
+        model=value["model"],
+        models=tuple(str(m) for m in value.get("models") or ()),
+        use=use,
+        on_host_error=value.get("onHostError") is True,
+    )
+
+
+def reply_json(reply: Reply) -> dict[str, Any]:
+    return {
+        "blocks": [b.model_dump(by_alias=True, mode="json", exclude_none=True) for b in reply.blocks],
+        "model": reply.model,
+        "stopReason": reply.stop_reason,
+    }
+
+
+def reply_from_json(value: dict[str, Any]) -> Reply:
+    blocks = tuple(
+        TextContent.model_validate(b) if b["type"] == "text" else ToolUseContent.model_validate(b)
+        for b in value["blocks"]
+    )
+    return Reply(blocks, str(value["model"]), value.get("stopReason"))
+
+
+class TappedApi:
+    """A provider's API whose every exchange is also handed to `tap` (`serve --record`)."""
+
+    def __init__(self, inner: ProviderApi, provider: ProviderName, tap: Tap) -> None:
+        self._inner = inner
+        self._provider = provider
+        self._tap = tap
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return self._inner.body(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        record: dict[str, Any] = {
+            "provider": self._provider,
+            "model": model,
+            "request": self._inner.body(payload, model),
+        }
+        try:
+            reply = await self._inner.create(payload, model)
+        except Exception as err:
+            failure = self._inner.failure(err)
+            if failure is not None:
+                self._tap({**record, "failure": {"status": failure.status, "what": failure.what}})
+            raise
+        self._tap({**record, "reply": reply_json(reply)})
+        return reply
+
+    def failure(self, err: Exception) -> Failure | None:
+        return self._inner.failure(err)
+
+
+class _Replayed(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.what)
+        self.failure = failure
+
+
+class ReplayedApi:
+    """A provider's API answered from a recording, in order, with no network (`replay`). A
+    request that differs from the recorded one (unless the recording is redacted, where texts
+    are placeholders) or one past the end of the recording fails, so the divergence shows in the
+    tool result the replay compares."""
+
+    def __init__(self, exchanges: list[dict[str, Any]], body_of: BodyOf, *, compare_requests: bool) -> None:
+        self._exchanges = list(exchanges)
+        self._body_of = body_of
+        self._compare = compare_requests
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return self._body_of(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        if not self._exchanges:
+            raise _Replayed(Failure(None, "the recording holds no provider answer for this request"))
+        recorded = self._exchanges.pop(0)
+        if recorded.get("model") != model or (
+            self._compare and recorded.get("request") != self._body_of(payload, model)
+        ):
+            raise _Replayed(Failure(None, "this request differs from the recorded provider request"))
+        failure = recorded.get("failure")
+        if isinstance(failure, dict):
+            raise _Replayed(Failure(failure.get("status"), str(failure.get("what"))))
+        try:
+            return reply_from_json(recorded["reply"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise _Replayed(unreadable(f"the recorded reply: {err}")) from None
+
+    def failure(self, err: Exception) -> Failure | None:
+        return err.failure if isinstance(err, _Replayed) else None

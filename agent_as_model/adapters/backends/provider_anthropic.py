@@ -66,6 +66,9 @@ class AnthropicApi:
             "temperature" in inspect.signature(self._client.messages.create).parameters
         )
 
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return request_body(payload, model)
+
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
         body = request_body(payload, model)
         if "temperature" in body and not self._temperature_keyword:

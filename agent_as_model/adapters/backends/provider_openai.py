@@ -63,6 +63,9 @@ class OpenAIApi:
                 "local server that needs no key)"
             ) from None
 
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return request_body(payload, model)
+
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
         try:
             response = await self._client.chat.completions.create(**request_body(payload, model))
