@@ -103,9 +103,10 @@ def test_typescript_host(node: str, era: str) -> None:
     ]
 
     expected: dict[str, Any] = {"content": [{"type": "text", "text": ANSWER}], "isError": False}
+    expected["_meta"] = {"agent-as-model/result": {"backend": "host"}}  # who answered (issue 10)
     if modern:
         stamp = {"name": "agent-as-model", "version": agent_as_model.__version__}
-        expected["_meta"] = {SERVER_INFO_KEY: stamp}
+        expected["_meta"][SERVER_INFO_KEY] = stamp
     assert report["results"] == {"generate": expected, "chat_complete": expected}
 
     # The tool loop and structured output, with the TS host answering tool_use blocks.

@@ -242,3 +242,32 @@ async def test_the_provider_is_logged_at_info_and_the_key_never(
         await client.call_tool("generate", {"prompt": "q"})
     assert "generate: answered by provider:openai/model-one" in caplog.text
     assert OPENAI_KEY not in caplog.text
+
+
+async def test_a_persona_is_checked_alike_and_backend_is_not_in_its_request_object(
+    era: str, standin: StandInProvider
+) -> None:
+    # backend is routing, not the request: an input_schema that forbids unknown keys still passes.
+    closed = {
+        "type": "object",
+        "properties": {
+            key: {} for key in ("prompt", "model", "temperature", "max_tokens", "previous_response_id")
+        },
+        "additionalProperties": False,
+    }
+    persona = {
+        "name": "judge",
+        "input_schema": closed,
+        "output_schema": {"type": "object", "required": ["ok"]},
+    }
+    standin.script += [openai_reply('{"ok": true}'), openai_reply('{"nope": 1}')]
+    async with connect(era, ScriptedHost(), server=provider_server(standin)) as client:
+        good = await client.call_tool("generate", {"prompt": "q", "persona": persona, "backend": "provider"})
+        bad = await client.call_tool("generate", {"prompt": "q", "persona": persona, "backend": "provider"})
+    assert not good.is_error, good.content[0].text
+    assert good.content[0].text == '{"ok": true}'
+    assert bad.is_error
+    assert "persona 'judge'" in bad.content[0].text
+    assert bad.content[0].text.endswith(
+        "The provider openai (not the host) was asked; its answer was not used."
+    )
