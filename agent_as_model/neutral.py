@@ -38,6 +38,8 @@ class ToolResult(NamedTuple):
 Block = Text | ToolUse | ToolResult
 ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
+# Which backend may answer (spec section 8): routing, not part of the request object of section 5.
+BackendChoice = Literal["host", "provider", "auto"]
 
 
 def has_tool_blocks(turns: tuple[Turn, ...]) -> bool:
@@ -136,6 +138,7 @@ class Request:
     # (OpenAI `parallel_tool_calls: false`, Anthropic `tool_choice.disable_parallel_tool_use:
     # true`). Checked on the answer.
     single_call: str | None = None
+    backend: BackendChoice = "auto"
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect

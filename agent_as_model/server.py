@@ -17,7 +17,7 @@ from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
 from agent_as_model import __version__
 from agent_as_model.adapters import backends
-from agent_as_model.adapters.backends.base import SamplingSupport
+from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
@@ -58,13 +58,42 @@ def state_security() -> RequestStateSecurity:
     return RequestStateSecurity.ephemeral()
 
 
-def build_server(*, security: RequestStateSecurity | None = None) -> Server[Any]:
+def build_server(
+    *,
+    security: RequestStateSecurity | None = None,
+    provider: ProviderSettings | None = None,
+    provider_tap: backends.Tap | None = None,
+    provider_replay: list[dict[str, Any]] | None = None,
+    replay_redacted: bool = False,
+) -> Server[Any]:
+    """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
+    default, reads no key and serves from the host alone. A provider that cannot be set up
+    raises `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and
+    replay its exchanges (`serve --record`, `replay`)."""
+    backend = None
+    if provider is not None:
+        backend = backends.connect(
+            provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted
+        )
+    listed_models = _models(backend)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        arguments = params.arguments or {}
+        dialect = DIALECTS.get(params.name)
+        if dialect is None:
+            return _static_tool(params.name, arguments, listed_models)
+        route = backends.for_call(ctx, params, backend)
+        record = CallRecord(dialect, arguments, route.support, route.refused, proven=route.backend.proven)
+        return await drive(record, route.backend)
+
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=_list_tools,
-        on_call_tool=_call_tool,
+        on_call_tool=call_tool,
     )
     server.middleware.append(RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME))
     return server
@@ -74,20 +103,21 @@ async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToo
     return _tools()
 
 
-async def _call_tool(
-    ctx: ServerRequestContext[Any], params: CallToolRequestParams
-) -> CallToolResult | InputRequiredResult:
-    arguments = params.arguments or {}
-    dialect = DIALECTS.get(params.name)
-    if dialect is None:
-        return _static_tool(params.name, arguments)
-    sampling = SamplingSupport.of(ctx.session.client_capabilities)
-    backend = backends.for_call(ctx, params, sampling)
-    record = CallRecord(dialect, arguments, sampling, proven=backend.proven)
-    return await drive(record, backend)
+def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
+    """`list_models`: agent-default, and with a provider the other names a call may ask it for."""
+    if provider is None:
+        return models.MODELS
+    settings = provider.settings
+    owner = f"provider:{settings.provider}"
+    extra = [
+        {"id": name, "owned_by": owner, "description": f"A model of the provider {settings.provider}."}
+        for name in settings.allowed()
+        if name != models.MODELS[0]["id"]
+    ]
+    return [*models.MODELS, *extra]
 
 
-def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:
+def _static_tool(name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]]) -> CallToolResult:
     if name != models.NAME:
         known = ", ".join([*DIALECTS, models.NAME])
         return error_result(f"unknown tool '{name}' (tools: {known}). Nothing was sent to the host.")
@@ -95,4 +125,4 @@ def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:
         reject_unknown(arguments, ())
     except CallError as err:
         return error_result(err.message(name))
-    return tool_result(models.MODELS)
+    return tool_result(listed_models)

@@ -380,6 +380,8 @@ class FakeEra:
     """The one I/O step, scripted: an answer, a suspension, or an exception. It yields to the event
     loop first, so concurrent drives interleave on the shared machine."""
 
+    who = None  # the host
+
     def __init__(self, outcome: HostAnswer | Suspension | Exception) -> None:
         self.outcome = outcome
         self.asked: list[CreateMessageRequestParams] = []

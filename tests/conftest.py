@@ -4,6 +4,7 @@ import pytest
 
 from agent_as_model.adapters.dialects import responses
 from tests import sdk_truth
+from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
 
 

@@ -32,3 +32,8 @@ async def test_demo_shows_every_tool_on_both_eras(capsys: pytest.CaptureFixture[
     assert "isError" not in out
     assert "negotiated protocol version: 2025-11-25" in legacy
     assert "negotiated protocol version: 2026-07-28" in modern
+    # The last section: one call from a host that cannot sample, served by the stand-in provider.
+    served = out.split("served by a built-in stand-in OpenAI-compatible provider")[1]
+    assert served.count("provider ← ") == 1
+    assert "result ←   stand-in answer to: Explain MCP sampling in one line." in served
+    assert '"backend": "provider:openai/stand-in-model"' in served

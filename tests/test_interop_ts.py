@@ -103,7 +103,7 @@ def test_typescript_host(node: str, era: str) -> None:
     ]
 
     # The result metadata (spec section 9) reaches a TypeScript client too, beside the 2026 stamp.
-    said = {"agent-as-model/result": {"model": "ts-host-model", "finish_reason": "stop"}}
+    said = {"agent-as-model/result": {"model": "ts-host-model", "finish_reason": "stop", "backend": "host"}}
     expected: dict[str, Any] = {
         "content": [{"type": "text", "text": ANSWER}],
         "isError": False,

@@ -35,8 +35,11 @@ def answer(text: str, stop: str | None = "endTurn", model: str = "host-model-7")
 
 
 def meta(result: Any) -> dict[str, Any]:
+    """The product's words of the result metadata; who answered (issue 10) is checked here too."""
     assert result.meta is not None, result
-    return result.meta[META]
+    said = dict(result.meta[META])
+    assert said.pop("backend") == "host", said
+    return said
 
 
 def last_blocks(host: ScriptedHost) -> list[Any]:

@@ -215,7 +215,11 @@ async def test_responses_create(stdio: Connection) -> None:
     assert isinstance(response["created_at"], int)
     assert sdk_truth.response_of(result).output_text == "echo: Thanks"  # the official SDK's type
     assert result.meta is not None
-    assert result.meta["agent-as-model/result"] == {"model": "scripted-model", "status": "completed"}
+    assert result.meta["agent-as-model/result"] == {
+        "model": "scripted-model",
+        "status": "completed",
+        "backend": "host",
+    }
     assert response == {
         "id": f"resp_{match[1]}",
         "object": "response",

@@ -9,12 +9,13 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools, fuzz
+from agent_as_model.commands.provider_options import add_provider_options, provider_settings
 from agent_as_model.commands.transcripts import command as transcripts
 from agent_as_model.errors import StartupError
 
@@ -44,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
     transcripts.add_record_options(serve)
+    add_provider_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -64,13 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_as_model.server import state_security
 
             state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
-        return _run(args)
+        return _run(parser, args)
     except StartupError as err:
         print(f"agent-as-model: {err}", file=sys.stderr)
         return STARTUP_FAILED
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
     if args.command == "demo":
@@ -81,18 +83,24 @@ def _run(args: argparse.Namespace) -> int:
         return transcripts.run_replay(args)
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
+    settings = provider_settings(parser, args)  # None (the default): no provider, no key read
     if getattr(args, "record", None):
-        return transcripts.run_serve_recorded(args)
-    anyio.run(serve_stdio)
+        return transcripts.run_serve_recorded(args, settings)
+    from agent_as_model.adapters.backends import ProviderUnavailable
+    from agent_as_model.server import build_server
+
+    try:
+        server = build_server(provider=settings)
+    except ProviderUnavailable as err:
+        print(f"agent-as-model: {err}", file=sys.stderr)
+        return 2
+    anyio.run(serve_stdio, server)
     return 0
 
 
-async def serve_stdio() -> None:
+async def serve_stdio(server: Any) -> None:
     from mcp.server.stdio import stdio_server
 
-    from agent_as_model.server import build_server
-
-    server = build_server()
     freeze_heap()
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,12 +1,17 @@
-"""`agent-as-model demo`: every tool, on both eras, against a built-in stand-in host.
+"""`agent-as-model demo`: every tool, on both eras, against a built-in stand-in host; then one call
+from a host that cannot sample, served by a built-in stand-in provider (docs/providers.md).
 
 It uses the real SDK client in-process, so what it prints is what the server really sent and
-received: the sampling request the host saw, the host's answer, and the tool result.
+received: the sampling request the host saw, the host's answer, and the tool result; for the
+provider, the HTTP request the official SDK sent to the stand-in on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcp import Client
@@ -136,4 +141,59 @@ async def run_demo() -> int:
                 else:
                     await _modern_call(client, name, arguments)
                 print()
+    await _provider_call()
     return 0
+
+
+PROVIDER_CALL: tuple[str, dict[str, Any]] = (
+    "chat_complete",
+    {"messages": [{"role": "user", "content": "Explain MCP sampling in one line."}], "max_tokens": 200},
+)
+DEMO_KEY = "demo-key-for-the-stand-in"
+
+
+async def _provider_call() -> None:
+    from agent_as_model.adapters.backends import ProviderSettings, ProviderUnavailable
+    from agent_as_model.commands.standin_provider import running
+
+    print("=" * 100)
+    print("a host that cannot sample, served by a built-in stand-in OpenAI-compatible provider")
+    print(
+        "  (agent-as-model serve --provider openai --provider-base-url URL --provider-model stand-in-model)"
+    )
+    print("=" * 100)
+    name, arguments = PROVIDER_CALL
+    with running() as provider, _demo_key():
+        settings = ProviderSettings(
+            provider="openai", model="stand-in-model", base_url=provider.openai_base_url
+        )
+        try:
+            server = build_server(provider=settings)
+        except ProviderUnavailable as err:
+            print(f"  (skipped: {err})")
+            return
+        async with Client(server, mode="2026-07-28") as client:  # declares no sampling
+            print(
+                f"negotiated protocol version: {client.protocol_version}; the client declares no sampling\n"
+            )
+            print(f"- {name}")
+            _show("caller →", arguments)
+            result = await client.call_tool(name, arguments)
+        for seen in provider.seen:
+            _show("provider ←", {"POST": seen.path, "body": seen.body})
+        _show("result ←", _result_text(result))
+        _show("_meta", result.meta or {})
+
+
+@contextmanager
+def _demo_key() -> Iterator[None]:
+    """The stand-in takes any key; the operator's own key is never sent to it."""
+    saved = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = DEMO_KEY
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = saved

@@ -49,7 +49,7 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
         # The only way to end without an error or a suspension is `commit`, which made the result.
         return record.result
     except CallError as err:
-        message = err.message(record.tool, leave(record, err.kind))
+        message = err.message(record.tool, leave(record, err.kind, backend.who))
         log.info("%s", message)
         return error_result(message)
     except MissingCapability as err:
@@ -61,18 +61,19 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        sent = leave(record, "fault")
+        sent = leave(record, "fault", backend.who)
         return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
 
 
-def leave(record: CallRecord, failure: str) -> str:
+def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
     """Take the table's way out for this kind of failure; returns what the caller is told about
-    the host, decided by the table from where the call stopped and where it ended."""
+    the host (or `who` the backend asked instead), decided by the table from where the call
+    stopped and where it ended."""
     stopped = record.state
     trigger = way_out(stopped, failure)
     if trigger is not None:  # a call that has already ended has no way out left to take
         fire(record, trigger)
-    return told(stopped, record.state)
+    return told(stopped, record.state, who)
 
 
 def error_result(message: str) -> CallToolResult:

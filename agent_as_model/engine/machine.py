@@ -35,6 +35,7 @@ Work = Callable[..., None]
 Guard = Callable[..., bool]
 
 # What a caller is told about the host, by where its call stopped (see State.host).
+HOST = "The host"
 MAY_HAVE_ASKED = "The host may have been asked."  # the backend may have failed before or after sending
 ASKED = "The host was asked."
 NOT_USED = "The host was asked; its answer was not used."
@@ -228,10 +229,16 @@ def way_out(state: str, failure: str) -> str | None:
     return trigger if (trigger, state) in _MOVES else ways.otherwise
 
 
-def told(left: str, now: str) -> str:
+def told(left: str, now: str, who: str | None = None) -> str:
     """What a caller is told about the host when its call was in `left` and is now in `now`: what
-    `now` tells, or for a state that tells nothing of its own (a fault), what `left` told."""
+    `now` tells, or for a state that tells nothing of its own (a fault), what `left` told.
+
+    The table's texts name the host; a call served by another backend (a provider) names that
+    one instead (`who`, e.g. "The provider openai (not the host)"), so the caller learns that the
+    host was not asked."""
     text = STATE[now].host or STATE[left].host
     if text is None:
         raise ValueError(f"neither {left} nor {now} says what reached the host")
+    if who is not None and text.startswith(HOST):
+        return who + text[len(HOST) :]
     return text

@@ -55,8 +55,11 @@ STRUCTURED_DESCRIPTION = (
 
 
 def build_payload_for(record: CallRecord) -> None:
-    # The capability check sits here, after validation and before anything is sent: a host that
-    # cannot sample learns so from a clear -32021, on both eras alike.
+    # The backend checks sit here, after validation and before anything is sent: a call that
+    # asked for a backend this server cannot give gets a caller error, and a call served by a
+    # host that cannot sample a clear -32021, on both eras alike.
+    if record.refused is not None:
+        raise record.refused
     if not record.sampling.declared:
         raise MissingCapability({"sampling": {}})
     record.plan = plan_for(record.request, record.sampling.tools)  # interpret reads the plan

@@ -4,19 +4,22 @@ dialect shapes the completion into the tool result.
 Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
 later features commit to those bytes. A JSON object also travels as structuredContent. Beside
 it, `_meta["agent-as-model/result"]` says what the product's own API would have (spec section
-9): the model the host named and the stop reason in the product's words (the dialect's
-`describe`).
+9): which backend answered (`host`, or `provider:<name>/<model>`), the model it named and the
+stop reason in the product's words (the dialect's `describe`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
 from agent_as_model.states.record import CallRecord
+
+log = logging.getLogger("agent_as_model")
 
 # The key of the result metadata in a tool result's `_meta` (spec section 9).
 RESULT_META = "agent-as-model/result"
@@ -40,6 +43,16 @@ def commit_result(record: CallRecord) -> None:
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
         record.result.meta = {RESULT_META: describe(completion)}
+    source = record.host_answer.source
+    add_result_meta(record.result, {"backend": source})
+    log.info("%s: answered by %s", record.tool, source)
+
+
+def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:
+    """Merge `fields` into the result's `_meta["agent-as-model/result"]` (made if absent)."""
+    meta = dict(result.meta or {})
+    meta[RESULT_META] = {**meta.get(RESULT_META, {}), **fields}
+    result.meta = meta
 
 
 def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:

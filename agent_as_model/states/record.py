@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport
+from agent_as_model.errors import CallError
 from agent_as_model.neutral import Completion, Request
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class CallRecord:
         "dialect",
         "arguments",
         "sampling",
+        "refused",
         "state",
         "plan",
         "round_no",
@@ -71,11 +73,17 @@ class CallRecord:
         dialect: Dialect,
         arguments: Mapping[str, Any],
         sampling: SamplingSupport,
+        refused: CallError | None = None,
         proven: bool = False,
     ) -> None:
         self.dialect = dialect
         self.arguments = arguments
+        # What the backend serving this call can take: the host's declared sampling, or all of
+        # it for a provider's API (the backend is chosen before the record is made).
         self.sampling = sampling
+        # The call asked for a backend this server cannot give it: raised at build, before
+        # anything is sent (after the arguments are checked, so their errors come first).
+        self.refused = refused
         self.state = "received"  # owned by the machine: only engine.machine.fire changes it
         self.plan = NO_PLAN  # build (shared: a plan is never changed, only replaced)
         self.round_no = 0  # 0 for the first ask; one more for each repair (spec section 3)

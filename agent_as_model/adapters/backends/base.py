@@ -19,6 +19,8 @@ from mcp_types import (
     InputRequiredResult,
 )
 
+from agent_as_model.errors import CallError
+
 
 @dataclass(frozen=True, slots=True)
 class SamplingSupport:
@@ -47,6 +49,8 @@ class HostAnswer:
     blocks: tuple[Any, ...]
     model: str
     stop_reason: str | None
+    # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
+    source: str = "host"
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
@@ -62,8 +66,24 @@ class Suspension:
     result: InputRequiredResult
 
 
+@dataclass(eq=False)
+class HostDeclined(CallError):
+    """The host answered the sampling request with an error: it declined or failed. Told like any
+    host error, unless the operator lets a provider answer instead (`--provider-on-host-error`)."""
+
+
+def host_declined(path: str, reason: str) -> HostDeclined:
+    return HostDeclined(path, reason, "host")
+
+
 class Backend(Protocol):
-    """The one I/O step: hand the payload to the model, get an answer or a suspension back."""
+    """The one I/O step: hand the payload to the model, get an answer or a suspension back.
+
+    `who` names what this backend asks, for the errors' last sentence ("The host was asked; ...");
+    None for the host itself."""
+
+    @property
+    def who(self) -> str | None: ...
 
     # True when this request is a retry whose answer the backend already holds, bound (sealed) to
     # exactly the payload this request would build: the request was validated and its payload

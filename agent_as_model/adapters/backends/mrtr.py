@@ -53,6 +53,8 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 class ModernRoundTrip:
+    who = None  # the host
+
     def __init__(
         self,
         request_state: str | None,

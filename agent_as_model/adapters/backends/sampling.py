@@ -14,12 +14,13 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from agent_as_model.adapters.backends.base import HostAnswer
+from agent_as_model.adapters.backends.base import HostAnswer, host_declined
 from agent_as_model.errors import host_error
 
 
 class LegacySampling:
     proven = False  # every call asks the host: nothing is carried from an earlier request
+    who = None  # the host
 
     def __init__(self, session: ServerSession, request_id: RequestId | None) -> None:
         self._session = session
@@ -35,7 +36,7 @@ class LegacySampling:
                 CreateMessageRequest(params=payload), CreateMessageResultWithTools, metadata=self._metadata
             )
         except MCPError as err:
-            raise host_error(
+            raise host_declined(
                 "sampling/createMessage",
                 f"the host answered with error {err.error.code}: {err.error.message}",
             ) from None

@@ -185,6 +185,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             },
         },
         "model": common.MODEL_SCHEMA,
+        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "max_completion_tokens": {**common.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},

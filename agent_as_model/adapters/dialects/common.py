@@ -18,7 +18,7 @@ from agent_as_model.arguments import (
 )
 from agent_as_model.cursors import completion_text, tool_calls_envelope
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, Request
+from agent_as_model.neutral import BackendChoice, Completion, Request
 
 __all__ = [
     "path_of",
@@ -52,6 +52,27 @@ MAX_TOKENS_SCHEMA = {
     "default": DEFAULT_MAX_TOKENS,
     "description": "Maximum tokens the host may generate.",
 }
+
+
+BACKEND_CHOICES: tuple[BackendChoice, ...] = ("host", "provider", "auto")
+BACKEND_SCHEMA = {
+    "type": "string",
+    "enum": list(BACKEND_CHOICES),
+    "default": "auto",
+    "description": "Who answers: 'host' (the host's own model through MCP sampling), 'provider' (the "
+    "provider this server's operator configured, if any) or 'auto' (the operator's rule).",
+}
+
+
+def read_backend(args: Mapping[str, Any]) -> BackendChoice:
+    value = args.get("backend")
+    if value is None:
+        return "auto"
+    for choice in BACKEND_CHOICES:
+        if value == choice:
+            return choice
+    allowed = ", ".join(repr(c) for c in BACKEND_CHOICES)
+    raise caller_error("backend", f"must be one of {allowed}, got {ascii(value)}")
 
 
 def temperature_schema(maximum: float) -> dict[str, Any]:

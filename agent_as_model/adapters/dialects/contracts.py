@@ -100,9 +100,18 @@ def read_persona(
     return Persona(name, schemas.get("output_schema"))
 
 
+# Not part of the request object: the persona itself, and `backend`, which says who answers the
+# request rather than what it asks (docs/decisions.md).
+NOT_IN_REQUEST_OBJECT = ("persona", "backend")
+
+
 def request_object(args: Mapping[str, Any], standard: Mapping[str, Any]) -> dict[str, Any]:
-    """Spec section 5: the tool's parameters with defaults applied, minus `persona`; native extras
-    only when the caller gave them."""
+    """Spec section 5: the tool's parameters with defaults applied, minus `persona` (and the
+    routing `backend`); native extras only when the caller gave them."""
     obj = {key: default if args.get(key) is None else args[key] for key, default in standard.items()}
-    obj.update((key, value) for key, value in args.items() if key not in standard and key != "persona")
+    obj.update(
+        (key, value)
+        for key, value in args.items()
+        if key not in standard and key not in NOT_IN_REQUEST_OBJECT
+    )
     return obj

@@ -128,6 +128,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "System prompt: a string or a list of text blocks (joined by newlines).",
         },
         "model": common.MODEL_SCHEMA,
+        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(1),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "stop_sequences": options.stop_schema(_STOP),

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 from agent_as_model.adapters.dialects import common, contracts, options
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Chain, OutputContract, Persona, Request, ToolChoice, ToolSpec
+from agent_as_model.neutral import (
+    BackendChoice,
+    Chain,
+    OutputContract,
+    Persona,
+    Request,
+    ToolChoice,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
@@ -64,6 +72,7 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         persona=persona,
         chain=chain,
         single_call=single_call,
+        backend=common.read_backend(args),
     )
 
 
@@ -81,6 +90,7 @@ def _request(
     persona: Persona | None = None,
     chain: Chain | None = None,
     single_call: str | None = None,
+    backend: BackendChoice = "auto",
 ) -> Request:
     built = turns.build()
     if not built:
@@ -101,4 +111,5 @@ def _request(
         persona=persona,
         chain=chain,
         single_call=single_call,
+        backend=backend,
     )

@@ -27,6 +27,7 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "prompt": {"type": "string", "description": "The prompt, sent as one user message."},
         "model": common.MODEL_SCHEMA,
+        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,

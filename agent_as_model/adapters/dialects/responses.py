@@ -158,6 +158,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "instructions": {"type": "string", "description": "System prompt; leads system/developer items."},
         "model": common.MODEL_SCHEMA,
+        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": {
             **common.MAX_TOKENS_SCHEMA,

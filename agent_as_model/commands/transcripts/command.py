@@ -22,6 +22,7 @@ import anyio
 from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:  # the targets pull in the SDK; `--version` and `--help` should not wait for it
+    from agent_as_model.commands.transcripts.fileformat import Transcript
     from agent_as_model.commands.transcripts.replay import Report
     from agent_as_model.commands.transcripts.targets import ServerFactory
 
@@ -78,7 +79,8 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
         parser.error("--redact needs --record FILE")
 
 
-def run_serve_recorded(args: argparse.Namespace) -> int:
+def run_serve_recorded(args: argparse.Namespace, provider: Any = None) -> int:
+    """`serve --record`; `provider`: the operator's provider settings (its exchanges are recorded too)."""
     from agent_as_model.commands.transcripts.recorder import serve_recorded
 
     try:
@@ -86,7 +88,13 @@ def run_serve_recorded(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"agent-as-model: cannot record to {args.record}: {err.strerror or err}", file=sys.stderr)
         return UNREPLAYABLE
-    anyio.run(partial(serve_recorded, stream, redact=args.redact))
+    from agent_as_model.adapters.backends import ProviderUnavailable
+
+    try:
+        anyio.run(partial(serve_recorded, stream, redact=args.redact, provider=provider))
+    except ProviderUnavailable as err:
+        print(f"agent-as-model: {err}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -133,6 +141,8 @@ async def replay_path(
         print(f"agent-as-model replay: {error}", file=err)
         return UNREPLAYABLE
     async with AsyncExitStack() as stack:
+        if factory is None and transcript.provider_settings is not None:
+            factory = _replayed_provider(transcript)
         try:
             opened = command(shlex.split(against)) if against else in_process(factory)
             target = await stack.enter_async_context(opened)
@@ -142,6 +152,25 @@ async def replay_path(
         progress = Progress(len(transcript.frames), err)
         outcome = await replay(transcript, target, out=report, timeout=timeout, progress=progress)
     return DIVERGED if outcome.diverged else MATCHED
+
+
+def _replayed_provider(transcript: Transcript) -> ServerFactory | None:
+    """A recording of a provider-served session: the in-process server routes calls as the
+    recorded one did and answers the provider from the recorded exchanges, with no network."""
+    from agent_as_model.adapters.backends import settings_from_json
+    from agent_as_model.server import build_server
+
+    assert transcript.provider_settings is not None
+    try:
+        settings = settings_from_json(transcript.provider_settings)
+    except ValueError:
+        return None
+    return partial(
+        build_server,
+        provider=settings,
+        provider_replay=transcript.provider_exchanges,
+        replay_redacted=transcript.header.redacted,
+    )
 
 
 class _QuietWhenClosed(io.TextIOBase):

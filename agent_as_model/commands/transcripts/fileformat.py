@@ -3,11 +3,17 @@
     {"kind": "header", "format": "agent-as-model-transcript", "formatVersion": 1, "server": {...}, ...}
     {"kind": "frame", "t": 0.0021, "dir": "c2s", "frame": {...the JSON-RPC message...}}
     {"kind": "protocol", "t": 0.0043, "protocolVersion": "2025-11-25", "era": "legacy"}
+    {"kind": "providerSettings", "settings": {"provider": "openai", "model": ..., ...}}
+    {"kind": "provider", "t": 0.01, "provider": "openai", "model": ..., "request": {...}, "reply": {...}}
 
 Line 1 is the header. A `frame` line holds one line of the stdio wire, parsed; `raw` holds the
 line's exact text as well whenever re-serialising the parsed frame compactly would not give back
 the same characters (and alone when the line was not JSON), so the wire can be rebuilt exactly.
-The `protocol` line comes once, when the negotiated version becomes known. Reading checks every
+The `protocol` line comes once, when the negotiated version becomes known. With a provider
+configured (docs/providers.md), a `providerSettings` line follows the header (what routes calls:
+no key, no URL), and each provider exchange is a `provider` line: the API request body (never
+the SDK's headers, so never the key) and the `reply` (blocks, model, stopReason) or the
+`failure` (status, what); replay answers the provider from these, with no network. Reading checks every
 line and names the first bad one: replay must not guess at a damaged recording.
 """
 
@@ -63,6 +69,14 @@ def header_record(*, server_name: str, server_version: str, redacted: bool, star
 
 def protocol_record(t: float, protocol_version: str, era: str) -> dict[str, Any]:
     return {"kind": "protocol", "t": round(t, 6), "protocolVersion": protocol_version, "era": era}
+
+
+def provider_settings_record(settings: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "providerSettings", "settings": settings}
+
+
+def provider_record(t: float, exchange: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "provider", "t": round(t, 6), **exchange}
 
 
 def frame_record(t: float, direction: str, frame: Any, raw: str | None) -> dict[str, Any]:
@@ -148,6 +162,8 @@ class Transcript:
     frames: list[FrameEntry] = field(default_factory=list)
     protocol_version: str | None = None
     era: str | None = None
+    provider_settings: dict[str, Any] | None = None
+    provider_exchanges: list[dict[str, Any]] = field(default_factory=list)
 
 
 def load(path: str | Path) -> Transcript:
@@ -184,6 +200,19 @@ def parse(data: bytes, path: str = "<transcript>") -> Transcript:
             transcript.protocol_version = version
             era = record.get("era")
             transcript.era = era if isinstance(era, str) else None
+        elif kind == "providerSettings":
+            settings = record.get("settings")
+            if not isinstance(settings, dict):
+                raise TranscriptError(path, number, "a providerSettings line needs a settings object")
+            transcript.provider_settings = settings
+        elif kind == "provider":
+            if not isinstance(record.get("request"), dict) or not (
+                isinstance(record.get("reply"), dict) or isinstance(record.get("failure"), dict)
+            ):
+                raise TranscriptError(
+                    path, number, "a provider line needs a request and a reply or a failure"
+                )
+            transcript.provider_exchanges.append(record)
         elif kind == "header":
             raise TranscriptError(path, number, "a second header line: two recordings joined together?")
         else:

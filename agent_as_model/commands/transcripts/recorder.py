@@ -29,6 +29,8 @@ from agent_as_model.commands.transcripts.fileformat import (
     header_record,
     parse_wire_line,
     protocol_record,
+    provider_record,
+    provider_settings_record,
 )
 from agent_as_model.commands.transcripts.redact import Redactor
 from agent_as_model.commands.transcripts.tap import tapped_stdio
@@ -94,6 +96,15 @@ class Recorder:
             )
         )
 
+    def provider_settings(self, settings: dict[str, Any]) -> None:
+        self._writer.write(provider_settings_record(settings))
+
+    def provider_exchange(self, exchange: dict[str, Any]) -> None:
+        """One provider exchange (the SDK's request body and the reply or failure; no headers)."""
+        if self._redactor is not None:
+            exchange = self._redactor.provider(exchange)
+        self._writer.write(provider_record(time.monotonic() - self._start, exchange))
+
     def line(self, direction: str, data: bytes) -> None:
         # surrogateescape keeps undecodable bytes recoverable instead of replacing them.
         text = data.decode("utf-8", "surrogateescape")
@@ -121,7 +132,7 @@ class Recorder:
         self.line(SERVER_TO_CLIENT, data)
 
 
-async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
+async def serve_recorded(stream: TextIO, *, redact: bool, provider: Any = None) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
     from mcp.server.stdio import stdio_server
 
@@ -132,7 +143,13 @@ async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
     try:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
-        server = build_server()
+        tap = None
+        if provider is not None:
+            from agent_as_model.adapters.backends import settings_json
+
+            recorder.provider_settings(settings_json(provider))
+            tap = recorder.provider_exchange
+        server = build_server(provider=provider, provider_tap=tap)
         gc.freeze()  # as `serve` does (cli.py freeze_heap): start-up out of the collector's reach
         with tapped_stdio(recorder.client_line, recorder.server_line) as (stdin, stdout):
             async with stdio_server(stdin, stdout) as (read, write):

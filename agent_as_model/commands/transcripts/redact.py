@@ -249,6 +249,22 @@ class Redactor:
     def frame(self, direction: str, frame: Any, context: FrameContext) -> Any:
         return self._cursors(map_text(direction, frame, context, self.placeholder, dump_like))
 
+    def provider(self, exchange: dict[str, Any]) -> dict[str, Any]:
+        """A provider exchange (docs/providers.md): the request's messages and system prompt and
+        the reply's blocks, as text; models, roles, ids, tool names and definitions kept."""
+        walker = _Walker(self.placeholder, dump_like)
+        exchange = dict(exchange)
+        request = dict(exchange.get("request") or {})
+        if "messages" in request:
+            request["messages"] = walker.schema(request["messages"])
+        if isinstance(request.get("system"), str):
+            request["system"] = self.placeholder(request["system"])
+        exchange["request"] = request
+        reply = exchange.get("reply")
+        if isinstance(reply, dict) and "blocks" in reply:
+            exchange["reply"] = {**reply, "blocks": walker.answer(reply["blocks"])}
+        return exchange
+
     def cursor(self, cursor: str) -> str:
         digest = hashlib.blake2b(cursor.encode(), key=self._key, digest_size=32).hexdigest()
         return "cur_" + digest

@@ -1,0 +1,39 @@
+"""The host first, a provider when the host declines or fails (`--provider-on-host-error`).
+
+The host is asked exactly as without a provider; only when it answers the sampling request with
+an error (the person declined, or the host failed) does the same payload go to the provider. A
+host answer that breaks the contract is not a decline: it is told as the host's, as ever. On
+2026-07-28 a host that declines does not retry the call, so the server never hears of it and
+there is nothing to fall back from (docs/providers.md).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from mcp_types import CreateMessageRequestParams
+
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
+
+log = logging.getLogger("agent_as_model")
+
+
+class HostThenProvider:
+    proven = False  # the legacy host asks on every call; nothing is carried between requests
+
+    def __init__(self, host: Backend, provider: Backend, provider_name: str) -> None:
+        self._host = host
+        self._provider = provider
+        self._name = provider_name
+        self.who: str | None = None  # the host, until it declines
+
+    async def exchange(
+        self, payload: CreateMessageRequestParams | None, round_no: int
+    ) -> HostAnswer | Suspension:
+        if self.who is None:
+            try:
+                return await self._host.exchange(payload, round_no)
+            except HostDeclined as err:
+                log.info("the host declined (%s): asking the provider %s instead", err.reason, self._name)
+                self.who = f"The host declined; the provider {self._name}"
+        return await self._provider.exchange(payload, round_no)

@@ -1,0 +1,292 @@
+"""A provider's model (opt-in, spec section 8): the same sampling payload the host would get, sent
+to an OpenAI-compatible or Anthropic API through its official SDK, read back as a `HostAnswer`.
+
+Off by default: nothing here runs, and no key is read, unless the operator configures a provider
+(`ProviderSettings`). The mapping of each API lives in its own module (`provider_openai`,
+`provider_anthropic`), which imports its SDK only when that provider is configured; this module
+holds what both share: the settings, the model allow-list, and how a failed exchange is told.
+
+A model name is never silently mapped: `agent-default` is the configured model, any other name
+must be on the allow-list, or the call is an error that lists the allowed names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
+
+from agent_as_model.adapters.backends.base import HostAnswer
+from agent_as_model.errors import CallError, caller_error, host_error
+
+log = logging.getLogger("agent_as_model")
+
+ProviderName = Literal["openai", "anthropic"]
+UsePolicy = Literal["when-host-cannot", "always"]
+PROVIDERS: tuple[ProviderName, ...] = ("openai", "anthropic")
+POLICIES: tuple[UsePolicy, ...] = ("when-host-cannot", "always")
+DEFAULT_MODEL = "agent-default"  # the one name every caller may use (it means the configured model)
+# The environment variable each official SDK reads its key from (the only place a key comes from).
+KEY_VARIABLE: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+EXTRA: dict[ProviderName, str] = {
+    "openai": "agent-as-model[openai]",
+    "anthropic": "agent-as-model[anthropic]",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """What the operator configured (flags of `serve`, or their environment variables)."""
+
+    provider: ProviderName
+    model: str
+    models: tuple[str, ...] = ()  # other names a call may ask for
+    base_url: str | None = None
+    use: UsePolicy = "when-host-cannot"
+    on_host_error: bool = False  # also serve when the host declined or failed the sampling request
+    timeout: float = 60.0
+    max_retries: int = 2
+
+    def allowed(self) -> tuple[str, ...]:
+        """Every model name a call may ask the provider for, `agent-default` first."""
+        names = [DEFAULT_MODEL, self.model, *self.models]
+        return tuple(dict.fromkeys(names))
+
+
+class ProviderUnavailable(Exception):
+    """The provider cannot be set up (its SDK extra is missing, or the SDK refused its settings):
+    a one-line start-up error."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a provider's API answered, in MCP's sampling vocabulary."""
+
+    blocks: tuple[Any, ...]  # TextContent / ToolUseContent
+    model: str
+    stop_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A failed exchange, as the SDK reported it: the HTTP status when there was one."""
+
+    status: int | None
+    what: str  # what happened, in words, never the key nor a traceback
+
+
+class ProviderApi(Protocol):
+    """One provider's API through its SDK: the payload out, the reply back."""
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        """The API's request body for this payload (what is sent, without the SDK's headers)."""
+        ...
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply: ...
+
+    def failure(self, err: Exception) -> Failure | None:
+        """The SDK's error as a `Failure`, or None when it is not one of the SDK's errors."""
+        ...
+
+
+class ProviderBackend:
+    """The backend: the payload to the provider's model, its reply as a `HostAnswer`."""
+
+    proven = False  # one round, always built: nothing is carried from an earlier request
+
+    def __init__(self, settings: ProviderSettings, api: ProviderApi) -> None:
+        self.settings = settings
+        self._api = api
+        self.who = f"The provider {settings.provider} (not the host)"
+
+    def model_for(self, hint: str) -> str:
+        """The provider's model for the call's `model`; an error listing the allowed ones."""
+        if hint == DEFAULT_MODEL:
+            return self.settings.model
+        if hint in self.settings.allowed():
+            return hint
+        allowed = ", ".join(self.settings.allowed())
+        raise caller_error(
+            "model",
+            f"{hint!r} is not a model this server's provider {self.settings.provider} may use "
+            f"(allowed: {allowed}); a name is never mapped to another",
+        )
+
+    def refusal(self, hint: str) -> CallError | None:
+        try:
+            self.model_for(hint)
+        except CallError as err:
+            return err
+        return None
+
+    async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
+        if payload is None:  # only a proven record leaves its payload unbuilt, and this is never proven
+            raise RuntimeError("the provider was handed no payload")
+        model = self.model_for(_hint(payload))
+        name = self.settings.provider
+        try:
+            reply = await self._api.create(payload, model)
+        except CallError:
+            raise
+        except Exception as err:
+            failure = self._api.failure(err)
+            if failure is None:
+                raise
+            status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
+            raise host_error(f"provider {name}", f"{status}: {failure.what}") from None
+        source = f"provider:{name}/{model}"
+        log.info("answered by %s", source)
+        return HostAnswer("assistant", reply.blocks, reply.model or model, reply.stop_reason, source)
+
+
+def _hint(payload: CreateMessageRequestParams) -> str:
+    prefs = payload.model_preferences
+    if prefs is not None and prefs.hints and prefs.hints[0].name:
+        return prefs.hints[0].name
+    return DEFAULT_MODEL
+
+
+def status_words(status: int | None, key_variable: str) -> str:
+    """What an HTTP status from a provider means to the operator (shared by both APIs)."""
+    if status == 401:
+        return f"the API key was refused (check {key_variable})"
+    if status == 403:
+        return "the key may not use this model or endpoint"
+    if status == 404:
+        return (
+            "the model or endpoint is unknown to the provider "
+            "(check --provider-model and --provider-base-url)"
+        )
+    if status == 429:
+        return "rate limited, still after the configured retries"
+    if status is not None and status >= 500:
+        return "the provider failed (a server error), still after the configured retries"
+    return "the provider refused the request"
+
+
+def unreadable(detail: str) -> Failure:
+    return Failure(None, f"its answer could not be read ({detail})")
+
+
+# --- record and replay (`serve --record`, `replay`) ------------------------------------------------
+
+# Receives each provider exchange as a JSON-ready dict: {"provider", "model", "request": the API
+# body, and "reply" or "failure"}. The request is the body the SDK sends, never its headers: the
+# key is not in it.
+Tap = Callable[[dict[str, Any]], None]
+BodyOf = Callable[[CreateMessageRequestParams, str], dict[str, Any]]
+
+
+def settings_json(settings: ProviderSettings) -> dict[str, Any]:
+    """What a recording keeps of the settings, so replay routes calls alike (no key, no URL)."""
+    return {
+        "provider": settings.provider,
+        "model": settings.model,
+        "models": list(settings.models),
+        "use": settings.use,
+        "onHostError": settings.on_host_error,
+    }
+
+
+def settings_from_json(value: dict[str, Any]) -> ProviderSettings:
+    provider = value.get("provider")
+    use = value.get("use", "when-host-cannot")
+    if provider not in PROVIDERS or use not in POLICIES or not isinstance(value.get("model"), str):
+        raise ValueError("not provider settings")
+    return ProviderSettings(
+        provider=provider,
+        model=value["model"],
+        models=tuple(str(m) for m in value.get("models") or ()),
+        use=use,
+        on_host_error=value.get("onHostError") is True,
+    )
+
+
+def reply_json(reply: Reply) -> dict[str, Any]:
+    return {
+        "blocks": [b.model_dump(by_alias=True, mode="json", exclude_none=True) for b in reply.blocks],
+        "model": reply.model,
+        "stopReason": reply.stop_reason,
+    }
+
+
+def reply_from_json(value: dict[str, Any]) -> Reply:
+    blocks = tuple(
+        TextContent.model_validate(b) if b["type"] == "text" else ToolUseContent.model_validate(b)
+        for b in value["blocks"]
+    )
+    return Reply(blocks, str(value["model"]), value.get("stopReason"))
+
+
+class TappedApi:
+    """A provider's API whose every exchange is also handed to `tap` (`serve --record`)."""
+
+    def __init__(self, inner: ProviderApi, provider: ProviderName, tap: Tap) -> None:
+        self._inner = inner
+        self._provider = provider
+        self._tap = tap
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return self._inner.body(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        record: dict[str, Any] = {
+            "provider": self._provider,
+            "model": model,
+            "request": self._inner.body(payload, model),
+        }
+        try:
+            reply = await self._inner.create(payload, model)
+        except Exception as err:
+            failure = self._inner.failure(err)
+            if failure is not None:
+                self._tap({**record, "failure": {"status": failure.status, "what": failure.what}})
+            raise
+        self._tap({**record, "reply": reply_json(reply)})
+        return reply
+
+    def failure(self, err: Exception) -> Failure | None:
+        return self._inner.failure(err)
+
+
+class _Replayed(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.what)
+        self.failure = failure
+
+
+class ReplayedApi:
+    """A provider's API answered from a recording, in order, with no network (`replay`). A
+    request that differs from the recorded one (unless the recording is redacted, where texts
+    are placeholders) or one past the end of the recording fails, so the divergence shows in the
+    tool result the replay compares."""
+
+    def __init__(self, exchanges: list[dict[str, Any]], body_of: BodyOf, *, compare_requests: bool) -> None:
+        self._exchanges = list(exchanges)
+        self._body_of = body_of
+        self._compare = compare_requests
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return self._body_of(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        if not self._exchanges:
+            raise _Replayed(Failure(None, "the recording holds no provider answer for this request"))
+        recorded = self._exchanges.pop(0)
+        if recorded.get("model") != model or (
+            self._compare and recorded.get("request") != self._body_of(payload, model)
+        ):
+            raise _Replayed(Failure(None, "this request differs from the recorded provider request"))
+        failure = recorded.get("failure")
+        if isinstance(failure, dict):
+            raise _Replayed(Failure(failure.get("status"), str(failure.get("what"))))
+        try:
+            return reply_from_json(recorded["reply"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise _Replayed(unreadable(f"the recorded reply: {err}")) from None
+
+    def failure(self, err: Exception) -> Failure | None:
+        return err.failure if isinstance(err, _Replayed) else None

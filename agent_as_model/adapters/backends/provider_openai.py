@@ -1,0 +1,195 @@
+"""An OpenAI-compatible provider (OpenAI, Ollama, vLLM, LM Studio, a llama.cpp server, a hosted
+router) through the official `openai` SDK's Chat Completions, both ways.
+
+- `systemPrompt`: a leading `system` message;
+- a user turn's text blocks: a `user` message (blocks joined by a newline); its `tool_result`
+  blocks: one `tool` message each (`tool_call_id`), `isError` as a `[error] ` prefix of the
+  content (Chat has no error flag);
+- an assistant turn: one `assistant` message, its text as `content`, its `tool_use` blocks as
+  `tool_calls` (`id`, `function.name`, `function.arguments` as JSON text);
+- `tools`: `[{type: "function", function: {name, description, parameters}}]`;
+- `toolChoice` auto / none / required: `tool_choice` "auto" / "none" / "required"; required with
+  one tool (how MCP carries a named choice): `{type: "function", function: {name}}`;
+- `stopSequences`, `temperature`, `maxTokens`: `stop`, `temperature`, `max_completion_tokens`.
+
+Back: the message's `content` as one text block, each `tool_calls` entry as a `tool_use` block
+(its `id`, name, and arguments parsed as JSON), `finish_reason` stop → `endTurn`, length →
+`maxTokens`, tool_calls → `toolUse` (others as they are), and the model the API named.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp_types import (
+    CreateMessageRequestParams,
+    TextContent,
+    ToolResultContent,
+    ToolUseContent,
+)
+
+from agent_as_model.adapters.backends.provider import (
+    KEY_VARIABLE,
+    Failure,
+    ProviderSettings,
+    ProviderUnavailable,
+    Reply,
+    status_words,
+    unreadable,
+)
+
+STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
+ERROR_PREFIX = "[error] "
+
+
+class OpenAIApi:
+    def __init__(self, settings: ProviderSettings) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise ProviderUnavailable(
+                "--provider openai needs the openai SDK: pip install 'agent-as-model[openai]'"
+            ) from None
+        self._sdk = openai
+        try:
+            # The SDK reads OPENAI_API_KEY itself; its own timeout and retries (with backoff) apply.
+            self._client = openai.AsyncOpenAI(
+                base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+            )
+        except openai.OpenAIError as err:
+            raise ProviderUnavailable(
+                f"--provider openai: {_first_line(err)} (set {KEY_VARIABLE['openai']}; any value for a "
+                "local server that needs no key)"
+            ) from None
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return request_body(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        try:
+            response = await self._client.chat.completions.create(**request_body(payload, model))
+        except ValueError as err:  # the SDK lets a body that is not JSON through as a decode error
+            raise _Unreadable(f"not JSON: {err}") from None
+        try:
+            return read_reply(response)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
+            raise _Unreadable(str(err)) from None
+
+    def failure(self, err: Exception) -> Failure | None:
+        sdk = self._sdk
+        if isinstance(err, _Unreadable):
+            return unreadable(err.detail)
+        if isinstance(err, sdk.APITimeoutError):
+            return Failure(None, "no answer within --provider-timeout, still after the configured retries")
+        if isinstance(err, sdk.APIConnectionError):
+            return Failure(None, "could not connect (is the server at --provider-base-url running?)")
+        if isinstance(err, sdk.APIResponseValidationError):
+            return Failure(err.status_code, "its answer could not be read")
+        if isinstance(err, sdk.APIStatusError):
+            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE["openai"]))
+        if isinstance(err, sdk.OpenAIError):
+            return Failure(None, _first_line(err))
+        return None
+
+
+class _Unreadable(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = []
+    if payload.system_prompt:
+        messages.append({"role": "system", "content": payload.system_prompt})
+    for message in payload.messages:
+        content = message.content
+        blocks = content if isinstance(content, list) else [content]
+        if message.role == "assistant":
+            messages.append(_assistant(blocks))
+        else:
+            messages.extend(_user(blocks))
+    body: dict[str, Any] = {"model": model, "messages": messages, "max_completion_tokens": payload.max_tokens}
+    if payload.temperature is not None:
+        body["temperature"] = payload.temperature
+    if payload.stop_sequences:
+        body["stop"] = list(payload.stop_sequences)
+    if payload.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    **({"description": tool.description} if tool.description else {}),
+                    "parameters": tool.input_schema,
+                },
+            }
+            for tool in payload.tools
+        ]
+    if payload.tool_choice is not None and payload.tool_choice.mode is not None:
+        mode = payload.tool_choice.mode
+        if mode == "required" and payload.tools and len(payload.tools) == 1:
+            # A named choice travels in MCP as that one tool, required: name it again here.
+            body["tool_choice"] = {"type": "function", "function": {"name": payload.tools[0].name}}
+        else:
+            body["tool_choice"] = mode
+    return body
+
+
+def _assistant(blocks: list[Any]) -> dict[str, Any]:
+    texts = [b.text for b in blocks if isinstance(b, TextContent)]
+    calls = [
+        {
+            "id": b.id,
+            "type": "function",
+            "function": {"name": b.name, "arguments": json.dumps(b.input, sort_keys=True)},
+        }
+        for b in blocks
+        if isinstance(b, ToolUseContent)
+    ]
+    out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) if texts else None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _user(blocks: list[Any]) -> list[dict[str, Any]]:
+    # Tool messages must follow the assistant message that made the calls, so they come first.
+    out: list[dict[str, Any]] = []
+    for b in blocks:
+        if isinstance(b, ToolResultContent):
+            text = "\n".join(part.text for part in b.content if isinstance(part, TextContent))
+            if b.is_error:
+                text = ERROR_PREFIX + text
+            out.append({"role": "tool", "tool_call_id": b.tool_use_id, "content": text})
+    texts = [b.text for b in blocks if isinstance(b, TextContent)]
+    if texts:
+        out.append({"role": "user", "content": "\n".join(texts)})
+    return out
+
+
+def read_reply(response: Any) -> Reply:
+    choice = response.choices[0]
+    message = choice.message
+    blocks: list[Any] = []
+    if message.content:
+        if not isinstance(message.content, str):
+            raise ValueError("choices[0].message.content is not text")
+        blocks.append(TextContent(type="text", text=message.content))
+    for call in message.tool_calls or ():
+        arguments = json.loads(call.function.arguments or "{}")
+        if not isinstance(arguments, dict):
+            raise ValueError(f"tool call {call.id}: arguments are not a JSON object")
+        blocks.append(ToolUseContent(type="tool_use", id=call.id, name=call.function.name, input=arguments))
+    if not blocks:
+        blocks.append(TextContent(type="text", text=""))
+    reason = choice.finish_reason
+    model = response.model
+    if not isinstance(model, str):
+        raise ValueError("model is missing")
+    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
+
+
+def _first_line(err: Exception) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0]

@@ -1,0 +1,200 @@
+"""A stand-in provider: an OpenAI-compatible (`POST /v1/chat/completions`) and Anthropic-compatible
+(`POST /v1/messages`) HTTP server on 127.0.0.1, for `demo` and the tests.
+
+It speaks real HTTP, so the official SDK clients talk to it exactly as to a hosted API. It keeps
+every request it got (path, headers, JSON body), and answers from a script: a reply body, an HTTP
+status, a slow answer, or garbage; with nothing scripted it echoes the last user text.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+
+
+@dataclass(frozen=True)
+class Status:
+    """Answer with this HTTP status and an error body."""
+
+    code: int
+    message: str = "stand-in error"
+
+
+@dataclass(frozen=True)
+class Slow:
+    """Answer only after `seconds` (longer than the client's timeout)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Garbage:
+    """Answer 200 with a body that is not what the API returns."""
+
+    body: str = "this is not JSON"
+
+
+Scripted = dict[str, Any] | Status | Slow | Garbage
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass
+class StandInProvider:
+    """The server's script and what it saw; `url` is set once it listens."""
+
+    script: list[Scripted] = field(default_factory=list)
+    seen: list[Seen] = field(default_factory=list)
+    url: str = ""
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.url + "/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [s.body for s in self.seen]
+
+    def next_answer(self, path: str, body: dict[str, Any]) -> Scripted:
+        if self.script:
+            return self.script.pop(0)
+        text = f"stand-in answer to: {_last_user_text(body)}"
+        model = str(body.get("model", "stand-in"))
+        return openai_reply(text, model=model) if path == OPENAI_PATH else anthropic_reply(text, model=model)
+
+
+def openai_reply(
+    text: str | None = "ok",
+    *,
+    tool_calls: Sequence[tuple[str, str, str]] = (),
+    finish_reason: str = "stop",
+    model: str = "stand-in-model",
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["tool_calls"] = [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            for call_id, name, arguments in tool_calls
+        ]
+    return {
+        "id": "chatcmpl-standin",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+    }
+
+
+def anthropic_reply(
+    text: str | None = "ok",
+    *,
+    tool_uses: Sequence[tuple[str, str, dict[str, Any]]] = (),
+    stop_reason: str = "end_turn",
+    model: str = "stand-in-model",
+) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text is not None else []
+    content += [{"type": "tool_use", "id": i, "name": n, "input": inp} for i, n, inp in tool_uses]
+    return {
+        "id": "msg_standin",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def _handler(provider: StandInProvider) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # stdout is for protocol frames only
+            return
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {"unreadable": raw.decode("utf-8", "replace")}
+            provider.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            if self.path not in (OPENAI_PATH, ANTHROPIC_PATH):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            answer = provider.next_answer(self.path, body)
+            if isinstance(answer, Slow):
+                time.sleep(answer.seconds)
+                answer = Status(504, "the stand-in was slow on purpose")
+            if isinstance(answer, Status):
+                error = {"type": "error", "error": {"type": "stand_in", "message": answer.message}}
+                # retry-after-ms: the SDKs honour it, so their retries stay quick against the stand-in.
+                self._send(answer.code, error, {"retry-after-ms": "5"})
+            elif isinstance(answer, Garbage):
+                self._send_raw(200, answer.body.encode(), "application/json")
+            else:
+                self._send(200, answer)
+
+        def _send(self, code: int, obj: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            self._send_raw(code, json.dumps(obj).encode(), "application/json", headers)
+
+        def _send_raw(
+            self, code: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+        ) -> None:
+            try:
+                self.send_response(code)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client gave up (a timeout): nothing to answer
+                pass
+
+    return Handler
+
+
+@contextmanager
+def running(script: list[Scripted] | None = None) -> Iterator[StandInProvider]:
+    """A stand-in provider listening on 127.0.0.1 (a free port) for the duration of the block."""
+    provider = StandInProvider(script=list(script or []))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(provider))
+    server.daemon_threads = True
+    server.block_on_close = False
+    provider.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, name="stand-in-provider", daemon=True)
+    thread.start()
+    try:
+        yield provider
+    finally:
+        server.shutdown()
+        server.server_close()

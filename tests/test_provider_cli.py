@@ -1,0 +1,109 @@
+"""Issue 10 items 2 and 5: the operator's settings as flags and environment variables of `serve`,
+start-up errors as one line with exit status 2, and a provider-served call over real stdio."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from agent_as_model.commands.standin_provider import StandInProvider
+from tests.provider_harness import OPENAI_KEY, backend_of
+from tests.scripted_host import ERAS
+
+COMMAND = Path(sys.executable).parent / "agent-as-model"
+
+
+def _run(
+    args: list[str], env: dict[str, str] | None = None, code: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_AS_MODEL_PROVIDER")}
+    base.update(env or {})
+    argv = [sys.executable, "-c", code] if code else [str(COMMAND), *args]
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=120, env=base, stdin=subprocess.DEVNULL
+    )
+
+
+def test_a_provider_without_a_model_is_a_usage_error() -> None:
+    done = _run(["serve", "--provider", "openai"])
+    assert done.returncode == 2
+    assert "--provider openai needs --provider-model (or AGENT_AS_MODEL_PROVIDER_MODEL)" in done.stderr
+    assert done.stdout == ""
+
+
+def test_provider_settings_without_a_provider_are_a_usage_error() -> None:
+    done = _run(["serve", "--provider-model", "m"], env={"AGENT_AS_MODEL_USE_PROVIDER": "always"})
+    assert done.returncode == 2
+    assert "--provider-model, --use-provider need(s) --provider (or AGENT_AS_MODEL_PROVIDER)" in done.stderr
+
+
+def test_a_bad_environment_value_is_a_usage_error() -> None:
+    done = _run(["serve"], env={"AGENT_AS_MODEL_PROVIDER": "gemini", "AGENT_AS_MODEL_PROVIDER_MODEL": "m"})
+    assert done.returncode == 2
+    assert "AGENT_AS_MODEL_PROVIDER: expected one of openai, anthropic, got 'gemini'" in done.stderr
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_missing_extra_is_one_line_naming_it(provider: str) -> None:
+    code = (
+        f"import sys; sys.modules[{provider!r}] = None\n"  # as if the extra were not installed
+        "from agent_as_model.commands.cli import main\n"
+        f"sys.exit(main(['serve', '--provider', {provider!r}, '--provider-model', 'm']))"
+    )
+    done = _run([], env={"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, code=code)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"agent-as-model: --provider {provider} needs the {provider} SDK: "
+        f"pip install 'agent-as-model[{provider}]'\n"
+    )
+
+
+def test_a_missing_openai_key_is_one_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    done = subprocess.run(
+        [str(COMMAND), "serve", "--provider", "openai", "--provider-model", "m"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("agent-as-model: --provider openai: ")
+    assert "set OPENAI_API_KEY" in lines[0]
+
+
+@pytest.mark.stdio
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("how", ["flags", "environment"])
+async def test_a_provider_served_call_over_real_stdio(era: str, how: str, standin: StandInProvider) -> None:
+    env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY}
+    args = ["serve"]
+    settings = {
+        "PROVIDER": "openai",
+        "PROVIDER_BASE_URL": standin.openai_base_url,
+        "PROVIDER_MODEL": "model-one",
+        "PROVIDER_MAX_RETRIES": "0",
+    }
+    if how == "flags":
+        for name, value in settings.items():
+            args += [f"--{name.lower().replace('_', '-')}", value]
+    else:
+        env.update({f"AGENT_AS_MODEL_{name}": value for name, value in settings.items()})
+    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    async with Client(params, mode=era) as client:  # declares no sampling
+        result = await client.call_tool("generate", {"prompt": "over stdio"})
+        models = await client.call_tool("list_models", {})
+    assert not result.is_error, result.content[0].text
+    assert result.content[0].text == "stand-in answer to: over stdio"
+    assert backend_of(result) == "provider:openai/model-one"
+    assert "model-one" in models.content[0].text
+    assert [s.body["model"] for s in standin.seen] == ["model-one"]

@@ -1,0 +1,282 @@
+"""Issue 10 item 6: the sampling payload mapped onto each provider's API and its answer mapped
+back, row by row, through the real SDK clients against the stand-in provider, on both eras."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agent_as_model.adapters.backends import provider_anthropic, provider_openai
+from agent_as_model.commands.standin_provider import StandInProvider, anthropic_reply, openai_reply
+from tests.provider_harness import ANTHROPIC_KEY, OPENAI_KEY, backend_of, provider_server
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+TOOLS = [
+    {"name": "get_weather", "description": "Weather for a city.", "input_schema": SCHEMA},
+    {"name": "get_time", "input_schema": {"type": "object"}},
+]
+CONVERSATION: dict[str, Any] = {
+    "system": "Be brief.",
+    "messages": [
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "no data", "is_error": True},
+                {"type": "text", "text": "try again"},
+            ],
+        },
+    ],
+    "tools": TOOLS,
+    "stop_sequences": ["END"],
+    "temperature": 0.5,
+    "max_tokens": 77,
+}
+
+
+def _tool_spec(body: dict[str, Any], provider: str) -> list[tuple[str, Any]]:
+    if provider == "openai":
+        return [(t["function"]["name"], t["function"]["parameters"]) for t in body["tools"]]
+    return [(t["name"], t["input_schema"]) for t in body["tools"]]
+
+
+async def test_openai_request_mapping(era: str, standin: StandInProvider) -> None:
+    async with connect_provider(era, standin, "openai") as client:
+        result = await client.call_tool("messages_create", CONVERSATION)
+    assert not result.is_error, result.content[0].text
+    (seen,) = standin.seen
+    assert seen.path == "/v1/chat/completions"
+    assert seen.headers["authorization"] == f"Bearer {OPENAI_KEY}"
+    body = seen.body
+    assert body["model"] == "model-one"
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {
+                    "id": "toolu_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "[error] no data"},
+        {"role": "user", "content": "try again"},
+    ]
+    assert body["max_completion_tokens"] == 77
+    assert "max_tokens" not in body
+    assert body["temperature"] == 0.5
+    assert body["stop"] == ["END"]
+    assert _tool_spec(body, "openai") == [("get_weather", SCHEMA), ("get_time", {"type": "object"})]
+    assert body["tools"][0]["function"]["description"].startswith("Weather for a city.")
+    assert "tool_choice" not in body  # none given, none sent
+
+
+async def test_anthropic_request_mapping(era: str, standin: StandInProvider) -> None:
+    async with connect_provider(era, standin, "anthropic") as client:
+        result = await client.call_tool("messages_create", CONVERSATION)
+    assert not result.is_error, result.content[0].text
+    (seen,) = standin.seen
+    assert seen.path == "/v1/messages"
+    # The SDK sends the key from ANTHROPIC_API_KEY (as x-api-key, or as a bearer token in recent SDKs).
+    assert ANTHROPIC_KEY in (seen.headers.get("x-api-key"), seen.headers.get("authorization", "")[7:])
+    body = seen.body
+    assert body["model"] == "model-one"
+    assert body["system"] == "Be brief."
+    assert body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+            ],
+        },
+        # The payload carries the tool result and the text as two user turns; the API takes both.
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "no data", "is_error": True}
+            ],
+        },
+        {"role": "user", "content": [{"type": "text", "text": "try again"}]},
+    ]
+    assert body["max_tokens"] == 77
+    assert body["temperature"] == 0.5
+    assert body["stop_sequences"] == ["END"]
+    assert _tool_spec(body, "anthropic") == [("get_weather", SCHEMA), ("get_time", {"type": "object"})]
+    assert "tool_choice" not in body
+
+
+CHOICES = {
+    "openai": {
+        "auto": "auto",
+        "any": "required",
+        "none": "none",
+        "tool": {"type": "function", "function": {"name": "get_time"}},
+    },
+    "anthropic": {
+        "auto": {"type": "auto"},
+        "any": {"type": "any"},
+        "none": {"type": "none"},
+        "tool": {"type": "tool", "name": "get_time"},
+    },
+}
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("choice", ["auto", "any", "none", "tool"])
+async def test_tool_choice_mapping(era: str, standin: StandInProvider, provider: str, choice: str) -> None:
+    tool_choice = {"type": choice, **({"name": "get_time"} if choice == "tool" else {})}
+    args = {"messages": [{"role": "user", "content": "q"}], "tools": TOOLS, "tool_choice": tool_choice}
+    if choice in ("any", "tool"):  # a required choice: the answer must call a tool (the limit is kept)
+        standin.script.append(
+            openai_reply(None, tool_calls=[("c1", "get_time", "{}")], finish_reason="tool_calls")
+            if provider == "openai"
+            else anthropic_reply(None, tool_uses=[("c1", "get_time", {})], stop_reason="tool_use")
+        )
+    async with connect_provider(era, standin, provider) as client:
+        result = await client.call_tool("messages_create", args)
+    assert not result.is_error, result.content[0].text
+    body = standin.seen[0].body
+    assert body["tool_choice"] == CHOICES[provider][choice]
+    offered = [name for name, _ in _tool_spec(body, provider)]
+    assert offered == (["get_time"] if choice == "tool" else ["get_weather", "get_time"])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_tool_calls_come_back_with_their_ids(era: str, standin: StandInProvider, provider: str) -> None:
+    if provider == "openai":
+        reply = openai_reply(
+            "Let me look.",
+            tool_calls=[("call_a", "get_weather", '{"city": "Oslo"}'), ("call_b", "get_time", "{}")],
+            finish_reason="tool_calls",
+        )
+    else:
+        reply = anthropic_reply(
+            "Let me look.",
+            tool_uses=[("toolu_a", "get_weather", {"city": "Oslo"}), ("toolu_b", "get_time", {})],
+            stop_reason="tool_use",
+        )
+    standin.script.append(reply)
+    ids = ["call_a", "call_b"] if provider == "openai" else ["toolu_a", "toolu_b"]
+    args = {"messages": [{"role": "user", "content": "q"}], "tools": TOOLS}
+    async with connect_provider(era, standin, provider) as client:
+        result = await client.call_tool("messages_create", args)
+    assert json.loads(result.content[0].text) == {
+        "text": "Let me look.",
+        "tool_calls": [
+            {"id": ids[0], "input": {"city": "Oslo"}, "name": "get_weather"},
+            {"id": ids[1], "input": {}, "name": "get_time"},
+        ],
+    }
+    assert backend_of(result) == f"provider:{provider}/model-one"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_structured_output_and_a_repair_through_the_provider(
+    era: str, standin: StandInProvider, provider: str
+) -> None:
+    def call(input_: dict[str, Any], call_id: str) -> dict[str, Any]:
+        if provider == "openai":
+            return openai_reply(
+                None,
+                tool_calls=[(call_id, "structured_output", json.dumps(input_))],
+                finish_reason="tool_calls",
+            )
+        return anthropic_reply(
+            None, tool_uses=[(call_id, "structured_output", input_)], stop_reason="tool_use"
+        )
+
+    standin.script += [call({"town": "Oslo"}, "c1"), call({"city": "Oslo"}, "c2")]
+    args = {
+        "messages": [{"role": "user", "content": "where?"}],
+        "output_schema": SCHEMA,
+        "repair_attempts": 1,
+    }
+    async with connect_provider(era, standin, provider) as client:
+        result = await client.call_tool("messages_create", args)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == {"city": "Oslo"}
+    assert result.structured_content == {"city": "Oslo"}
+    first, second = (s.body for s in standin.seen)
+    named = CHOICES[provider]["tool"]
+    expected_choice = json.loads(json.dumps(named).replace("get_time", "structured_output"))
+    assert first["tool_choice"] == expected_choice
+    assert _tool_spec(first, provider) == [("structured_output", SCHEMA)]
+    # The repair round carries the bad answer and the validation error back to the model.
+    assert len(second["messages"]) == len(first["messages"]) + 2
+    assert "city" in json.dumps(second["messages"][-1])
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("stop", "endTurn"),
+        ("length", "maxTokens"),
+        ("tool_calls", "toolUse"),
+        ("content_filter", "content_filter"),
+    ],
+)
+def test_openai_reply_mapping(reason: str, expected: str) -> None:
+    from openai.types.chat import ChatCompletion
+
+    response = ChatCompletion.model_validate(
+        openai_reply(
+            "hi", finish_reason=reason, model="gpt-served-1", tool_calls=[("call_z", "f", '{"a": 1}')]
+        )
+    )
+    reply = provider_openai.read_reply(response)
+    assert reply.stop_reason == expected
+    assert reply.model == "gpt-served-1"
+    assert [b.model_dump(exclude_none=True) for b in reply.blocks] == [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "call_z", "name": "f", "input": {"a": 1}},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        ("end_turn", "endTurn"),
+        ("max_tokens", "maxTokens"),
+        ("stop_sequence", "stopSequence"),
+        ("tool_use", "toolUse"),
+        ("refusal", "refusal"),
+    ],
+)
+def test_anthropic_reply_mapping(reason: str, expected: str) -> None:
+    from anthropic.types import Message
+
+    response = Message.model_validate(
+        anthropic_reply(
+            "hi", stop_reason=reason, model="claude-served-1", tool_uses=[("toolu_z", "f", {"a": 1})]
+        )
+    )
+    reply = provider_anthropic.read_reply(response)
+    assert reply.stop_reason == expected
+    assert reply.model == "claude-served-1"
+    assert [b.model_dump(exclude_none=True) for b in reply.blocks] == [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "toolu_z", "name": "f", "input": {"a": 1}},
+    ]
+
+
+def connect_provider(era: str, standin: StandInProvider, provider: str) -> Any:
+    from tests.scripted_host import connect
+
+    return connect(era, server=provider_server(standin, provider))
