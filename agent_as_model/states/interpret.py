@@ -38,6 +38,10 @@ def interpret_answer(record: CallRecord) -> None:
     assert answer is not None and record.request is not None
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
+    if not answer.blocks:
+        # An empty content list is valid JSON for the SDK but no answer at all: taking it as an
+        # empty completion would hand the caller nothing while saying all went well.
+        raise host_error("content", "the host answered with no content blocks (an empty content list)")
     tools = record.payload.tools if record.payload is not None else None
     texts, calls = _read_blocks(answer, record.plan, tools or ())
     text = "\n".join(texts)
