@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-hostile clean
 
 install: $(STAMP)
 
@@ -50,6 +50,11 @@ bench-instructions: $(STAMP)
 # chat_complete histories passed back with their cursor, as ratios against a plain call.
 bench-cursors: $(STAMP)
 	$(BIN)/python benchmarks/bench_cursors.py
+
+# Does a hostile schema stall the server? A concurrent list_models during each hostile case of
+# issue 13, over stdio, against list_models alone.
+bench-hostile: $(STAMP)
+	$(BIN)/python benchmarks/bench_hostile.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -15,13 +15,14 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
 
-from agent_as_model import __version__
+from agent_as_model import __version__, patterns
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.backends.base import SamplingSupport
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
 from agent_as_model.errors import CallError
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
 
@@ -46,24 +47,32 @@ def _tools() -> ListToolsResult:
     return _listed[1]
 
 
-def state_security() -> RequestStateSecurity:
+def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurity:
     """Sealing keys for MRTR state: shared ones from the environment (several workers, restarts),
-    otherwise a per-process key."""
+    otherwise a per-process key. A state lives `ttl` seconds (`serve --state-ttl`)."""
     key = os.environ.get(STATE_KEY_ENV)
     if key:
-        return RequestStateSecurity(keys=[key])
-    return RequestStateSecurity.ephemeral()
+        return RequestStateSecurity(keys=[key], ttl=ttl)
+    return RequestStateSecurity.ephemeral(ttl=ttl)
 
 
-def build_server(*, security: RequestStateSecurity | None = None) -> Server[Any]:
+def build_server(
+    *, security: RequestStateSecurity | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Server[Any]:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        return await _call_tool(ctx, params, limits)
+
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=_list_tools,
-        on_call_tool=_call_tool,
+        on_call_tool=call_tool,
     )
-    server.middleware.append(RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME))
+    security = security or state_security(limits.state_ttl)
+    server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
 
 
@@ -72,14 +81,16 @@ async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToo
 
 
 async def _call_tool(
-    ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ctx: ServerRequestContext[Any], params: CallToolRequestParams, limits: Limits
 ) -> CallToolResult | InputRequiredResult:
     arguments = params.arguments or {}
     dialect = DIALECTS.get(params.name)
     if dialect is None:
         return _static_tool(params.name, arguments)
+    # Each request runs in its own task, so this bounds the schema checks of this call only.
+    patterns.TIME_BOUND.set(limits.schema_timeout)
     record = CallRecord(dialect, arguments, SamplingSupport.of(ctx.session.client_capabilities))
-    return await drive(record, backends.for_call(ctx, params))
+    return await drive(record, backends.for_call(ctx, params, limits))
 
 
 def _static_tool(name: str, arguments: dict[str, Any]) -> CallToolResult:

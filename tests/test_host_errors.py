@@ -57,7 +57,9 @@ VIOLATIONS = [
 ]
 
 
-@pytest.mark.parametrize(("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role", "empty"])
+@pytest.mark.parametrize(
+    ("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role", "empty"]
+)
 @pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
 async def test_host_violation_is_named(era: str, tool: str, answer: object, expected: str) -> None:
     arguments = {

@@ -12,7 +12,9 @@ import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools
+from agent_as_model.commands.limit_options import add_limit_options, limits_of
 from agent_as_model.commands.transcripts import command as transcripts
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 
@@ -30,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
     transcripts.add_record_options(serve)
+    add_limit_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -53,19 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return transcripts.run_replay(args)
     if getattr(args, "record", None):
-        return transcripts.run_serve_recorded(args)
-    anyio.run(serve_stdio)
+        return transcripts.run_serve_recorded(args, limits_of(args))
+    anyio.run(serve_stdio, limits_of(args))
     return 0
 
 
-async def serve_stdio() -> None:
-    from mcp.server.stdio import stdio_server
-
+async def serve_stdio(limits: Limits = DEFAULT_LIMITS) -> None:
+    from agent_as_model.commands import stdio
     from agent_as_model.server import build_server
 
-    server = build_server()
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await stdio.serve_stdio(build_server(limits=limits), max_frame=limits.max_frame)
 
 
 def _configure_logging() -> None:

@@ -16,6 +16,7 @@ from mcp_types.version import is_version_at_least
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, SamplingSupport, Suspension
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
 from agent_as_model.adapters.backends.sampling import LegacySampling
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 MODERN_FROM = "2026-07-28"
 
@@ -25,7 +26,9 @@ def is_modern(protocol_version: str | None) -> bool:
     return is_version_at_least(protocol_version or "", MODERN_FROM)
 
 
-def for_call(ctx: ServerRequestContext, params: CallToolRequestParams) -> Backend:
+def for_call(
+    ctx: ServerRequestContext, params: CallToolRequestParams, limits: Limits = DEFAULT_LIMITS
+) -> Backend:
     if is_modern(ctx.protocol_version):
         return ModernRoundTrip(params.request_state, params.input_responses)
     return LegacySampling(ctx.session, ctx.request_id)

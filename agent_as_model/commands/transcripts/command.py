@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 
 from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # the targets pull in the SDK; `--version` and `--help` should not wait for it
     from agent_as_model.commands.transcripts.replay import Report
@@ -78,7 +79,7 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
         parser.error("--redact needs --record FILE")
 
 
-def run_serve_recorded(args: argparse.Namespace) -> int:
+def run_serve_recorded(args: argparse.Namespace, limits: Limits = DEFAULT_LIMITS) -> int:
     from agent_as_model.commands.transcripts.recorder import serve_recorded
 
     try:
@@ -86,7 +87,7 @@ def run_serve_recorded(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"agent-as-model: cannot record to {args.record}: {err.strerror or err}", file=sys.stderr)
         return UNREPLAYABLE
-    anyio.run(partial(serve_recorded, stream, redact=args.redact))
+    anyio.run(partial(serve_recorded, stream, redact=args.redact, limits=limits))
     return 0
 
 

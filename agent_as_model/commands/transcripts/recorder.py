@@ -30,7 +30,8 @@ from agent_as_model.commands.transcripts.fileformat import (
     protocol_record,
 )
 from agent_as_model.commands.transcripts.redact import Redactor
-from agent_as_model.commands.transcripts.tap import tapped_stdio
+from agent_as_model.commands.transcripts.tap import tapped_wire
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 
@@ -120,20 +121,19 @@ class Recorder:
         self.line(SERVER_TO_CLIENT, data)
 
 
-async def serve_recorded(stream: TextIO, *, redact: bool) -> None:
+async def serve_recorded(stream: TextIO, *, redact: bool, limits: Limits = DEFAULT_LIMITS) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
-    from mcp.server.stdio import stdio_server
-
     from agent_as_model import __version__
+    from agent_as_model.commands import stdio
     from agent_as_model.server import SERVER_NAME, build_server
 
     writer = TranscriptWriter(stream)
     try:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
-        server = build_server()
-        with tapped_stdio(recorder.client_line, recorder.server_line) as (stdin, stdout):
-            async with stdio_server(stdin, stdout) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+        server = build_server(limits=limits)
+        # The same hygienic reader as a plain `serve`, over the tapped wire.
+        with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):
+            await stdio.serve(server, wire_in.read, wire_out.write, max_frame=limits.max_frame)
     finally:
         writer.close()
