@@ -23,6 +23,22 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
     )
 
     group.add_argument(
+        "--host-timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.host_timeout,
+        metavar="SECONDS",
+        help="how long a host may take to answer one sampling request before the call ends with an "
+        f"error and the request is cancelled (before 2026-07-28; default {DEFAULT_LIMITS.host_timeout:g})",
+    )
+    group.add_argument(
+        "--state-ttl",
+        type=_seconds,
+        default=DEFAULT_LIMITS.state_ttl,
+        metavar="SECONDS",
+        help="how long a 2026-07-28 round's sealed requestState stays valid, so how long the host may "
+        f"take before it retries (default {DEFAULT_LIMITS.state_ttl:g})",
+    )
+    group.add_argument(
         "--max-frame",
         type=_bytes,
         default=DEFAULT_LIMITS.max_frame,
@@ -36,6 +52,8 @@ def limits_of(args: argparse.Namespace) -> Limits:
     """The limits the flags name; the defaults when serving without the `serve` command."""
     return Limits(
         schema_timeout=getattr(args, "schema_timeout", DEFAULT_LIMITS.schema_timeout),
+        host_timeout=getattr(args, "host_timeout", DEFAULT_LIMITS.host_timeout),
+        state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
         max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
     )
 

@@ -15,7 +15,7 @@ from mcp_types.version import is_version_at_least
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, SamplingSupport, Suspension
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
-from agent_as_model.adapters.backends.sampling import LegacySampling
+from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 MODERN_FROM = "2026-07-28"
@@ -31,7 +31,7 @@ def for_call(
 ) -> Backend:
     if is_modern(ctx.protocol_version):
         return ModernRoundTrip(params.request_state, params.input_responses)
-    return LegacySampling(ctx.session, ctx.request_id)
+    return LegacySampling(ctx.session, ctx.request_id, limits, progress_token(params))
 
 
 __all__ = [
