@@ -8,10 +8,14 @@ and results must be exactly what the dialect made (no wrapping). The `RequestSta
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from typing import Any
 
+from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
 
@@ -27,6 +31,7 @@ from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
 
 SERVER_NAME = "agent-as-model"
+REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
 STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
 INSTRUCTIONS = (
     "Tools in the request shapes of OpenAI Chat Completions, Anthropic Messages, OpenAI Responses and a "
@@ -72,8 +77,54 @@ def build_server(
         on_call_tool=call_tool,
     )
     security = security or state_security(limits.state_ttl)
+    # Outside the boundary, so it sees the boundary's refusal and can say why (see below).
+    server.middleware.append(ExplainStateRefusal(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
+
+
+class ExplainStateRefusal:
+    """Says why a retry's requestState was refused, naming what to change.
+
+    The SDK's boundary refuses a state before any handler runs with one opaque message ("Invalid
+    or expired requestState", the reason only in the server's log). The code and `data` stay
+    the SDK's; the message says which of three it was, found with the same public codec: the
+    state could not be unsealed (tampered with, or sealed by another process: a shared
+    AGENT_AS_MODEL_STATE_KEY fixes that), it expired (`--state-ttl`), or it was sealed for
+    another call (other arguments or tool).
+    """
+
+    def __init__(self, security: RequestStateSecurity) -> None:
+        self._security = security
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except MCPError as err:
+            state = (ctx.params or {}).get("requestState")
+            data = err.error.data
+            if not isinstance(state, str) or not isinstance(data, dict) or data.get("reason") != REFUSED:
+                raise
+            raise MCPError(err.error.code, f"{err.error.message}: {self._why(state)}", data) from None
+
+    def _why(self, state: str) -> str:
+        try:
+            claims = json.loads(self._security.codec.unseal(state))
+            expires = float(claims["exp"])
+        except Exception:  # InvalidRequestState, or an envelope this code does not know
+            return (
+                "this server could not unseal it (it was changed, or sealed by another server process: "
+                f"give every process the same {STATE_KEY_ENV}). Call the tool again without requestState"
+            )
+        if time.time() >= expires:
+            return (
+                f"it expired: a state lives {self._security.ttl:g} s (--state-ttl) and the host took "
+                "longer to answer. Call the tool again without requestState, or raise --state-ttl"
+            )
+        return (
+            "it was sealed for another call (another tool, or other arguments): retry with the exact "
+            "arguments of the round that returned it"
+        )
 
 
 async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
