@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-hostile clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-hostile soak clean
 
 install: $(STAMP)
 
@@ -55,6 +55,11 @@ bench-cursors: $(STAMP)
 # issue 13, over stdio, against list_models alone.
 bench-hostile: $(STAMP)
 	$(BIN)/python benchmarks/bench_hostile.py
+
+# Garbage in, on every tool, on both eras, over stdio (issue 13): 20,000 hypothesis-generated calls
+# counted as ok / clear error / opaque error / hang / dead, with the server's RSS. Not part of `make test`.
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
