@@ -207,7 +207,7 @@ def rss_kb(pid: int | None) -> int:
     return -1
 
 
-def soak_era(era: str, calls: int, hang: float, seed: int) -> Tally:
+def soak_era(era: str, calls: int, hang: float) -> Tally:
     tally = Tally(era)
     host = Host(era)
     params = StdioServerParameters(command=str(COMMAND), args=["serve", "--host-timeout", str(hang / 2)])
@@ -268,14 +268,12 @@ def main() -> int:
     parser.add_argument(
         "--hang", type=float, default=30.0, help="seconds without an answer that count as a hang"
     )
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     started = time.monotonic()
-    tallies = [soak_era(era, args.calls // len(ERAS), args.hang, args.seed) for era in ERAS]
-    print(
-        f"{'era':<11} {'calls':>6} {'ok':>6} {'clear':>6} {'opaque':>6} {'hang':>5} {'dead':>5}  RSS MiB (first → last)"
-    )
+    tallies = [soak_era(era, args.calls // len(ERAS), args.hang) for era in ERAS]
+    head = f"{'era':<11} {'calls':>6} {'ok':>6} {'clear':>6} {'opaque':>6} {'hang':>5} {'dead':>5}"
+    print(f"{head}  RSS MiB (first → last)")
     met = True
     for tally in tallies:
         c = tally.counts
