@@ -19,6 +19,8 @@ from mcp_types import (
     InputRequiredResult,
 )
 
+from agent_as_model.errors import CallError
+
 
 @dataclass(frozen=True, slots=True)
 class SamplingSupport:
@@ -47,12 +49,23 @@ class HostAnswer:
     blocks: tuple[Any, ...]
     model: str
     stop_reason: str | None
+    # What an earlier request of this call already established about this answer (a replayed
+    # round on 2026-07-28): the output-contract error it led to, so it is not checked again.
+    established: CallError | None = None
 
     @classmethod
-    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
+    def of(
+        cls, result: CreateMessageResult | CreateMessageResultWithTools, established: CallError | None = None
+    ) -> HostAnswer:
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+        return cls(
+            role=result.role,
+            blocks=blocks,
+            model=result.model,
+            stop_reason=result.stop_reason,
+            established=established,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +76,11 @@ class Suspension:
 
 
 class Backend(Protocol):
-    """The one I/O step: hand the payload to the model, get an answer or a suspension back."""
+    """The one I/O step: hand the payload to the model, get an answer or a suspension back.
+
+    A backend may also have `repaired(err)`: the driver calls it when an answer broke the output
+    contract and a repair round follows, so a backend that replays rounds (2026-07-28) can carry
+    that finding to the retry instead of checking the answer again."""
 
     async def exchange(
         self, payload: CreateMessageRequestParams, round_no: int

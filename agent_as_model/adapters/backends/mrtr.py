@@ -9,7 +9,9 @@ unbound answer is never taken as the completion.
 
 A repair (structured output that did not validate) is one more round. Its payload holds the
 host's earlier answers, which the retried arguments do not, so its state carries them (sealed
-like all state) and the retry replays the earlier rounds with them before binding the last.
+like all state) and the retry replays the earlier rounds with them before binding the last. The
+state also carries what each earlier answer was found to break (the driver tells `repaired`), so
+the replay takes that finding instead of checking the answer again: repairs stay linear.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.base import HostAnswer, Suspension
-from agent_as_model.errors import host_error
+from agent_as_model.errors import CallError, host_error
 
 log = logging.getLogger("agent_as_model")
 
@@ -45,20 +47,30 @@ class ModernRoundTrip:
         # The answers of the rounds this request has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
+        # What each of those answers was found to break (the repair it led to), carried with
+        # them so the retry does not check an earlier answer again: repairs stay linear.
+        self._repairs: list[dict[str, str]] = []
+
+    def repaired(self, err: CallError) -> None:
+        """The driver's note: the last answer broke the output contract and a repair follows."""
+        self._repairs.append({"path": err.path, "reason": err.reason, "repair": err.repair or ""})
 
     async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
         earlier = _earlier_answer(self._bound, round_no)
         if earlier is not None:
-            # A repair round's retry replays the rounds before it with their recorded answers.
+            # A repair round's retry replays the rounds before it with their recorded answers
+            # and, when the state has it, what each was found to break.
             self._answers.append(earlier)
-            return HostAnswer.of(earlier)
+            return HostAnswer.of(earlier, _established(self._bound, round_no))
         digest = payload_digest(payload)
         answer = self._responses.get(KEY)
         why = _unbound(self._state, self._bound, digest, round_no, answer)
         if why is not None:
             if self._state is not None or self._responses:
                 log.info("asking the host again: %s", why)
-            return Suspension(ask(payload, digest, round_no, self._answers[:round_no]))
+            return Suspension(
+                ask(payload, digest, round_no, self._answers[:round_no], self._repairs[:round_no])
+            )
         if not isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
             raise host_error(
                 f"inputResponses.{KEY}",
@@ -69,11 +81,17 @@ class ModernRoundTrip:
 
 
 def ask(
-    payload: CreateMessageRequestParams, digest: str, round_no: int, answers: list[Any] | None = None
+    payload: CreateMessageRequestParams,
+    digest: str,
+    round_no: int,
+    answers: list[Any] | None = None,
+    repairs: list[dict[str, str]] | None = None,
 ) -> InputRequiredResult:
     bound: dict[str, Any] = {"v": STATE_VERSION, "digest": digest, "round": round_no}
     if answers:
         bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
+    if repairs:
+        bound["repairs"] = repairs
     state = json.dumps(bound, separators=(",", ":"))
     return InputRequiredResult(
         input_requests={KEY: CreateMessageRequest(params=payload)}, request_state=state
@@ -105,6 +123,19 @@ def _earlier_answer(bound: dict[str, Any] | None, round_no: int) -> CreateMessag
         return CreateMessageResultWithTools.model_validate(answers[round_no])
     except ValueError:
         return None
+
+
+def _established(bound: dict[str, Any] | None, round_no: int) -> CallError | None:
+    """What the state says round `round_no`'s answer was found to break, if it says."""
+    repairs = bound.get("repairs") if bound is not None else None
+    if not isinstance(repairs, list) or round_no >= len(repairs):
+        return None  # a state without it (an older server's): the answer is checked again
+    found = repairs[round_no]
+    if not isinstance(found, dict) or not all(
+        isinstance(found.get(k), str) for k in ("path", "reason", "repair")
+    ):
+        return None
+    return host_error(found["path"], found["reason"], repair=found["repair"] or None)
 
 
 def _unbound(
