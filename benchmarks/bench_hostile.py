@@ -128,6 +128,48 @@ def _row(era: str, label: str, ms: list[float], seconds: float | None, text: str
     }
 
 
+# -- a frame with no newline: memory stays bounded -------------------------------------------------
+
+FLOOD_MB = 100
+
+
+async def flood(max_frame: int | None) -> dict[str, Any]:
+    """Send FLOOD_MB MiB with no newline, then a newline and a ping; the server's RSS before and after."""
+    args = [str(COMMAND), "serve"] + ([] if max_frame is None else ["--max-frame", str(max_frame)])
+    async with await anyio.open_process(args) as process:
+        assert process.stdin is not None and process.stdout is not None
+        ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+        await process.stdin.send(ping)  # wait until it serves, then read its RSS
+        await _line(process)
+        before = _rss_kb(process.pid)
+        chunk = b"a" * (1 << 20)
+        for _ in range(FLOOD_MB):
+            await process.stdin.send(chunk)
+        await process.stdin.send(b"\n" + ping.replace(b"1", b"2"))
+        replies = [await _line(process), await _line(process)]
+        after = _rss_kb(process.pid)
+        process.terminate()
+    return {
+        "max_frame": max_frame or "default",
+        "rss_before_mb": before / 1024,
+        "rss_after_mb": after / 1024,
+        "replies": [json.loads(r).get("error", {}).get("code", "result") for r in replies],
+    }
+
+
+async def _line(process: Any) -> bytes:
+    data = b""
+    with anyio.fail_after(120):
+        while not data.endswith(b"\n"):
+            data += await process.stdout.receive(1)
+    return data
+
+
+def _rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -157,8 +199,15 @@ def main() -> int:
         )
         ok = ok and row["list_models_max_ms"] <= GOAL_MS
     print(f"goal: every concurrent list_models within {GOAL_MS:g} ms: {'MET' if ok else 'NOT MET'}")
+    print(f"\n{FLOOD_MB} MiB with no newline, then a newline and a ping (replies: the frame's, the ping's):")
+    floods = [anyio.run(flood, size) for size in (None, 1 << 20)]
+    for row in floods:
+        print(
+            f"  --max-frame {row['max_frame']}: server RSS {row['rss_before_mb']:.1f} MiB -> "
+            f"{row['rss_after_mb']:.1f} MiB, replies {row['replies']}"
+        )
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "goal_met": ok}, indent=2))
+        Path(args.json).write_text(json.dumps({"rows": rows, "goal_met": ok, "flood": floods}, indent=2))
     return 0
 
 
