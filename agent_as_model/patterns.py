@@ -149,6 +149,9 @@ def _find(node: Any, pattern: str, pointer: str) -> str | None:
         names = node.get("patternProperties")
         if isinstance(names, dict) and pattern in names:
             return f"{pointer}/patternProperties/{_escape(pattern)}"
+        # additionalProperties matches them joined (in the key order of the validator's copy: sorted)
+        if isinstance(names, dict) and pattern in ("|".join(names), "|".join(sorted(names))):
+            return f"{pointer}/patternProperties"
         children: Iterator[tuple[str, Any]] = iter(node.items())
     elif isinstance(node, list):
         children = ((str(i), item) for i, item in enumerate(node))

@@ -166,6 +166,20 @@ def test_every_pattern_keyword_is_bounded(schema: dict[str, Any], instance: Any,
     assert caught.value.pattern == EVIL
 
 
+def test_additional_properties_matches_the_joined_patterns_within_the_bound() -> None:
+    # jsonschema matches `"|".join(patternProperties)` for additionalProperties: that whole pattern
+    # is what runs out of time, and the error points at the patternProperties it came from.
+    schema = {"type": "object", "patternProperties": {"^x$": {}, EVIL: {}}, "additionalProperties": False}
+    token = patterns.TIME_BOUND.set(BOUND)
+    try:
+        with pytest.raises(patterns.SchemaTimeout) as caught:
+            schemas.first_violation(schema, {HOSTILE: 1})
+    finally:
+        patterns.TIME_BOUND.reset(token)
+    assert caught.value.pattern in (f"^x$|{EVIL}", f"{EVIL}|^x$")
+    assert caught.value.where == "/patternProperties"
+
+
 def test_outside_a_check_jsonschema_matches_with_re_as_before() -> None:
     # The stand-in leaves every other user of jsonschema in the process unchanged.
     from jsonschema import Draft202012Validator
