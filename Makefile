@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile soak clean
 
 install: $(STAMP)
 
@@ -59,6 +59,16 @@ bench-startup: $(STAMP)
 # The server's RSS every 1,000 calls over 10,000 calls per era.
 bench-memory: $(STAMP)
 	$(BIN)/python benchmarks/bench_memory.py
+
+# Does a hostile schema stall the server? A concurrent list_models during each hostile case of
+# issue 13, over stdio, against list_models alone.
+bench-hostile: $(STAMP)
+	$(BIN)/python benchmarks/bench_hostile.py
+
+# Garbage in, on every tool, on both eras, over stdio (issue 13): 20,000 hypothesis-generated calls
+# counted as ok / clear error / opaque error / hang / dead, with the server's RSS. Not part of `make test`.
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -12,6 +12,11 @@ schemas, tool definitions):
   built from the schema alone. The instance is the host's answer, which may hold anything the
   caller asked for (secrets included), so no part of its values ever reaches an error message.
 
+Patterns (`pattern`, `patternProperties`) are matched by `patterns`, within one time bound per
+check (`--schema-timeout`): a check that runs out of it raises `patterns.SchemaTimeout`, which
+names the pattern, where it sits in the schema, and the bound. The schema check takes a pattern
+exactly when that engine does.
+
 Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
 reject a string. Hosts differ in which formats they know, and a check we added would fail
 answers that the caller's own API would have taken.
@@ -23,11 +28,13 @@ calls never carry a schema.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agent_as_model import patterns
 from agent_as_model.arguments import path_of, type_name
 from agent_as_model.errors import caller_error
 
@@ -51,6 +58,17 @@ def _no_retrieval() -> Registry[Any]:
     return Registry()
 
 
+# The draft's format checks for a schema, except that a `pattern` must compile for the engine
+# that will match it (`patterns`), not for Python's `re`.
+@functools.cache
+def _schema_formats() -> Any:
+    from jsonschema import Draft202012Validator
+
+    formats = copy.copy(Draft202012Validator.FORMAT_CHECKER)
+    formats.checkers = {**formats.checkers, "regex": (patterns.compiles, patterns.PatternError)}
+    return formats
+
+
 # Schema-side values (enum members, const, patterns) are quoted in reasons only up to this length.
 _QUOTE_LIMIT = 80
 
@@ -67,7 +85,7 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     from jsonschema.exceptions import SchemaError
 
     try:
-        Draft202012Validator.check_schema(value)
+        Draft202012Validator.check_schema(value, format_checker=_schema_formats())
     except SchemaError as err:
         raise caller_error(_schema_path(path, err.absolute_path), _schema_reason(err)) from None
     except RecursionError:
@@ -132,13 +150,15 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
     and where it sits in the schema (`expected type integer, got string (schema
     /properties/age/type)`); it never quotes the instance. `schema` None means "no schema" (any
     JSON object), which nothing violates. The schema must have passed `check_object_schema`.
+    Raises `patterns.SchemaTimeout` when its patterns take longer than the time bound.
     """
     if schema is None:
         return None
     from jsonschema.exceptions import best_match
 
     try:
-        error = best_match(validator_for(schema).iter_errors(instance))
+        with patterns.bounded(schema):
+            error = best_match(validator_for(schema).iter_errors(instance))
     except RecursionError:
         # A recursive schema ("$ref": "#") and an answer nested thousands deep; it cannot be
         # shown valid, so it is not taken.

@@ -8,24 +8,30 @@ and results must be exactly what the dialect made (no wrapping). The `RequestSta
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from typing import Any
 
+from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
 
-from agent_as_model import __version__
+from agent_as_model import __version__, patterns
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
 from agent_as_model.errors import CallError, StartupError
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
 
 SERVER_NAME = "agent-as-model"
+REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
 STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
 INSTRUCTIONS = (
     "Tools in the request shapes of OpenAI Chat Completions, Anthropic Messages, OpenAI Responses and a "
@@ -46,16 +52,16 @@ def _tools() -> ListToolsResult:
     return _listed[1]
 
 
-def state_security() -> RequestStateSecurity:
+def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurity:
     """Sealing keys for MRTR state: shared ones from the environment (several workers, restarts),
-    otherwise a per-process key."""
+    otherwise a per-process key. A state lives `ttl` seconds (`serve --state-ttl`)."""
     key = os.environ.get(STATE_KEY_ENV)
     if key:
         try:
-            return RequestStateSecurity(keys=[key])
+            return RequestStateSecurity(keys=[key], ttl=ttl)
         except ValueError as err:  # the SDK's message says what a key needs and how to make one
             raise StartupError(f"{STATE_KEY_ENV}: {str(err).replace('keys[0]', 'the key')}") from None
-    return RequestStateSecurity.ephemeral()
+    return RequestStateSecurity.ephemeral(ttl=ttl)
 
 
 def build_server(
@@ -65,6 +71,7 @@ def build_server(
     provider_tap: backends.Tap | None = None,
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
@@ -84,7 +91,9 @@ def build_server(
         dialect = DIALECTS.get(params.name)
         if dialect is None:
             return _static_tool(params.name, arguments, listed_models)
-        route = backends.for_call(ctx, params, backend)
+        # Each request runs in its own task, so this bounds the schema checks of this call only.
+        patterns.TIME_BOUND.set(limits.schema_timeout)
+        route = backends.for_call(ctx, params, backend, limits)
         record = CallRecord(dialect, arguments, route.support, route.refused, proven=route.backend.proven)
         return await drive(record, route.backend)
 
@@ -95,8 +104,55 @@ def build_server(
         on_list_tools=_list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.append(RequestStateBoundary(security or state_security(), default_audience=SERVER_NAME))
+    security = security or state_security(limits.state_ttl)
+    # Outside the boundary, so it sees the boundary's refusal and can say why (see below).
+    server.middleware.append(ExplainStateRefusal(security))
+    server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
+
+
+class ExplainStateRefusal:
+    """Says why a retry's requestState was refused, naming what to change.
+
+    The SDK's boundary refuses a state before any handler runs with one opaque message ("Invalid
+    or expired requestState", the reason only in the server's log). The code and `data` stay
+    the SDK's; the message says which of three it was, found with the same public codec: the
+    state could not be unsealed (tampered with, or sealed by another process: a shared
+    AGENT_AS_MODEL_STATE_KEY fixes that), it expired (`--state-ttl`), or it was sealed for
+    another call (other arguments or tool).
+    """
+
+    def __init__(self, security: RequestStateSecurity) -> None:
+        self._security = security
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except MCPError as err:
+            state = (ctx.params or {}).get("requestState")
+            data = err.error.data
+            if not isinstance(state, str) or not isinstance(data, dict) or data.get("reason") != REFUSED:
+                raise
+            raise MCPError(err.error.code, f"{err.error.message}: {self._why(state)}", data) from None
+
+    def _why(self, state: str) -> str:
+        try:
+            claims = json.loads(self._security.codec.unseal(state))
+            expires = float(claims["exp"])
+        except Exception:  # InvalidRequestState, or an envelope this code does not know
+            return (
+                "this server could not unseal it (it was changed, or sealed by another server process: "
+                f"give every process the same {STATE_KEY_ENV}). Call the tool again without requestState"
+            )
+        if time.time() >= expires:
+            return (
+                f"it expired: a state lives {self._security.ttl:g} s (--state-ttl) and the host took "
+                "longer to answer. Call the tool again without requestState, or raise --state-ttl"
+            )
+        return (
+            "it was sealed for another call (another tool, or other arguments): retry with the exact "
+            "arguments of the round that returned it"
+        )
 
 
 async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:

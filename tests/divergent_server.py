@@ -48,11 +48,10 @@ def build(mode: str) -> Server[Any]:
 
 
 async def serve(mode: str) -> None:
-    from mcp.server.stdio import stdio_server
+    from agent_as_model.commands.stdio import serve_stdio
+    from agent_as_model.limits import DEFAULT_LIMITS
 
-    server = build(mode)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await serve_stdio(build(mode), max_frame=DEFAULT_LIMITS.max_frame)
 
 
 if __name__ == "__main__":

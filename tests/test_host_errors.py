@@ -53,10 +53,13 @@ VIOLATIONS = [
         CreateMessageResult(role="user", content=TextContent(type="text", text="x"), model="m"),
         "role: the host answered with role 'user', expected 'assistant'",
     ),
+    (with_blocks(), "content: the host answered with no content blocks (an empty content list)"),
 ]
 
 
-@pytest.mark.parametrize(("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role"])
+@pytest.mark.parametrize(
+    ("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role", "empty"]
+)
 @pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
 async def test_host_violation_is_named(era: str, tool: str, answer: object, expected: str) -> None:
     arguments = {

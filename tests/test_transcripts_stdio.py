@@ -119,6 +119,7 @@ async def legacy_session(peer: RawPeer) -> None:
     await peer.send_frame(answer(sampling["id"], "Grüße"))
     await peer.receive()
     await peer.send("this is not JSON")
+    assert (await peer.receive())["error"]["code"] == -32700  # answered, never dropped (issue 13)
     await peer.send_frame(call(3, "responses_create", {"input": "Hi", "instructions": "Be kind."}))
     sampling = await peer.receive()
     await peer.send_frame(answer(sampling["id"], "Hello!"))
@@ -144,6 +145,7 @@ async def modern_session(peer: RawPeer) -> None:
         next_id += 2
         if tool == "generate":
             await peer.send("this is not JSON")
+            assert (await peer.receive())["error"]["code"] == -32700
     await peer.send_frame(call(next_id, "list_models", {}, **meta))
     await peer.receive()
 
@@ -290,4 +292,4 @@ async def test_another_server_command_that_differs_is_reported(
     assert '-        "text": "Grüße",\n+        "text": "GRÜSSE",' in run.out
     assert "differs: server → host: result of tools/call responses_create (id 3)" in run.out
     assert "differs: server → host: result of tools/call list_models (id 4)" in run.out
-    assert "frames: 3 match, 3 differ, 0 missing, 0 unexpected" in run.out
+    assert "frames: 4 match, 3 differ, 0 missing, 0 unexpected" in run.out  # the -32700 reply matches

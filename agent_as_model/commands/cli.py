@@ -15,9 +15,11 @@ import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools, fuzz
+from agent_as_model.commands.limit_options import add_limit_options, limits_of
 from agent_as_model.commands.provider_options import add_provider_options, provider_settings
 from agent_as_model.commands.transcripts import command as transcripts
 from agent_as_model.errors import StartupError
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -46,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
     transcripts.add_record_options(serve)
     add_provider_options(serve)
+    add_limit_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -85,25 +88,25 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return fuzz.run(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
     if getattr(args, "record", None):
-        return transcripts.run_serve_recorded(args, settings)
+        return transcripts.run_serve_recorded(args, settings, limits_of(args))
     from agent_as_model.adapters.backends import ProviderUnavailable
     from agent_as_model.server import build_server
 
+    limits = limits_of(args)
     try:
-        server = build_server(provider=settings)
+        server = build_server(provider=settings, limits=limits)
     except ProviderUnavailable as err:
         print(f"agent-as-model: {err}", file=sys.stderr)
         return 2
-    anyio.run(serve_stdio, server)
+    anyio.run(serve_stdio, server, limits)
     return 0
 
 
-async def serve_stdio(server: Any) -> None:
-    from mcp.server.stdio import stdio_server
+async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+    from agent_as_model.commands import stdio
 
     freeze_heap()
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await stdio.serve_stdio(server, max_frame=limits.max_frame)
 
 
 def freeze_heap() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
@@ -39,11 +40,19 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
                 continue
             assert state.then is not None  # the table gives every other live state its trigger
             try:
-                fire(record, state.then)
+                if state.off_loop is not None and state.off_loop(record):
+                    # A check against a caller's schema: bounded, but long enough to stall
+                    # every other request if it ran on the event loop.
+                    await anyio.to_thread.run_sync(fire, record, state.then)
+                else:
+                    fire(record, state.then)
             except CallError as err:
                 # The table decides whether this may be tried again (a repair while
                 # repair_attempts last): a guarded transition, not a decision of the driver's.
                 if state.on_error is not None and fire(record, state.on_error, err):
+                    repaired = getattr(backend, "repaired", None)
+                    if repaired is not None:  # a backend that replays rounds keeps the finding
+                        repaired(err)
                     continue
                 raise
         # The only way to end without an error or a suspension is `commit`, which made the result.

@@ -26,10 +26,10 @@ from transitions.core import MachineError
 from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
-from agent_as_model.states.interpret import interpret_answer, take_answer
+from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.validate import validate_call
+from agent_as_model.states.validate import checks_persona, validate_call
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -54,6 +54,10 @@ class State(NamedTuple):
     # says no, the call takes its way out.
     on_error: str | None = None
     terminal: bool = False
+    # When this says so for a call, the driver runs `then`'s work in a worker thread: the work
+    # checks an instance against a caller's JSON Schema, which may take up to the schema time
+    # bound (`--schema-timeout`) and must not hold up the other requests meanwhile.
+    off_loop: Guard | None = None
 
 
 class Transition(NamedTuple):
@@ -83,11 +87,11 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate"),
+        State("received", NOTHING_SENT, then="validate", off_loop=checks_persona),
         State("validated", NOTHING_SENT, then="build"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
-        State("answered", ASKED, then="interpret", on_error="repair"),
+        State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),
         State("interpreted", ASKED, then="commit"),
         State("committed", ASKED, terminal=True),
         # the 2026-07-28 round trip: this request ends with the InputRequiredResult

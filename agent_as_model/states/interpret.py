@@ -18,6 +18,7 @@ from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.arguments import type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
+from agent_as_model.patterns import SchemaTimeout
 from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.record import CallRecord, HostPlan
@@ -30,10 +31,29 @@ def take_answer(record: CallRecord, answer: HostAnswer) -> None:
     record.host_answer = answer
 
 
+def checks_output(record: CallRecord) -> bool:
+    """Whether interpreting the answer checks it against a caller's schema (an output contract or
+    a persona's output_schema): bounded in time but not instant, so the driver runs it off the
+    event loop."""
+    request = record.request
+    if request is None:
+        return False
+    persona = request.persona
+    return request.output is not None or (persona is not None and persona.output_schema is not None)
+
+
 def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
+    if answer.established is not None:
+        # An earlier request of this call checked this very answer (sealed in its state) and
+        # asked for a repair: the same finding, without checking it again (repairs stay linear).
+        raise answer.established
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
+    if not answer.blocks:
+        # An empty content list is valid JSON for the SDK but no answer at all: taking it as an
+        # empty completion would hand the caller nothing while saying all went well.
+        raise host_error("content", "the host answered with no content blocks (an empty content list)")
     texts, calls = _read_blocks(answer, record.plan)
     text = "\n".join(texts)
     request = record.request
@@ -170,16 +190,29 @@ def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None
     """Spec section 5: the completion text must be JSON that validates; errors name the persona."""
     value, problem = json_answer(text)
     if problem is None:
-        violation = first_violation(schema, value)
-        if violation is None:
+        problem = _persona_problem(schema, value)
+        if problem is None:
             return
-        pointer, rule = violation
-        problem = f"violates it at JSON pointer {pointer_text(pointer)}: {rule}"
     raise host_error("persona.output_schema", f"persona {persona.name!r}: the host's answer {problem}")
 
 
+def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
+    try:
+        violation = first_violation(schema, value)
+    except SchemaTimeout as err:
+        return err.reason()
+    if violation is None:
+        return None
+    pointer, rule = violation
+    return f"violates it at JSON pointer {pointer_text(pointer)}: {rule}"
+
+
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
-    violation = first_violation(contract.schema, value)
+    try:
+        violation = first_violation(contract.schema, value)
+    except SchemaTimeout as err:
+        # Not repairable: the same pattern would run out of time on the model's next answer too.
+        raise host_error(contract.path, f"the host's answer {err.reason()}") from None
     if violation is not None:
         pointer, reason = violation
         raise _invalid(

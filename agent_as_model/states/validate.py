@@ -31,6 +31,13 @@ def validate_call(record: CallRecord) -> None:
     record.request = request
 
 
+def checks_persona(record: CallRecord) -> bool:
+    """Whether validating this call checks the request against a persona's input_schema (a caller
+    schema, bounded in time but not instant: the driver then validates off the event loop)."""
+    persona = record.arguments.get("persona")
+    return isinstance(persona, dict) and persona.get("input_schema") is not None
+
+
 def check_tool_turns(turns: tuple[Turn, ...]) -> None:
     if not has_tool_blocks(turns):
         return  # nothing to order

@@ -37,8 +37,9 @@ from agent_as_model.adapters.backends.provider import (
     settings_from_json,
     settings_json,
 )
-from agent_as_model.adapters.backends.sampling import LegacySampling
+from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 MODERN_FROM = "2026-07-28"
 CHOICES = ("host", "provider", "auto")
@@ -89,14 +90,17 @@ def connect(
 
 
 def for_call(
-    ctx: ServerRequestContext, params: CallToolRequestParams, provider: ProviderBackend | None = None
+    ctx: ServerRequestContext,
+    params: CallToolRequestParams,
+    provider: ProviderBackend | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Route:
     host_support = SamplingSupport.of(ctx.session.client_capabilities)
     host: Backend
     if is_modern(ctx.protocol_version):
         host = ModernRoundTrip(params.request_state, params.input_responses, host_support)
     else:
-        host = LegacySampling(ctx.session, ctx.request_id)
+        host = LegacySampling(ctx.session, ctx.request_id, limits, progress_token(params))
     arguments = params.arguments or {}
     # A bad value is the parse's to refuse, with its path, before anything is sent: here it is "auto".
     choice = arguments.get("backend")

@@ -51,12 +51,23 @@ class HostAnswer:
     stop_reason: str | None
     # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
     source: str = "host"
+    # What an earlier request of this call already established about this answer (a replayed
+    # round on 2026-07-28): the output-contract error it led to, so it is not checked again.
+    established: CallError | None = None
 
     @classmethod
-    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
+    def of(
+        cls, result: CreateMessageResult | CreateMessageResultWithTools, established: CallError | None = None
+    ) -> HostAnswer:
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+        return cls(
+            role=result.role,
+            blocks=blocks,
+            model=result.model,
+            stop_reason=result.stop_reason,
+            established=established,
+        )
 
 
 @dataclass(frozen=True, slots=True)

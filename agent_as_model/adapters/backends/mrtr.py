@@ -39,7 +39,7 @@ from mcp_types import (
 
 from agent_as_model import __version__
 from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport, Suspension
-from agent_as_model.errors import host_error
+from agent_as_model.errors import CallError, host_error
 
 log = logging.getLogger("agent_as_model")
 
@@ -69,7 +69,7 @@ class ModernRoundTrip:
         bound = _read(request_state)
         # What the state binds, when it binds this request: the round it was minted for, and the
         # host's answers to the rounds before it. Read and checked once, here.
-        self._why, self._round, self._earlier = _binding(
+        self._why, self._round, self._earlier, self._established = _binding(
             request_state, bound, self._tools, self._server, self._responses
         )
         # Told to the call record: the earlier round's checks and payload hold for this request.
@@ -77,6 +77,13 @@ class ModernRoundTrip:
         # The answers of the rounds this request has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
+        # What each of those answers was found to break (the repair it led to), carried with
+        # them so the retry does not check an earlier answer again: repairs stay linear.
+        self._repairs: list[dict[str, str]] = []
+
+    def repaired(self, err: CallError) -> None:
+        """The driver's note: the last answer broke the output contract and a repair follows."""
+        self._repairs.append({"path": err.path, "reason": err.reason, "repair": err.repair or ""})
 
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int
@@ -84,9 +91,10 @@ class ModernRoundTrip:
         if self.proven and round_no <= self._round:
             if round_no < self._round:
                 # A repair round's retry replays the rounds before it with their recorded answers.
+                # With it comes what each was found to break, so it is not checked again.
                 earlier = self._earlier[round_no]
                 self._answers.append(earlier)
-                return HostAnswer.of(earlier)
+                return HostAnswer.of(earlier, _found(self._established[round_no]))
             answer = self._responses[KEY]
             if not isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
                 raise host_error(
@@ -101,7 +109,16 @@ class ModernRoundTrip:
             log.info("asking the host again: %s", self._why)
         if payload is None:  # only a proven record comes without one, and only up to its round
             raise RuntimeError(f"round {round_no} must be asked, but its payload was not built")
-        return Suspension(ask(payload, round_no, self._tools, self._server, self._answers[:round_no]))
+        return Suspension(
+            ask(
+                payload,
+                round_no,
+                self._tools,
+                self._server,
+                self._answers[:round_no],
+                self._repairs[:round_no],
+            )
+        )
 
 
 def ask(
@@ -110,6 +127,7 @@ def ask(
     host_tools: bool,
     server_version: str = __version__,
     answers: list[Any] | None = None,
+    repairs: list[dict[str, str]] | None = None,
 ) -> InputRequiredResult:
     bound: dict[str, Any] = {
         "v": STATE_VERSION,
@@ -119,6 +137,8 @@ def ask(
     }
     if answers:
         bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
+    if repairs:
+        bound["repairs"] = repairs
     state = _COMPACT.encode(bound)
     return InputRequiredResult(
         input_requests={KEY: CreateMessageRequest(params=payload)}, request_state=state
@@ -137,7 +157,7 @@ def _read(state: str | None) -> dict[str, Any] | None:
     return bound
 
 
-Binding = tuple[str | None, int, list[CreateMessageResultWithTools]]
+Binding = tuple[str | None, int, list[CreateMessageResultWithTools], list[dict[str, str]]]
 
 
 def _binding(
@@ -150,25 +170,46 @@ def _binding(
     """(why the retry's answer cannot be taken or None, the round the state binds, the earlier
     rounds' answers). None: the state binds the host's answer to exactly this request's payload."""
     if state is None:
-        return "the retry carried no requestState", -1, []
+        return "the retry carried no requestState", -1, [], []
     if bound is None:
-        return "the requestState is not ours", -1, []
+        return "the requestState is not ours", -1, [], []
     round_no = bound.get("round")
     if type(round_no) is not int or round_no < 0:
-        return "the requestState is not ours", -1, []
+        return "the requestState is not ours", -1, [], []
     if bound.get("server") != server_version:
-        return "the requestState was minted by another server version", -1, []
+        return "the requestState was minted by another server version", -1, [], []
     if bound.get("tools") is not host_tools:
-        return "the requestState was minted for a host that declared other sampling.tools", -1, []
+        return "the requestState was minted for a host that declared other sampling.tools", -1, [], []
     if KEY not in responses:
-        return f"the retry carried no answer under '{KEY}'", -1, []
+        return f"the retry carried no answer under '{KEY}'", -1, [], []
     earlier: list[CreateMessageResultWithTools] = []
     if round_no:  # a repair round: the earlier rounds' answers, as sealed
         recorded = bound.get("answers")
         if not isinstance(recorded, list) or len(recorded) != round_no:
-            return "the requestState does not hold the earlier rounds' answers", -1, []
+            return "the requestState does not hold the earlier rounds' answers", -1, [], []
         try:
             earlier = [CreateMessageResultWithTools.model_validate(a) for a in recorded]
         except ValueError:
-            return "the requestState does not hold the earlier rounds' answers", -1, []
-    return None, round_no, earlier
+            return "the requestState does not hold the earlier rounds' answers", -1, [], []
+        found = bound.get("repairs")
+        if not _all_findings(found, round_no):
+            return "the requestState does not hold what the earlier rounds' answers broke", -1, [], []
+        return None, round_no, earlier, found  # type: ignore[return-value]  # checked just above
+    return None, round_no, earlier, []
+
+
+def _all_findings(found: object, rounds: int) -> bool:
+    """The state's `repairs`: one finding {path, reason, repair} per earlier round."""
+    return (
+        isinstance(found, list)
+        and len(found) == rounds
+        and all(
+            isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("path", "reason", "repair"))
+            for f in found
+        )
+    )
+
+
+def _found(finding: dict[str, str]) -> CallError:
+    """An earlier round's finding, as the error it was: the machine asks for the same repair."""
+    return host_error(finding["path"], finding["reason"], repair=finding["repair"] or None)

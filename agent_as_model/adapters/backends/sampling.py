@@ -1,40 +1,67 @@
 """The host through sampling (before 2026-07-28): one real sampling/createMessage request, related to
-the tool call."""
+the tool call.
+
+A host that does not answer within `--host-timeout` ends the call with a host error, and the
+request is cancelled (the SDK sends notifications/cancelled for it). While waiting, a call that
+carries a progressToken gets notifications/progress every `progress_interval` seconds.
+"""
 
 from __future__ import annotations
 
+import anyio
 from mcp import MCPError
 from mcp.server.session import ServerSession
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types import (
+    CallToolRequestParams,
     CreateMessageRequest,
     CreateMessageRequestParams,
     CreateMessageResultWithTools,
+    ProgressToken,
     RequestId,
 )
 from pydantic import ValidationError
 
 from agent_as_model.adapters.backends.base import HostAnswer, host_declined
 from agent_as_model.errors import host_error
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 
 class LegacySampling:
     proven = False  # every call asks the host: nothing is carried from an earlier request
     who = None  # the host
 
-    def __init__(self, session: ServerSession, request_id: RequestId | None) -> None:
+    def __init__(
+        self,
+        session: ServerSession,
+        request_id: RequestId | None,
+        limits: Limits = DEFAULT_LIMITS,
+        progress_token: ProgressToken | None = None,
+    ) -> None:
         self._session = session
         # Relating the request to the tool call keeps it on the call's stream (mcp-notes 1.5).
         self._metadata = ServerMessageMetadata(related_request_id=request_id)
+        self._request_id = None if request_id is None else str(request_id)
+        self._limits = limits
+        self._progress_token = progress_token
+
+    proven = False  # every call asks the host: nothing is carried from an earlier request
+    who = None  # the host
 
     async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
         if payload is None:  # never proven, so the payload is always built
             raise RuntimeError("the sampling backend needs the payload")
+        timeout = self._limits.host_timeout
         try:
-            # WithTools accepts a single block or an array, so an odd answer is ours to judge.
-            result = await self._session.send_request(
-                CreateMessageRequest(params=payload), CreateMessageResultWithTools, metadata=self._metadata
-            )
+            # Cancelling the scope cancels the outstanding request: the SDK sends the host
+            # notifications/cancelled for it before the TimeoutError comes out here.
+            with anyio.fail_after(timeout):
+                result = await self._ask(CreateMessageRequest(params=payload))
+        except TimeoutError:
+            raise host_error(
+                "sampling/createMessage",
+                f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
+            ) from None
         except MCPError as err:
             raise host_declined(
                 "sampling/createMessage",
@@ -45,6 +72,63 @@ class LegacySampling:
                 "sampling/createMessage", f"the host's answer is not a sampling result ({_first(err)})"
             ) from None
         return HostAnswer.of(result)
+
+    async def _ask(self, request: CreateMessageRequest) -> CreateMessageResultWithTools:
+        # WithTools accepts a single block or an array, so an odd answer is ours to judge.
+        if self._progress_token is None:
+            return await self._session.send_request(
+                request, CreateMessageResultWithTools, metadata=self._metadata
+            )
+        # The caller asked for progress: tell it every few seconds that the host is still at
+        # work, so a client that resets its timeout on progress keeps waiting.
+        outcome: list[CreateMessageResultWithTools | Exception] = []
+        done = anyio.Event()
+
+        async def ask() -> None:
+            try:
+                outcome.append(
+                    await self._session.send_request(
+                        request, CreateMessageResultWithTools, metadata=self._metadata
+                    )
+                )
+            except (MCPError, ValidationError) as err:
+                outcome.append(err)
+            finally:
+                done.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            await self._report_progress(done)
+        if isinstance(outcome[0], Exception):
+            raise outcome[0]
+        return outcome[0]
+
+    async def _report_progress(self, done: anyio.Event) -> None:
+        assert self._progress_token is not None
+        interval = self._limits.progress_interval
+        started = anyio.current_time()
+        while True:
+            with anyio.move_on_after(interval):
+                await done.wait()
+            if done.is_set():
+                return
+            waited = anyio.current_time() - started
+            try:
+                await self._session.send_progress_notification(
+                    self._progress_token,
+                    progress=round(waited, 3),
+                    message=f"waiting for the host's model to answer ({waited:.0f} s)",
+                    related_request_id=self._request_id,
+                )
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the client has gone; the call ends with the connection
+
+
+def progress_token(params: CallToolRequestParams) -> ProgressToken | None:
+    """The progress token the tools/call carries in its `_meta`, if any."""
+    meta = params.meta or {}
+    token = meta.get("progress_token")
+    return token if isinstance(token, str | int) and not isinstance(token, bool) else None
 
 
 def _first(err: ValidationError) -> str:

@@ -17,6 +17,7 @@ from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS, DEFAULT_
 from agent_as_model.arguments import reject_unknown, require_object, require_string
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import Chain, OutputContract, Persona
+from agent_as_model.patterns import SchemaTimeout
 from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
 
 PERSONA_SCHEMA: dict[str, Any] = {
@@ -89,7 +90,12 @@ def read_persona(
             f"persona {name!r}: cannot be combined with {output.path}: give one structured-output contract",
         )
     if "input_schema" in schemas:
-        violation = first_violation(schemas["input_schema"], request_object(args, standard))
+        try:
+            violation = first_violation(schemas["input_schema"], request_object(args, standard))
+        except SchemaTimeout as err:
+            raise caller_error(
+                "persona.input_schema", f"persona {name!r}: the request {err.reason()}"
+            ) from None
         if violation is not None:
             pointer, reason = violation
             raise caller_error(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # the targets pull in the SDK; `--version` and `--help` should not wait for it
     from agent_as_model.commands.transcripts.fileformat import Transcript
@@ -79,7 +80,9 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
         parser.error("--redact needs --record FILE")
 
 
-def run_serve_recorded(args: argparse.Namespace, provider: Any = None) -> int:
+def run_serve_recorded(
+    args: argparse.Namespace, provider: Any = None, limits: Limits = DEFAULT_LIMITS
+) -> int:
     """`serve --record`; `provider`: the operator's provider settings (its exchanges are recorded too)."""
     from agent_as_model.commands.transcripts.recorder import serve_recorded
 
@@ -91,7 +94,7 @@ def run_serve_recorded(args: argparse.Namespace, provider: Any = None) -> int:
     from agent_as_model.adapters.backends import ProviderUnavailable
 
     try:
-        anyio.run(partial(serve_recorded, stream, redact=args.redact, provider=provider))
+        anyio.run(partial(serve_recorded, stream, redact=args.redact, provider=provider, limits=limits))
     except ProviderUnavailable as err:
         print(f"agent-as-model: {err}", file=sys.stderr)
         return 2

@@ -33,7 +33,8 @@ from agent_as_model.commands.transcripts.fileformat import (
     provider_settings_record,
 )
 from agent_as_model.commands.transcripts.redact import Redactor
-from agent_as_model.commands.transcripts.tap import tapped_stdio
+from agent_as_model.commands.transcripts.tap import tapped_wire
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 
@@ -132,11 +133,12 @@ class Recorder:
         self.line(SERVER_TO_CLIENT, data)
 
 
-async def serve_recorded(stream: TextIO, *, redact: bool, provider: Any = None) -> None:
+async def serve_recorded(
+    stream: TextIO, *, redact: bool, provider: Any = None, limits: Limits = DEFAULT_LIMITS
+) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
-    from mcp.server.stdio import stdio_server
-
     from agent_as_model import __version__
+    from agent_as_model.commands import stdio
     from agent_as_model.server import SERVER_NAME, build_server
 
     writer = TranscriptWriter(stream)
@@ -149,10 +151,10 @@ async def serve_recorded(stream: TextIO, *, redact: bool, provider: Any = None) 
 
             recorder.provider_settings(settings_json(provider))
             tap = recorder.provider_exchange
-        server = build_server(provider=provider, provider_tap=tap)
+        server = build_server(provider=provider, provider_tap=tap, limits=limits)
         gc.freeze()  # as `serve` does (cli.py freeze_heap): start-up out of the collector's reach
-        with tapped_stdio(recorder.client_line, recorder.server_line) as (stdin, stdout):
-            async with stdio_server(stdin, stdout) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+        # The same hygienic reader as a plain `serve`, over the tapped wire.
+        with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):
+            await stdio.serve(server, wire_in.read, wire_out.write, max_frame=limits.max_frame)
     finally:
         writer.close()

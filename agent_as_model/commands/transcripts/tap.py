@@ -1,11 +1,10 @@
 """The stdio tap: sees every byte on the wire, both directions, without changing one.
 
-It sits below the text layer, between the OS file descriptors and the text streams the SDK's
-`stdio_server` reads and writes: bytes read from stdin and bytes written to stdout pass through
-unchanged, and are cut into lines for whoever listens. Above it are exactly the UTF-8 text layers
-the SDK builds for itself, so the server reads and writes what it would untapped. Like the SDK,
-fd 0 and fd 1 point away from the wire while serving (at the null device and at stderr), so a
-stray print cannot corrupt it.
+It sits between the OS file descriptors and the server's own stdio reader and writer
+(`commands/stdio.py`): bytes read from stdin and bytes written to stdout pass through unchanged,
+and are cut into lines for whoever listens, so the server reads and writes what it would untapped,
+bad lines included. Like the SDK, fd 0 and fd 1 point away from the wire while serving (at the
+null device and at stderr), so a stray print cannot corrupt it.
 """
 
 from __future__ import annotations
@@ -14,10 +13,8 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any
-
-import anyio
 
 LineSink = Callable[[bytes], None]
 
@@ -82,10 +79,16 @@ class TapWriter(io.RawIOBase):
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
         self._splitter.feed(bytes(view))
-        written = 0
-        while written < len(view):
-            written += os.write(self._fd, view[written:])
-        return len(view)
+        return write_all(self._fd, view)
+
+
+def write_all(fd: int, data: Any) -> int:
+    """Write every byte of `data` to `fd` (a pipe may take a frame in several writes)."""
+    view = memoryview(data).cast("B")
+    written = 0
+    while written < len(view):
+        written += os.write(fd, view[written:])
+    return len(view)
 
 
 @contextmanager
@@ -110,22 +113,8 @@ def claim_stdio() -> Iterator[tuple[int, int]]:
 
 
 @contextmanager
-def tapped_stdio(
-    client_line: LineSink, server_line: LineSink
-) -> Iterator[tuple[anyio.AsyncFile[str], anyio.AsyncFile[str]]]:
-    """The (stdin, stdout) pair to hand `stdio_server`, tapped: every line the host sends goes to
-    `client_line` as it is read, every line the server sends to `server_line` before it is written."""
+def tapped_wire(client_line: LineSink, server_line: LineSink) -> Iterator[tuple[TapReader, TapWriter]]:
+    """The wire's raw (reader, writer), tapped: every line the host sends goes to `client_line` as
+    it is read, every line the server sends to `server_line` before it is written."""
     with claim_stdio() as (wire_in, wire_out):
-        stdin = io.TextIOWrapper(
-            io.BufferedReader(TapReader(wire_in, LineSplitter(client_line))),
-            encoding="utf-8",
-            errors="replace",
-        )
-        stdout = io.TextIOWrapper(
-            io.BufferedWriter(TapWriter(wire_out, LineSplitter(server_line))), encoding="utf-8"
-        )
-        try:
-            yield anyio.wrap_file(stdin), anyio.wrap_file(stdout)
-        finally:
-            with suppress(OSError):  # the host may have gone; nothing is pending after a frame anyway
-                stdout.flush()
+        yield TapReader(wire_in, LineSplitter(client_line)), TapWriter(wire_out, LineSplitter(server_line))

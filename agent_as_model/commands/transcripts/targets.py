@@ -1,25 +1,26 @@
 """The fresh server a recording is replayed against: this one in-process, or any stdio command.
 
 Both speak in wire lines (one JSON-RPC message a line, without the newline), so replay neither
-knows nor cares which it has. In-process, lines go through the same JSON parsing and
-serialisation as the SDK's stdio transport, into `Server.run` over memory streams.
+knows nor cares which it has. In-process, lines go through the same stdio reader and writer as
+`serve` (commands/stdio.py), over OS pipes, into `Server.run`.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
 import shlex
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
+from functools import partial
 from typing import Any, Protocol
 
 import anyio
-import mcp_types
+import anyio.to_thread
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
-from mcp.shared.message import SessionMessage
+
+from agent_as_model.commands.transcripts.tap import write_all
 
 MAX_LINE = 64 << 20
 SHUTDOWN_GRACE = 5.0
@@ -49,56 +50,81 @@ ServerFactory = Callable[[], Any]
 
 
 class InProcess:
+    """The server of this package in this process, behind the same stdio reader and writer as
+    `serve` (commands/stdio.py) over a pair of OS pipes: it answers every line, a bad one
+    included, exactly as the installed command would."""
+
     startup_grace = 0.0  # nothing to start
 
     def __init__(self, description: str) -> None:
         self.description = description
-        self._to_server, self.server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
-            math.inf
-        )
-        self.server_writes, self._from_server = anyio.create_memory_object_stream[SessionMessage](math.inf)
+        self.server_in, self._to_server = os.pipe()
+        self._from_server, self.server_out = os.pipe()
+        self._lines = _Lines(self._from_server)
+        self._input_open = True
 
     async def send(self, line: str) -> bool:
+        data = line.encode("utf-8", "surrogateescape") + b"\n"
         try:
-            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except Exception as err:  # what the SDK's stdio reader does with a line that does not parse
-            item: SessionMessage | Exception = err
-        else:
-            item = SessionMessage(message)
-        try:
-            await self._to_server.send(item)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await anyio.to_thread.run_sync(write_all, self._to_server, data)
+        except OSError:
             return False
         return True
 
     async def receive(self) -> str | None:
-        try:
-            sent = await self._from_server.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            return None
-        return sent.message.model_dump_json(by_alias=True, exclude_unset=True)
+        return await self._lines.next()
 
     async def close_input(self) -> None:
-        await self._to_server.aclose()
+        if self._input_open:
+            self._input_open = False
+            os.close(self._to_server)
+
+
+class _Lines:
+    """Lines read from a pipe, without their newline; None at its end."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._pending = bytearray()
+        self._ended = False
+
+    async def next(self) -> str | None:
+        while (end := self._pending.find(b"\n")) < 0 and not self._ended:
+            chunk = await anyio.to_thread.run_sync(os.read, self._fd, 1 << 16, abandon_on_cancel=True)
+            self._pending += chunk
+            self._ended = not chunk
+        if end < 0:
+            if not self._pending:
+                return None
+            end = len(self._pending)
+        line = bytes(self._pending[:end])
+        del self._pending[: end + 1]
+        return line.decode("utf-8", "surrogateescape")
 
 
 @asynccontextmanager
 async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Target]:
-    """A fresh server of this package (or of `factory`) served over memory streams."""
+    """A fresh server of this package (or of `factory`) served over pipes, as `serve` serves stdio."""
     from agent_as_model import __version__
+    from agent_as_model.commands import stdio
+    from agent_as_model.limits import DEFAULT_LIMITS
     from agent_as_model.server import build_server
 
     server = (factory or build_server)()
     target = InProcess(f"in-process agent-as-model {__version__}")
 
     async def serve() -> None:
-        async with target.server_writes, target.server_reads:
-            try:
-                await server.run(
-                    target.server_reads, target.server_writes, server.create_initialization_options()
-                )
-            except Exception:  # a crashing server is a finding to report, not a reason to stop replaying
-                logger.exception("the in-process server failed")
+        try:
+            await stdio.serve(
+                server,
+                partial(os.read, target.server_in),
+                partial(write_all, target.server_out),
+                max_frame=DEFAULT_LIMITS.max_frame,
+            )
+        except Exception:  # a crashing server is a finding to report, not a reason to stop replaying
+            logger.exception("the in-process server failed")
+        finally:
+            os.close(target.server_out)  # the reader sees the end of the server's output
 
     async with anyio.create_task_group() as group:
         group.start_soon(serve)
@@ -108,6 +134,7 @@ async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Targ
             await target.close_input()
             # It ends on its own once its input is closed; the deadline covers a server that does not.
             group.cancel_scope.deadline = anyio.current_time() + SHUTDOWN_GRACE
+    # The read ends stay open: a worker thread may still be blocked reading one (see tap.py).
 
 
 class Command:

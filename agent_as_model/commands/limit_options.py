@@ -1,0 +1,78 @@
+"""`serve`'s limits against hostile input and slow hosts: the flags, and the `Limits` they make.
+
+Their own argument group, so other groups of `serve` options stay apart (docs/security.md says
+what each limit guards against).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
+
+
+def add_limit_options(serve: argparse.ArgumentParser) -> None:
+    group = serve.add_argument_group("limits against hostile input and slow hosts")
+    group.add_argument(
+        "--schema-timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.schema_timeout,
+        metavar="SECONDS",
+        help="CPU time one check against a caller's JSON Schema may spend matching its patterns "
+        f"(default {DEFAULT_LIMITS.schema_timeout:g})",
+    )
+
+    group.add_argument(
+        "--host-timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.host_timeout,
+        metavar="SECONDS",
+        help="how long a host may take to answer one sampling request before the call ends with an "
+        f"error and the request is cancelled (before 2026-07-28; default {DEFAULT_LIMITS.host_timeout:g})",
+    )
+    group.add_argument(
+        "--state-ttl",
+        type=_seconds,
+        default=DEFAULT_LIMITS.state_ttl,
+        metavar="SECONDS",
+        help="how long a 2026-07-28 round's sealed requestState stays valid, so how long the host may "
+        f"take before it retries (default {DEFAULT_LIMITS.state_ttl:g})",
+    )
+    group.add_argument(
+        "--max-frame",
+        type=_bytes,
+        default=DEFAULT_LIMITS.max_frame,
+        metavar="BYTES",
+        help="the longest JSON-RPC line read from stdin; a longer one is discarded with an error reply "
+        f"(default {DEFAULT_LIMITS.max_frame}, {DEFAULT_LIMITS.max_frame // 2**20} MiB)",
+    )
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The limits the flags name; the defaults when serving without the `serve` command."""
+    return Limits(
+        schema_timeout=getattr(args, "schema_timeout", DEFAULT_LIMITS.schema_timeout),
+        host_timeout=getattr(args, "host_timeout", DEFAULT_LIMITS.host_timeout),
+        state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
+        max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
+    )
+
+
+def _bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
+    if value < 1024:
+        raise argparse.ArgumentTypeError(f"expected at least 1024 bytes, got {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value

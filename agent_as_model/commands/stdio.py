@@ -1,0 +1,245 @@
+"""Stdio with hygiene: the server reads its own stdin, so no line goes unanswered.
+
+The SDK's stdio transport drops, without a reply or a log line, a line that is not JSON, JSON that
+is not a JSON-RPC message and JSON nested deeper than its parser takes; it buffers a line with no
+newline without bound; and a request before `initialize` gets an opaque -32602. A client then
+waits forever. Here every line is read, bounded and judged before the server sees it:
+
+- not JSON (or not UTF-8): -32700 Parse error, id null;
+- JSON but not a JSON-RPC message (`42`, a batch array, no `"jsonrpc": "2.0"`, a request without
+  a method): -32600 Invalid Request, with the request's id when it has a usable one;
+- nested deeper than the parser takes: an error reply saying so (the message's id when readable);
+- longer than `--max-frame` bytes: discarded as it streams in (memory stays bounded), -32600;
+- a request before `initialize` (and without the 2026-07-28 protocol version in `_meta`): an
+  error that says to initialize first.
+
+Each is logged at WARNING with the line's first bytes; the connection stays usable. A malformed
+*response* (the host's answer to a sampling request) gets no reply, as JSON-RPC says, only the log
+line; the call waiting for it ends at `--host-timeout`. Everything else reaches the server exactly
+as the SDK's transport would hand it over, and the server's frames are written the way the SDK
+writes them. `serve --record` reads and writes through its tap the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+log = logging.getLogger("agent_as_model.stdio")
+
+Read = Callable[[int], bytes]  # up to n bytes; b"" at the end of the stream
+Write = Callable[[bytes], Any]  # all of the bytes
+ToServer = ObjectSendStream[SessionMessage | Exception]
+
+CHUNK = 64 * 1024
+SHOWN = 80  # bytes of a bad line shown in the log
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+BEFORE_INIT_EXEMPT = frozenset({"initialize", "ping", "server/discover"})
+
+
+async def serve(server: Any, read: Read, write: Write, *, max_frame: int) -> None:
+    """Run `server` (a low-level SDK Server) over a byte stream pair until the input ends."""
+    to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    out = _Out(write)
+    gate = _Gate()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_read_loop, read, max_frame, to_server, out, gate)
+        tg.start_soon(_write_loop, from_server, out, gate)
+        await server.run(server_reads, server_writes, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+async def serve_stdio(server: Any, *, max_frame: int) -> None:
+    """`serve` over the process's own stdin and stdout (claimed: fd 0 and 1 point away from the
+    wire meanwhile, so a stray print cannot corrupt it)."""
+    from agent_as_model.commands.transcripts.tap import claim_stdio, write_all
+
+    with claim_stdio() as (wire_in, wire_out):
+        await serve(server, partial(os.read, wire_in), partial(write_all, wire_out), max_frame=max_frame)
+
+
+class _Out:
+    """One writer for the server's frames and the reader's error replies, a frame at a time."""
+
+    def __init__(self, write: Write) -> None:
+        self._write = write
+        self._lock = anyio.Lock()
+
+    async def frame(self, text: str) -> None:
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._write, text.encode("utf-8") + b"\n")
+
+    async def error(self, ident: object, code: int, message: str) -> None:
+        # Written like every other frame: the SDK's model, its serialisation.
+        reply = types.JSONRPCError(jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message))  # type: ignore[arg-type]
+        await self.frame(reply.model_dump_json(by_alias=True, exclude_unset=True))
+
+
+@dataclass
+class _Gate:
+    """Whether the legacy handshake has happened: opened by the server's *result* to `initialize`.
+
+    Until the server has answered an `initialize`, the reader waits (as the SDK's own loop does),
+    so a client that sends its next request without waiting is judged after the handshake."""
+
+    open: bool = False
+    initialize_id: object = None
+    answered: anyio.Event = field(default_factory=anyio.Event)
+
+    def refuses(self, message: types.JSONRPCRequest) -> bool:
+        if self.open:
+            return False
+        if message.method == "initialize":
+            self.initialize_id = message.id
+            return False
+        meta = (message.params or {}).get("_meta")
+        modern = isinstance(meta, dict) and PROTOCOL_META in meta  # 2026-07-28 has no handshake
+        return not modern and message.method not in BEFORE_INIT_EXEMPT
+
+    def sent(self, message: Any) -> None:
+        if self.initialize_id is None or self.answered.is_set():
+            return
+        if (
+            isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+            and message.id == self.initialize_id
+        ):
+            self.open = self.open or isinstance(message, types.JSONRPCResponse)
+            self.answered.set()
+
+    async def handshake(self, message: types.JSONRPCRequest) -> None:
+        """After handing the server an `initialize`: wait for its answer."""
+        if message.method == "initialize" and message.id == self.initialize_id:
+            await self.answered.wait()
+            if not self.open:  # refused: the next initialize gets its own wait
+                self.initialize_id, self.answered = None, anyio.Event()
+
+
+async def _write_loop(from_server: ObjectReceiveStream[SessionMessage], out: _Out, gate: _Gate) -> None:
+    async with from_server:
+        async for session_message in from_server:
+            message = session_message.message
+            gate.sent(message)
+            await out.frame(message.model_dump_json(by_alias=True, exclude_unset=True))
+
+
+async def _read_loop(read: Read, max_frame: int, to_server: ToServer, out: _Out, gate: _Gate) -> None:
+    async with to_server:
+        pending = bytearray()
+        scanned = 0  # bytes of `pending` known to hold no newline
+        discarding = False  # inside a frame that was too long: drop up to its newline
+        while True:
+            chunk = await anyio.to_thread.run_sync(read, CHUNK, abandon_on_cancel=True)
+            if not chunk:
+                break
+            pending += chunk
+            while (end := pending.find(b"\n", scanned)) >= 0:
+                line = bytes(pending[:end])
+                del pending[: end + 1]
+                scanned = 0
+                if discarding:
+                    discarding = False  # the rest of the long frame ends here
+                elif len(line) > max_frame:
+                    await _too_long(line, max_frame, out)
+                else:
+                    await _frame(line, to_server, out, gate)
+            scanned = len(pending)
+            if len(pending) > max_frame:
+                if not discarding:
+                    await _too_long(bytes(pending[:SHOWN]), max_frame, out)
+                discarding = True
+                pending.clear()
+                scanned = 0
+        if pending and not discarding:  # a last line without a newline still came
+            await _frame(bytes(pending), to_server, out, gate)
+
+
+async def _too_long(start: bytes, max_frame: int, out: _Out) -> None:
+    reason = f"a frame longer than {max_frame} bytes (--max-frame) was discarded"
+    log.warning("%s; it began %r", reason, start[:SHOWN])
+    await out.error(None, INVALID_REQUEST, f"Invalid Request: {reason}")
+
+
+async def _frame(line: bytes, to_server: ToServer, out: _Out, gate: _Gate) -> None:
+    if not line.strip():
+        return  # a blank line carries no message (nothing to answer)
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as err:
+        await _refuse(line, err, out)
+        return
+    if isinstance(message, types.JSONRPCRequest) and gate.refuses(message):
+        reason = (
+            f"the connection is not initialized: send 'initialize' (then 'notifications/initialized') "
+            f"before {message.method!r}, or on 2026-07-28 carry {PROTOCOL_META} in the request's _meta"
+        )
+        log.warning("%s; the line began %r", reason, line[:SHOWN])
+        await out.error(message.id, INVALID_REQUEST, f"Invalid Request: {reason}")
+        return
+    await to_server.send(SessionMessage(message))
+    if isinstance(message, types.JSONRPCRequest) and not gate.open:
+        await gate.handshake(message)
+
+
+async def _refuse(line: bytes, err: ValidationError, out: _Out) -> None:
+    """Say why a line is not a message the server can take, to the log and (unless it is a
+    response, which JSON-RPC never answers) to the client."""
+    code, reason, value = _diagnose(line, err)
+    log.warning("%s; the line began %r", reason, line[:SHOWN])
+    if isinstance(value, dict) and "method" not in value and ("result" in value or "error" in value):
+        return  # a malformed response: nobody waits for an answer to it
+    prefix = "Parse error" if code == PARSE_ERROR else "Invalid Request"
+    await out.error(_usable_id(value), code, f"{prefix}: {reason}")
+
+
+_NO_VALUE = object()
+
+
+def _diagnose(line: bytes, err: ValidationError) -> tuple[int, str, Any]:
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        return PARSE_ERROR, "the JSON is nested too deeply to parse", _NO_VALUE
+    except ValueError:  # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8
+        return PARSE_ERROR, "the line is not JSON", _NO_VALUE
+    if any("recursion limit" in str(e.get("msg", "")) for e in err.errors()):
+        return INVALID_REQUEST, "the message is nested deeper than the server's JSON parser takes", value
+    if isinstance(value, list):
+        return INVALID_REQUEST, "a batch (a JSON array) is not supported: send one message a line", value
+    if not isinstance(value, dict):
+        return INVALID_REQUEST, f"expected a JSON-RPC message object, got {_kind(value)}", value
+    if value.get("jsonrpc") != "2.0":
+        return INVALID_REQUEST, 'a JSON-RPC message must have "jsonrpc": "2.0"', value
+    if not isinstance(value.get("method"), str) and "result" not in value and "error" not in value:
+        return INVALID_REQUEST, "the message has no method (and is not a response)", value
+    return INVALID_REQUEST, "the message is not a valid JSON-RPC request, notification or response", value
+
+
+def _usable_id(value: Any) -> object:
+    ident = value.get("id") if isinstance(value, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    return ident
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string"

@@ -1,0 +1,34 @@
+"""The server's limits against hostile input and slow hosts, set by `serve`'s flags.
+
+One frozen value, made once at start-up and handed down: the server reads the state lifetime and
+the schema bound, the legacy backend the host timeout and the progress interval, the stdio reader
+the frame size. docs/security.md says what each one guards against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
+DEFAULT_SCHEMA_TIMEOUT = 0.25
+# Seconds a legacy host may take to answer one sampling request; the same as the state lifetime,
+# so a host gets as long on either era.
+DEFAULT_HOST_TIMEOUT = 600.0
+# Seconds a 2026-07-28 round's sealed state stays valid (the SDK's own default).
+DEFAULT_STATE_TTL = 600.0
+# Bytes one JSON-RPC line on stdio may take (a data URL of a large image fits; a runaway does not).
+DEFAULT_MAX_FRAME = 32 * 1024 * 1024
+# Seconds between notifications/progress while a legacy call waits for its host.
+DEFAULT_PROGRESS_INTERVAL = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
+    host_timeout: float = DEFAULT_HOST_TIMEOUT
+    state_ttl: float = DEFAULT_STATE_TTL
+    max_frame: int = DEFAULT_MAX_FRAME
+    progress_interval: float = DEFAULT_PROGRESS_INTERVAL
+
+
+DEFAULT_LIMITS = Limits()
