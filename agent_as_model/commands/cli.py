@@ -12,6 +12,7 @@ import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools
+from agent_as_model.commands import http as http_serve
 from agent_as_model.commands.transcripts import command as transcripts
 
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
@@ -28,8 +29,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"agent-as-model {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
+    serve = commands.add_parser(
+        "serve", help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http"
+    )
     transcripts.add_record_options(serve)
+    http_serve.add_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -43,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     transcripts.check_record_options(parser, args)
+    http_settings = http_serve.settings_from_args(parser, args)
     _configure_logging()
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
@@ -52,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return anyio.run(run_demo)
     if args.command == "replay":
         return transcripts.run_replay(args)
+    if http_settings is not None:
+        return http_serve.serve(http_settings)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args)
     anyio.run(serve_stdio)
