@@ -196,6 +196,35 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+class LegacyNeedsOneProcess:
+    """Under `--workers N` (N > 1) the kernel hands each connection to any worker, so a legacy
+    session (kept in one process, its SSE stream and POSTs on different connections) would break
+    at random with "Session not found". Refuse legacy requests at once, saying why and what to do;
+    2026-07-28 requests (stateless) pass."""
+
+    def __init__(self, app: ASGIApp, path: str, workers: int) -> None:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.app = app
+        self.path = path
+        self.legacy_versions = {v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS}
+        self.message = (
+            f"this server runs {workers} worker processes, which cannot keep a legacy (before 2026-07-28) "
+            "session: connect with protocol version 2026-07-28, or serve legacy hosts from single-worker "
+            "instances behind a load balancer sticky on Mcp-Session-Id (docs/deploy.md)"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == self.path:
+            version = next((v for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
+            if version is None or version in self.legacy_versions:
+                error = {"code": -32600, "message": self.message}
+                response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def transport_security(settings: HttpSettings) -> Any:
     """The SDK's DNS-rebinding check: loopback names always, plus the bound address and what the
     operator allows. `--allowed-host '*'` switches it off (behind a proxy that checks Host itself)."""
@@ -219,7 +248,8 @@ async def _healthz(request: Request) -> Response:
 
 def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
-    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, and the token check."""
+    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
+    and under several workers the legacy refusal."""
     from agent_as_model.server import build_server
 
     server = server or build_server()
@@ -232,9 +262,12 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         host=settings.host,
         custom_starlette_routes=[Route(HEALTH_PATH, _healthz, methods=["GET"])],
     )
+    guarded: ASGIApp = app
+    if settings.workers > 1:
+        guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:
-        return BearerAuth(app, settings.auth_token)
-    return app
+        return BearerAuth(guarded, settings.auth_token)
+    return guarded
 
 
 def app_from_environment() -> ASGIApp:
