@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +77,8 @@ def wait_ready(url: str, process: subprocess.Popen[bytes] | None, log: Path | No
     raise AssertionError(f"{url} not ready after {READY_WAIT}s")
 
 
-def start(*args: str, env: dict[str, str] | None = None, port: int | None = None) -> HttpServer:
+def spawn(*args: str, env: dict[str, str] | None = None, port: int | None = None) -> HttpServer:
+    """Start a server process; not yet ready (see `wait`)."""
     port = port or free_port()
     log = Path(tempfile.mkstemp(prefix="aam-http-", suffix=".log")[1])
     full_env = {**os.environ, **(env or {})}
@@ -87,13 +88,24 @@ def start(*args: str, env: dict[str, str] | None = None, port: int | None = None
         stderr=subprocess.STDOUT,
         env=full_env,
     )
-    server = HttpServer(port, process, log)
+    return HttpServer(port, process, log)
+
+
+def start_many(count: int, *args: str, env: dict[str, str] | None = None) -> list[HttpServer]:
+    """`count` servers started side by side (start-up is mostly imports), each waited on."""
+    servers = [spawn(*args, env=env) for _ in range(count)]
     try:
-        wait_ready(f"{server.base}/healthz", process, log)
+        for server in servers:
+            wait_ready(f"{server.base}/healthz", server.process, server.log)
     except BaseException:
-        server.stop()
+        for server in servers:
+            server.stop()
         raise
-    return server
+    return servers
+
+
+def start(*args: str, env: dict[str, str] | None = None) -> HttpServer:
+    return start_many(1, *args, env=env)[0]
 
 
 @contextmanager
@@ -107,15 +119,22 @@ def running(*args: str, env: dict[str, str] | None = None) -> Iterator[HttpServe
 
 @asynccontextmanager
 async def http_client(
-    url: str, mode: str, host: ScriptedHost | None = None, *, token: str | None = None
+    url: str,
+    mode: str,
+    host: ScriptedHost | None = None,
+    *,
+    token: str | None = None,
+    on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
 ) -> AsyncIterator[Client]:
-    """An SDK Client over streamable HTTP on `mode`, declaring sampling when a host is given."""
+    """An SDK Client over streamable HTTP on `mode`, declaring sampling when a host is given;
+    `on_response` sees every HTTP response (its headers: the session id)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     kwargs: dict[str, Any] = {"mode": mode}
     if host is not None:
         kwargs["sampling_callback"] = host
+    hooks = {"response": [on_response]} if on_response else {}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300), event_hooks=hooks) as http,
         Client(streamable_http_client(url, http_client=http), **kwargs) as client,
     ):
         yield client

@@ -41,7 +41,7 @@ def anyio_backend() -> str:
 def deployment() -> Iterator[tuple[HttpServer, HttpServer, HttpServer]]:
     """Two processes of one deployment (one key) and one of another deployment (another key)."""
     ours, theirs = {STATE_KEY_ENV: "k" * 43}, {STATE_KEY_ENV: "t" * 43}
-    servers = [http_servers.start(env=ours), http_servers.start(env=ours), http_servers.start(env=theirs)]
+    servers = [*http_servers.start_many(2, env=ours), http_servers.start(env=theirs)]
     try:
         yield servers[0], servers[1], servers[2]
     finally:
