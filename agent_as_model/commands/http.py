@@ -23,15 +23,14 @@ import logging
 import os
 import secrets
 from dataclasses import dataclass
-from typing import Any
-
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model import __version__
+
+if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 AUTH_TOKEN_ENV = "AGENT_AS_MODEL_AUTH_TOKEN"
 PROVIDER_ENV = "AGENT_AS_MODEL_PROVIDER"
@@ -84,7 +83,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,
         default=1,
-        help="worker processes (default 1); they share AGENT_AS_MODEL_STATE_KEY, made for them if unset",
+        help="worker processes (default 1); more than one serves 2026-07-28 only (legacy sessions are "
+        "refused) and shares AGENT_AS_MODEL_STATE_KEY, made for them if unset",
     )
     group.add_argument(
         "--auth-token",
@@ -185,6 +185,8 @@ class BearerAuth:
             return
         given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
         if not hmac.compare_digest(given, self.expected):
+            from starlette.responses import JSONResponse
+
             reason = "missing" if not given else "wrong"
             response = JSONResponse(
                 {"error": f"unauthorized: the bearer token is {reason} (send 'Authorization: Bearer …')"},
@@ -218,6 +220,8 @@ class LegacyNeedsOneProcess:
         if scope["type"] == "http" and scope["path"] == self.path:
             version = next((v for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
             if version is None or version in self.legacy_versions:
+                from starlette.responses import JSONResponse
+
                 error = {"code": -32600, "message": self.message}
                 response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
                 await response(scope, receive, send)
@@ -243,6 +247,8 @@ def transport_security(settings: HttpSettings) -> Any:
 
 
 async def _healthz(request: Request) -> Response:
+    from starlette.responses import JSONResponse
+
     return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
 
 
@@ -250,10 +256,12 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
     and under several workers the legacy refusal."""
+    from starlette.routing import Route
+
     from agent_as_model.server import build_server
 
     server = server or build_server()
-    app: Starlette = server.streamable_http_app(
+    app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
         stateless_http=False,
