@@ -15,6 +15,7 @@ import anyio
 
 from agent_as_model import __version__
 from agent_as_model.commands import export_tools, fuzz
+from agent_as_model.commands import http as http_serve
 from agent_as_model.commands.limit_options import add_limit_options, limits_of
 from agent_as_model.commands.provider_options import add_provider_options, provider_settings
 from agent_as_model.commands.transcripts import command as transcripts
@@ -45,10 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"agent-as-model {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser("serve", help="serve MCP over stdio (the default; logs go to stderr)")
+    serve = commands.add_parser(
+        "serve", help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http"
+    )
     transcripts.add_record_options(serve)
     add_provider_options(serve)
     add_limit_options(serve)
+    http_serve.add_options(serve)
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
@@ -69,13 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_as_model.server import state_security
 
             state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
-        return _run(parser, args)
+        http_settings = http_serve.settings_from_args(parser, args)
+        return _run(parser, args, http_settings)
     except StartupError as err:
         print(f"agent-as-model: {err}", file=sys.stderr)
         return STARTUP_FAILED
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _run(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, http_settings: http_serve.HttpSettings | None
+) -> int:
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
     if args.command == "demo":
@@ -87,6 +94,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    if http_settings is not None:
+        return http_serve.serve(http_settings, settings, limits_of(args))
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
     from agent_as_model.adapters.backends import ProviderUnavailable

@@ -1,0 +1,330 @@
+"""`serve --http`: the same server over streamable HTTP, on uvicorn, for many hosts.
+
+Both eras on one endpoint (the SDK routes by the `MCP-Protocol-Version` header): 2026-07-28
+requests are stateless per POST, their MRTR state sealed in `requestState`, so any process that
+shares the sealing key (`AGENT_AS_MODEL_STATE_KEY`) can answer any round; legacy sessions are
+stateful with SSE (sampling is a server-to-client request, which needs the session's stream) and
+live in one process, so several instances need routing sticky on `Mcp-Session-Id`.
+
+Guards: loopback by default; a bearer token (constant-time comparison) required to bind a
+non-loopback address and whenever a provider backend is configured; the SDK's Host/Origin checks
+against DNS rebinding; the SDK's request-body limit. `/healthz` answers without a token so a load
+balancer can probe it; it says nothing a caller could use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent_as_model import __version__
+
+if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+AUTH_TOKEN_ENV = "AGENT_AS_MODEL_AUTH_TOKEN"
+PROVIDER_ENV = "AGENT_AS_MODEL_PROVIDER"
+# How the parent hands its settings to uvicorn's worker processes (they import the app factory).
+SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
+HEALTH_PATH = "/healthz"
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+LOOPBACK_NAMES = ("localhost",)
+# Loopback Host and Origin patterns the SDK's DNS-rebinding check accepts by default.
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Everything `serve --http` decides; a dataclass of its own so other settings merge beside it."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    workers: int = 1
+    auth_token: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+
+    def to_env(self) -> str:
+        """The settings for worker processes; the token stays out (it travels in its own variable)."""
+        fields = dataclasses.asdict(dataclasses.replace(self, auth_token=None))
+        return json.dumps(fields)
+
+    @classmethod
+    def from_env(cls, text: str, auth_token: str | None) -> HttpSettings:
+        fields: dict[str, Any] = json.loads(text)
+        fields["allowed_hosts"] = tuple(fields["allowed_hosts"])
+        fields["allowed_origins"] = tuple(fields["allowed_origins"])
+        fields["auth_token"] = auth_token
+        return cls(**fields)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("HTTP", "serve streamable HTTP instead of stdio (see docs/deploy.md)")
+    group.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP on uvicorn")
+    group.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    group.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    group.add_argument("--path", default="/mcp", help="the MCP endpoint's path (default /mcp)")
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1); more than one serves 2026-07-28 only (legacy sessions are "
+        "refused) and shares AGENT_AS_MODEL_STATE_KEY, made for them if unset",
+    )
+    group.add_argument(
+        "--auth-token",
+        default=None,
+        help=f"bearer token every request must carry (or set {AUTH_TOKEN_ENV}, which stays out of `ps`)",
+    )
+    group.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=DEFAULT_MAX_BODY,
+        help=f"largest request body accepted; larger ones get 413 (default {DEFAULT_MAX_BODY})",
+    )
+    group.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT|:*]",
+        help="a Host header to accept besides loopback (repeatable); '*' turns the Host/Origin check off",
+    )
+    group.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser Origin to accept besides loopback (repeatable), e.g. https://app.example:*",
+    )
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def provider_configured(args: argparse.Namespace) -> str | None:
+    """The provider backend in use, if any: a `--provider` flag (when the CLI has one) or the
+    environment. An open server that holds a provider's key would let anyone spend it."""
+    return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
+
+
+def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings | None:
+    """The HTTP settings, or None when serving stdio. Refuses (exit 2) what would be unsafe or
+    meaningless, each with the reason."""
+    if not getattr(args, "http", False):
+        return None
+    if getattr(args, "record", None):
+        parser.error(
+            "--record cannot be used with --http: recordings are the frames of one stdio session, and an "
+            "HTTP server serves many sessions at once. Record over stdio (see docs/transcripts.md)."
+        )
+    if not 1 <= args.port <= 65535:
+        parser.error(f"--port must be between 1 and 65535, got {args.port}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.max_body_bytes < 1:
+        parser.error(f"--max-body-bytes must be at least 1, got {args.max_body_bytes}")
+    if not args.path.startswith("/") or args.path == HEALTH_PATH:
+        parser.error(f"--path must start with '/' and not be {HEALTH_PATH}, got {args.path!r}")
+    token = args.auth_token or os.environ.get(AUTH_TOKEN_ENV) or None
+    if token is None:
+        if not is_loopback(args.host):
+            parser.error(
+                f"--host {args.host} is not a loopback address: set a bearer token with --auth-token or "
+                f"{AUTH_TOKEN_ENV} first, so that only your hosts can call the server"
+            )
+        provider = provider_configured(args)
+        if provider:
+            parser.error(
+                f"a provider backend is configured ({provider}): set a bearer token with --auth-token or "
+                f"{AUTH_TOKEN_ENV}, or anyone who reaches the port could spend its key"
+            )
+    return HttpSettings(
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        workers=args.workers,
+        auth_token=token,
+        max_body_bytes=args.max_body_bytes,
+        allowed_hosts=tuple(args.allowed_host),
+        allowed_origins=tuple(args.allowed_origin),
+    )
+
+
+class BearerAuth:
+    """Every request but the health probe carries `Authorization: Bearer <token>`; compared in
+    constant time so the answer's timing says nothing about the token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
+            await self.app(scope, receive, send)
+            return
+        given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        if not hmac.compare_digest(given, self.expected):
+            from starlette.responses import JSONResponse
+
+            reason = "missing" if not given else "wrong"
+            response = JSONResponse(
+                {"error": f"unauthorized: the bearer token is {reason} (send 'Authorization: Bearer …')"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="agent-as-model"'},
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class LegacyNeedsOneProcess:
+    """Under `--workers N` (N > 1) the kernel hands each connection to any worker, so a legacy
+    session (kept in one process, its SSE stream and POSTs on different connections) would break
+    at random with "Session not found". Refuse legacy requests at once, saying why and what to do;
+    2026-07-28 requests (stateless) pass."""
+
+    def __init__(self, app: ASGIApp, path: str, workers: int) -> None:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.app = app
+        self.path = path
+        self.legacy_versions = {v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS}
+        self.message = (
+            f"this server runs {workers} worker processes, which cannot keep a legacy (before 2026-07-28) "
+            "session: connect with protocol version 2026-07-28, or serve legacy hosts from single-worker "
+            "instances behind a load balancer sticky on Mcp-Session-Id (docs/deploy.md)"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == self.path:
+            version = next((v for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
+            if version is None or version in self.legacy_versions:
+                from starlette.responses import JSONResponse
+
+                error = {"code": -32600, "message": self.message}
+                response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def transport_security(settings: HttpSettings) -> Any:
+    """The SDK's DNS-rebinding check: loopback names always, plus the bound address and what the
+    operator allows. `--allowed-host '*'` switches it off (behind a proxy that checks Host itself)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if "*" in settings.allowed_hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = list(LOOPBACK_HOSTS)
+    if not is_loopback(settings.host) and settings.host not in ("0.0.0.0", "::"):
+        hosts.append(f"{settings.host}:*")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*hosts, *settings.allowed_hosts],
+        allowed_origins=[*LOOPBACK_ORIGINS, *settings.allowed_origins],
+    )
+
+
+async def _healthz(request: Request) -> Response:
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
+
+
+def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
+    """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
+    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
+    and under several workers the legacy refusal."""
+    from starlette.routing import Route
+
+    from agent_as_model.server import build_server
+
+    server = server or build_server()
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=settings.path,
+        json_response=False,
+        stateless_http=False,
+        max_request_body_size=settings.max_body_bytes,
+        transport_security=transport_security(settings),
+        host=settings.host,
+        custom_starlette_routes=[Route(HEALTH_PATH, _healthz, methods=["GET"])],
+    )
+    guarded: ASGIApp = app
+    if settings.workers > 1:
+        guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
+    if settings.auth_token:
+        return BearerAuth(guarded, settings.auth_token)
+    return guarded
+
+
+def app_from_environment() -> ASGIApp:
+    """uvicorn's factory in each worker process: the settings the parent left in the environment
+    (the HTTP settings, and the provider settings and limits `serve` was given)."""
+    from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.limits import Limits
+    from agent_as_model.server import build_server
+
+    provider = None
+    if os.environ.get(PROVIDER_SETTINGS_ENV):
+        given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
+        provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
+    limits = Limits(**json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
+    server = build_server(provider=provider, limits=limits)
+    return build_app(HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV)), server)
+
+
+# Where `serve` leaves the provider settings and the limits for the worker processes (no key:
+# the SDKs read theirs from their own variables).
+PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
+LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
+
+
+def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> int:
+    import uvicorn
+
+    from agent_as_model.server import STATE_KEY_ENV
+
+    if settings.workers > 1 and not os.environ.get(STATE_KEY_ENV):
+        # Every worker must seal and open MRTR state with the same key; none given, so make one
+        # for this family of processes (a restart makes another: rounds in flight then fail).
+        os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
+        log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
+    os.environ[SETTINGS_ENV] = settings.to_env()
+    if provider is not None:
+        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(dataclasses.asdict(provider))
+    if limits is not None:
+        os.environ[LIMITS_ENV] = json.dumps(dataclasses.asdict(limits))
+    if settings.auth_token:
+        os.environ[AUTH_TOKEN_ENV] = settings.auth_token
+    uvicorn.run(
+        "agent_as_model.commands.http:app_from_environment",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=logging.getLevelName(logging.getLogger().level).lower(),
+        timeout_graceful_shutdown=5,
+        server_header=False,
+    )
+    return 0

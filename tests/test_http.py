@@ -1,0 +1,197 @@
+"""`agent-as-model serve --http` over real HTTP, on both eras, with the SDK `Client`.
+
+One open server (loopback, no token) and one guarded server (a token, a small body limit) are
+started per module as real processes on free 127.0.0.1 ports; each is ready when `/healthz`
+answers. The guards answer 401 (token missing or wrong), 403 (a foreign Origin), 421 (a foreign
+Host: the SDK's DNS-rebinding answer) and 413 (a body over the limit); the command refuses unsafe
+start-ups (a non-loopback bind or a configured provider without a token, `--record` with `--http`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import MCPError
+from mcp_types import CallToolResult, TextContent
+
+from agent_as_model.commands import cli
+from agent_as_model.commands import http as http_serve
+from tests import http_servers
+from tests.http_servers import HttpServer, http_client
+from tests.scripted_host import ScriptedHost
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "s3cret-token-for-tests"
+SMALL_BODY = 2048
+TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+MISSING_CAPABILITY = -32021
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+PING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def open_server() -> Iterator[HttpServer]:
+    with http_servers.running() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def guarded_server() -> Iterator[HttpServer]:
+    with http_servers.running(
+        "--max-body-bytes", str(SMALL_BODY), env={http_serve.AUTH_TOKEN_ENV: TOKEN}
+    ) as s:
+        yield s
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_healthz_answers_ok(open_server: HttpServer) -> None:
+    answer = httpx2.get(f"{open_server.base}/healthz")
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["status"] == "ok" and body["pid"] == open_server.process.pid
+
+
+async def test_tools_are_listed_over_http(open_server: HttpServer, era: str) -> None:
+    async with http_client(open_server.url, era) as client:
+        listed = await client.list_tools()
+    assert [tool.name for tool in listed.tools] == TOOLS
+
+
+async def test_chat_complete_is_answered_by_the_host_over_http(open_server: HttpServer, era: str) -> None:
+    host = ScriptedHost("the host's own answer")
+    async with http_client(open_server.url, era, host) as client:
+        assert client.protocol_version == ("2025-11-25" if era == "legacy" else "2026-07-28")
+        result = await client.call_tool("chat_complete", {"messages": [{"role": "user", "content": "q"}]})
+        assert not result.is_error, text_of(result)
+        assert text_of(result) == "the host's own answer"
+        assert host.asked == 1 and host.wire()["messages"][0]["content"]["text"] == "q"
+        # A caller error names the field and says nothing was sent; the next call works.
+        bad = await client.call_tool("generate", {"prompt": 7})
+        assert bad.is_error and "prompt" in text_of(bad) and "Nothing was sent to the host." in text_of(bad)
+        again = await client.call_tool("generate", {"prompt": "p"})
+        assert not again.is_error and "the host's own answer" in text_of(again)
+    assert host.asked == 2
+
+
+async def test_a_host_without_sampling_is_refused_over_http(open_server: HttpServer, era: str) -> None:
+    async with http_client(open_server.url, era) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("generate", {"prompt": "p"})
+    assert refused.value.error.code == MISSING_CAPABILITY
+
+
+async def test_the_token_lets_the_sdk_client_in(guarded_server: HttpServer, era: str) -> None:
+    host = ScriptedHost("guarded answer")
+    async with http_client(guarded_server.url, era, host, token=TOKEN) as client:
+        result = await client.call_tool("generate", {"prompt": "p"})
+    assert not result.is_error and "guarded answer" in text_of(result)
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong-token", f"Basic {TOKEN}", TOKEN])
+def test_a_missing_or_wrong_token_gets_401(guarded_server: HttpServer, authorization: str | None) -> None:
+    headers = {**ACCEPT, **({"Authorization": authorization} if authorization else {})}
+    answer = httpx2.post(guarded_server.url, json=PING, headers=headers)
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer")
+    assert "bearer token" in answer.json()["error"]
+
+
+def test_healthz_needs_no_token(guarded_server: HttpServer) -> None:
+    assert httpx2.get(f"{guarded_server.base}/healthz").status_code == 200
+
+
+def test_a_foreign_origin_gets_403(guarded_server: HttpServer) -> None:
+    headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
+    answer = httpx2.post(guarded_server.url, json=PING, headers=headers)
+    assert answer.status_code == 403 and "Origin" in answer.text
+
+
+def test_a_foreign_host_gets_421(guarded_server: HttpServer) -> None:
+    headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
+    answer = httpx2.post(guarded_server.url, json=PING, headers=headers)
+    assert answer.status_code == 421 and "Host" in answer.text
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_a_body_over_the_limit_gets_413(guarded_server: HttpServer, version: str) -> None:
+    headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}", "MCP-Protocol-Version": version}
+    body: dict[str, Any] = {**PING, "params": {"padding": "x" * (SMALL_BODY + 1)}}
+    answer = httpx2.post(guarded_server.url, json=body, headers=headers)
+    assert answer.status_code == 413 and "too large" in answer.text
+    # The server still serves the next request.
+    assert httpx2.get(f"{guarded_server.base}/healthz").status_code == 200
+
+
+def refusal(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["serve", "--http", *argv])
+    assert stopped.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_a_non_loopback_bind_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    err = refusal(capsys, "--host", "0.0.0.0")
+    assert "--host 0.0.0.0 is not a loopback address" in err and "--auth-token" in err
+
+
+def test_a_configured_provider_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.setenv(http_serve.PROVIDER_ENV, "anthropic")
+    err = refusal(capsys)
+    assert "a provider backend is configured (anthropic)" in err and "--auth-token" in err
+
+
+def test_a_provider_flag_counts_too(monkeypatch: Any) -> None:
+    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_serve.PROVIDER_ENV, raising=False)
+    parser = cli._parser()
+    args = parser.parse_args(["serve", "--http"])
+    args.provider = "openai"  # the provider branch's flag, when it is merged
+    with pytest.raises(SystemExit):
+        http_serve.settings_from_args(parser, args)
+    args.auth_token = TOKEN
+    settings = http_serve.settings_from_args(parser, args)
+    assert settings is not None and settings.auth_token == TOKEN
+
+
+def test_a_token_from_the_environment_allows_a_non_loopback_bind(monkeypatch: Any) -> None:
+    monkeypatch.setenv(http_serve.AUTH_TOKEN_ENV, TOKEN)
+    parser = cli._parser()
+    settings = http_serve.settings_from_args(
+        parser, parser.parse_args(["serve", "--http", "--host", "0.0.0.0"])
+    )
+    assert settings is not None and settings.auth_token == TOKEN and settings.host == "0.0.0.0"
+
+
+def test_record_with_http_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    err = refusal(capsys, "--record", str(tmp_path / "r.jsonl"))
+    assert "--record cannot be used with --http" in err and "stdio" in err
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [(["--path", "/healthz"], "--path"), (["--workers", "0"], "--workers"), (["--port", "0"], "--port")],
+)
+def test_bad_http_options_are_named(capsys: pytest.CaptureFixture[str], argv: list[str], named: str) -> None:
+    assert named in refusal(capsys, *argv)
+
+
+def test_stdio_stays_the_default() -> None:
+    args = cli._parser().parse_args(["serve"])
+    assert args.http is False
