@@ -136,3 +136,5 @@ class Completion:
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
     structured: dict[str, object] | None = None  # the validated output, when a contract asked for one
+    model: str | None = None  # the model the host named in its answer
+    stop_reason: str | None = None  # the host's stopReason, in MCP's words (endTurn, maxTokens, ...)

@@ -53,7 +53,13 @@ def interpret_answer(record: CallRecord) -> None:
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)
-    record.completion = Completion(text=text, tool_calls=tuple(calls), structured=structured)
+    record.completion = Completion(
+        text=text,
+        tool_calls=tuple(calls),
+        structured=structured,
+        model=answer.model,
+        stop_reason=answer.stop_reason,
+    )
 
 
 def _read_blocks(

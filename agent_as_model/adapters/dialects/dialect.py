@@ -4,8 +4,8 @@ A dialect module builds one `Dialect` and the registry (`dialects/__init__.py`) 
 other room asks the declaration, never a product name:
 
 - the listing (`name`, `description`, `input_schema`);
-- the shared parse path (`parse.py`) reads the body from `body` and the dialect's own
-  `read_conversation`;
+- the shared parse path (`parse.py`) reads the body from `body` (through its `view`, for a
+  product whose parameters nest) and the dialect's own `read_conversation`;
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
 - `serve --record --redact` redacts the arguments in `body.text_arguments`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
@@ -26,6 +26,11 @@ from agent_as_model.neutral import Completion, Request
 
 # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
 ConversationReader = Callable[[Mapping[str, Any], Turns], None]
+# A product whose parameters nest in a config object (or come in two spellings) gives the shared
+# readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
+# max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
+# an error about a moved key names that path.
+ArgumentView = Callable[[Mapping[str, Any]], "tuple[dict[str, Any], Mapping[str, str]]"]
 # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
 # `cursor` is the next session cursor when cursors are on, else None.
 Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
@@ -55,6 +60,7 @@ class Body:
     calls_join: bool = False  # call items passed back join a trailing assistant message item
     hints: Mapping[str, str] = field(default_factory=dict)  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = field(default_factory=dict)
+    view: ArgumentView | None = None  # None: the shared readers read the arguments as given
 
 
 @dataclass(frozen=True, eq=False)
