@@ -11,7 +11,7 @@ from agent_as_model.adapters.dialects import chat, gemini, messages, prompt, res
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.tools.definitions import ToolShape
 
-_BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, prompt.DIALECT, gemini.DIALECT)
+_BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, gemini.DIALECT, prompt.DIALECT)
 
 # Tool name -> dialect, in listing order. Changed only through `register`/`unregister`.
 DIALECTS: dict[str, Dialect] = {d.NAME: d for d in _BUILT_IN}

@@ -39,15 +39,13 @@ from agent_as_model.schemas import check_object_schema
 
 NAME = "gemini_generate_content"
 DESCRIPTION = (
-    "Complete a Google Gen AI generateContent-shaped request (as the google-genai SDK sends it) with "
-    "the host agent's own model; returns a GenerateContentResponse object ({candidates: [{content: "
-    "{role: 'model', parts}, finishReason}], modelVersion, responseId}). contents are user/model "
-    "contents of text, functionCall and functionResponse parts; systemInstruction is the system "
-    "prompt; generationConfig takes temperature, maxOutputTokens, stopSequences and responseMimeType "
-    "application/json with responseSchema or responseJsonSchema (validated JSON text in the text part). "
-    "tools (functionDeclarations) and toolConfig reach the host if it declared sampling.tools. camelCase "
-    "and snake_case keys both work. Before MCP 2026-07-28: one sampling/createMessage request; from "
-    "2026-07-28: an InputRequiredResult carrying it, answered on the retry. Text only."
+    "Complete a Gemini generateContent-shaped request (google-genai SDK body) with the host agent's own "
+    "model; returns a GenerateContentResponse {candidates: [{content, finishReason}], modelVersion, "
+    "responseId}. contents: user/model parts of text, functionCall, functionResponse; systemInstruction "
+    "is the system prompt; generationConfig: temperature, maxOutputTokens, stopSequences, "
+    "responseMimeType application/json + responseSchema (validated JSON text). tools/toolConfig reach "
+    "the host if it declared sampling.tools. camelCase or snake_case. Before MCP 2026-07-28: one "
+    "sampling/createMessage request; from 2026-07-28: an InputRequiredResult carrying it. Text only."
 )
 
 # MCP's stopReason -> Gemini's finishReason. A stop sequence and a tool call both end with STOP on
