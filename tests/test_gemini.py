@@ -528,7 +528,8 @@ USER = [{"role": "user", "parts": [{"text": "hi"}]}]
         ),
         (
             {"contents": USER, "tools": [{"functionDeclarations": [{"name": "f"}, {"name": "f"}]}]},
-            "tools[0].functionDeclarations[1].name: duplicate tool name 'f' (also at tools[0].functionDeclarations[0].name)",
+            "tools[0].functionDeclarations[1].name: duplicate tool name 'f' "
+            "(also at tools[0].functionDeclarations[0].name)",
         ),
         (
             {
@@ -572,3 +573,56 @@ async def test_bad_input_names_the_path_and_sends_nothing(
         assert text.endswith("Nothing was sent to the host.")
         good = await client.call_tool(NAME, {"contents": USER})  # the next call works
     assert not good.is_error and host.asked == 1
+
+
+async def test_the_worked_example_of_docs_cursors_md(era: str) -> None:
+    """The gemini chain of docs/cursors.md, run against the server: both cursors the doc shows."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "cursors.md").read_text(encoding="utf-8")
+    host = ScriptedHost(tool_answer("", ("call_1", "get_weather", {"city": "東京"})), "Clear, 22°C.")
+    first_request = {
+        "model": "gemini-2.5-flash",
+        "systemInstruction": "Be brief.",
+        "contents": [{"role": "user", "parts": [{"text": "Weather in Tokyo?"}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "get_weather",
+                        "parametersJsonSchema": {
+                            "type": "object",
+                            "properties": {"city": {"type": "string"}},
+                        },
+                    }
+                ]
+            }
+        ],
+        "previous_response_id": "",
+    }
+    async with connect(era, host, tools=True) as client:
+        first = await client.call_tool(NAME, first_request)
+        said = types.GenerateContentResponse.model_validate(first.structured_content)
+        answered = {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "id": "call_1",
+                        "name": "get_weather",
+                        "response": {"output": "22°C, clear"},
+                    }
+                }
+            ],
+        }
+        contents = [
+            *first_request["contents"],
+            first.structured_content["candidates"][0]["content"],
+            answered,
+        ]  # type: ignore[index]
+        second = await client.call_tool(
+            NAME, {**first_request, "contents": contents, "previous_response_id": said.response_id}
+        )
+    final = types.GenerateContentResponse.model_validate(second.structured_content)
+    assert final.text == "Clear, 22°C."
+    assert f"\n{said.response_id}\n```" in doc and f"\n{final.response_id}\n```" in doc

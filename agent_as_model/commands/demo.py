@@ -21,6 +21,7 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.server import build_server
 
 ERAS = (
@@ -51,6 +52,16 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("generate", {"prompt": "Write a haiku about keys you do not need."}),
     ("list_models", {}),
 )
+
+
+def demo_calls() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The calls above, and each registered dialect's own example when the list has none for it
+    (so a product added as one module is shown without this module knowing its name)."""
+    shown = {name for name, _ in CALLS}
+    extra = tuple(
+        (d.NAME, dict(d.example)) for d in DIALECTS.values() if d.NAME not in shown and d.example is not None
+    )
+    return (*CALLS[:-1], *extra, CALLS[-1])  # list_models, which needs no model, stays last
 
 
 def stand_in_answer(params: CreateMessageRequestParams) -> str:
@@ -142,7 +153,7 @@ async def run_demo() -> int:
         host = _StandInHost()
         async with Client(server, mode=mode, sampling_callback=host) as client:  # type: ignore[arg-type]
             print(f"negotiated protocol version: {client.protocol_version}\n")
-            for name, arguments in CALLS:
+            for name, arguments in demo_calls():
                 print(f"- {name}")
                 _show("caller →", arguments)
                 if mode == "legacy":

@@ -9,7 +9,8 @@ other room asks the declaration, never a product name:
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
 - `serve --record --redact` redacts the arguments in `body.text_arguments`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
-- the result is the dialect's `render`.
+- the result is the dialect's `render`;
+- `agent-as-model demo` shows the tool with its `example`.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Dialect:
     read_conversation: ConversationReader
     render: Renderer
     tools: ToolShape | None = None  # None: the tool takes no tool definitions
+    # A request that shows the tool (`agent-as-model demo` runs it when it has none of its own).
+    example: Mapping[str, Any] | None = field(default=None, repr=False)
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

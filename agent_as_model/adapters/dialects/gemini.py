@@ -857,4 +857,9 @@ DIALECT = Dialect(
         entries=_entries,
         group=_group,
     ),
+    example={
+        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+        "contents": [{"role": "user", "parts": [{"text": "Name a planet with rings."}]}],
+        "generationConfig": {"temperature": 0.2, "maxOutputTokens": 100},
+    },
 )
