@@ -626,3 +626,19 @@ async def test_the_worked_example_of_docs_cursors_md(era: str) -> None:
     final = types.GenerateContentResponse.model_validate(second.structured_content)
     assert final.text == "Clear, 22°C."
     assert f"\n{said.response_id}\n```" in doc and f"\n{final.response_id}\n```" in doc
+
+
+@pytest.mark.parametrize("prefix", ["legacy", "modern"])
+def test_a_redacted_recording_hides_the_text_and_keeps_the_shape(prefix: str) -> None:
+    """`serve --record --redact` knows the gemini shapes from the dialect's `Redaction`: the
+    result's finishReason, modelVersion and responseId are structure, a function's args are text
+    whatever their keys (tests/fixtures/make_transcripts.py, case redacted_gemini)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fixtures" / "transcripts" / f"{prefix}-redacted_gemini.jsonl"
+    text = path.read_text(encoding="utf-8")
+    for secret in ("Rome", "Giulia", "weather questions", "Warm", "28C"):
+        assert secret not in text
+    for kept in ('"finishReason": "STOP"', '"role": "model"', '"functionCall": {"args": {"city": "#'):
+        assert kept in text
+    assert '"responseId": "cur_' in text  # a keyed cursor of the same shape, carried on by replay

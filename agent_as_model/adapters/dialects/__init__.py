@@ -8,7 +8,7 @@ description, input schema, body shape, conversation reader, renderer and tool sh
 from __future__ import annotations
 
 from agent_as_model.adapters.dialects import chat, gemini, messages, prompt, responses
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.tools.definitions import ToolShape
 
 _BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, gemini.DIALECT, prompt.DIALECT)
@@ -33,4 +33,4 @@ def tool_shapes() -> dict[str, ToolShape]:
     return {d.tools.format: d.tools for d in DIALECTS.values() if d.tools is not None}
 
 
-__all__ = ["DIALECTS", "Body", "Dialect", "ToolShape", "register", "tool_shapes", "unregister"]
+__all__ = ["DIALECTS", "Body", "Dialect", "Redaction", "ToolShape", "register", "tool_shapes", "unregister"]

@@ -7,7 +7,8 @@ other room asks the declaration, never a product name:
 - the shared parse path (`parse.py`) reads the body from `body` (through its `view`, for a
   product whose parameters nest) and the dialect's own `read_conversation`;
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
-- `serve --record --redact` redacts the arguments in `body.text_arguments`;
+- `serve --record --redact` redacts the arguments in `body.text_arguments`, knowing the
+  shapes by the shared keys and the dialect's `redaction`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
 - the result is the dialect's `render`;
 - `agent-as-model demo` shows the tool with its `example`.
@@ -64,6 +65,22 @@ class Body:
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
 
 
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """What `serve --record --redact` must know of a product's shapes beyond the shared ones.
+
+    `result_keys`: the top-level keys of the result object the dialect renders, so that object is
+    read as the server's shape (not as structured output, all of whose strings are text).
+    `structural`: keys whose string values the server or the product writes (ids, enum words,
+    the model), kept. `free`: keys whose values are the caller's or the model's own objects
+    (function arguments and responses), every string in them redacted whatever its key.
+    """
+
+    result_keys: frozenset[str] = frozenset()
+    structural: frozenset[str] = frozenset()
+    free: frozenset[str] = frozenset()
+
+
 @dataclass(frozen=True, eq=False)
 class Dialect:
     NAME: str
@@ -75,6 +92,7 @@ class Dialect:
     tools: ToolShape | None = None  # None: the tool takes no tool definitions
     # A request that shows the tool (`agent-as-model demo` runs it when it has none of its own).
     example: Mapping[str, Any] | None = field(default=None, repr=False)
+    redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common, contracts, options
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import CallError, caller_error
@@ -856,6 +856,11 @@ DIALECT = Dialect(
         choice_schema=_CHOICE_SCHEMA,
         entries=_entries,
         group=_group,
+    ),
+    redaction=Redaction(
+        result_keys=frozenset(["candidates", "modelVersion", "responseId"]),
+        structural=frozenset(["finishReason", "modelVersion", "responseId"]),
+        free=frozenset(["args", "response"]),  # functionCall.args, functionResponse.response
     ),
     example={
         "systemInstruction": {"parts": [{"text": "Be brief."}]},
