@@ -301,9 +301,11 @@ def _system_text(value: object, path: str) -> str:
 
 def _role(content: _Object) -> str:
     role = content.values.get("role", "user")
+    where = content.at("role")
+    if not isinstance(role, str):
+        raise caller_error(where, f"expected 'user' or 'model', got {common.type_name(role)}")
     if role in _ROLES:
         return _ROLES[role]
-    where = content.at("role")
     if role == "system":
         raise caller_error(where, "'system' is not a content role here: pass it as systemInstruction")
     raise caller_error(where, f"expected 'user' or 'model', got {role!r}")
