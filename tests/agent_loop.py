@@ -30,6 +30,14 @@ def next_request(tool: str, request: dict[str, Any], result_text: str, tool_outp
             if item["type"] == "function_call"
         ]
         return {**request, "input": [*request["input"], *output, *results]}
+    if tool == "gemini_generate_content":
+        content = json.loads(result_text)["candidates"][0]["content"]
+        called = [part["functionCall"] for part in content["parts"] if "functionCall" in part]
+        answered = [
+            {"functionResponse": {"id": c["id"], "name": c["name"], "response": {"output": tool_output}}}
+            for c in called
+        ]
+        return {**request, "contents": [*request["contents"], content, {"role": "user", "parts": answered}]}
     envelope = json.loads(result_text)
     calls = envelope["tool_calls"]
     if tool == "chat_complete":

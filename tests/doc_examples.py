@@ -253,6 +253,32 @@ async def responses_tool_loop(era: str) -> Example:
     return rec.example
 
 
+async def gemini_tool_loop(era: str) -> Example:
+    host = RecordingHost(
+        calls("", ("call_8", "get_weather", {"city": "Paris"})),
+        says("It is sunny in Paris, 24 °C."),
+    )
+    declaration = {
+        "name": "get_weather",
+        "description": WEATHER_DESCRIPTION,
+        "parametersJsonSchema": WEATHER_SCHEMA,
+    }
+    async with connect(era, host, tools=True) as client:
+        rec = Recorder("gemini-tool-loop", client, host)
+        request: dict[str, Any] = {
+            "systemInstruction": {"parts": [{"text": "You answer weather questions."}]},
+            "contents": [{"role": "user", "parts": [{"text": "What is the weather in Paris?"}]}],
+            "tools": [{"functionDeclarations": [declaration]}],
+        }
+        first = await rec.call("Call 1: ask with tools", "gemini_generate_content", request)
+        await rec.call(
+            "Call 2: the model content and a functionResponse appended, asked again",
+            "gemini_generate_content",
+            next_request("gemini_generate_content", request, first.text, WEATHER_OUTPUT),
+        )
+    return rec.example
+
+
 def _question(tool: str) -> dict[str, Any]:
     if tool == "responses_create":
         return {"input": QUESTION}
@@ -322,6 +348,25 @@ async def responses_text_format(era: str) -> Example:
     )
 
 
+async def gemini_response_schema(era: str) -> Example:
+    # Gemini's own Schema (OpenAPI subset, upper-case types), as the google-genai SDK sends it.
+    schema = {
+        "type": "OBJECT",
+        "properties": {"name": {"type": "STRING"}, "born": {"type": "INTEGER"}},
+        "required": ["name", "born"],
+        "propertyOrdering": ["name", "born"],
+    }
+    config = {"responseMimeType": "application/json", "responseSchema": schema}
+    return await _one_call(
+        "gemini-response-schema",
+        era,
+        "gemini_generate_content",
+        {"contents": [{"role": "user", "parts": [{"text": QUESTION}]}], "generationConfig": config},
+        [calls("", ("call_9", "structured_output", ADA))],
+        tools=True,
+    )
+
+
 async def repair(era: str) -> Example:
     return await _one_call(
         "repair",
@@ -375,10 +420,12 @@ EXAMPLES: tuple[Run, ...] = (
     chat_tool_loop,
     messages_tool_loop,
     responses_tool_loop,
+    gemini_tool_loop,
     output_schema_with_tools,
     output_schema_in_prompt,
     chat_response_format,
     responses_text_format,
+    gemini_response_schema,
     repair,
     invalid_output,
     tools_and_output_schema,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.dialects.common import text_result
 from agent_as_model.neutral import Completion, ToolUse
 from agent_as_model.states.commit import tool_result
@@ -23,7 +24,7 @@ from agent_as_model.states.commit import tool_result
 VECTORS_DIR = Path(__file__).parent / "vectors"
 RAW = (VECTORS_DIR / "cursors.json").read_text(encoding="ascii")
 VECTORS: list[dict[str, Any]] = json.loads(RAW)
-TOOLS = ("chat_complete", "messages_create", "responses_create", "generate")
+TOOLS = ("chat_complete", "messages_create", "responses_create", "gemini_generate_content", "generate")
 
 
 def by_name(vector: dict[str, Any]) -> str:
@@ -97,3 +98,21 @@ def test_history_passed_back_verifies(vector: dict[str, Any]) -> None:
     previous = cursors.read_previous(vector["cursor"], tool)
     assert previous == cursors.Previous("continue", vector["cursor"])
     cursors.verify(previous, model, tool, history)
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if "request" in v], ids=by_name)
+def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[str, Any]) -> None:
+    """The JS made these transcripts from gemini request bodies by the rules of docs/cursors.md;
+    the dialect must read the same body into the same entries, and the cursor must verify."""
+    model, tool, cursor = vector["model"], vector["tool"], vector["cursor"]
+    request = DIALECTS[tool].parse({**vector["request"], "model": model, "previous_response_id": cursor})
+    assert request.chain is not None
+    assert list(request.chain.history) == vector.get("history", vector["transcript"])
+    if any(e["role"] == "assistant" for e in vector["transcript"]):
+        cursors.verify(cursors.read_previous(cursor, tool), model, tool, request.chain.history)
+    if "gemini_result" in vector:
+        *history, last = vector["transcript"]
+        completion = Completion(text=last["content"], model="host-model", stop_reason="endTurn")
+        minted = cursors.result_cursor(model, tool, history, last["content"])
+        rendered = DIALECTS[tool].render(completion, request, minted)
+        assert tool_result(rendered).content[0].text == vector["gemini_result"]  # type: ignore[union-attr]

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.stdio
 COMMAND = str(Path(sys.executable).parent / "agent-as-model")
 TARGET = Path(__file__).with_name("export_target_server.py")
 SERVER = f"{sys.executable} {TARGET}"
-FORMATS = ("chat", "messages", "responses")
+FORMATS = ("chat", "messages", "responses", "gemini")
 RENAMED = {"weather_get_b8affdae": "weather.get", "search_docs_0017ff16": "search docs"}
 ADD_SCHEMA = TOOLS[0].input_schema
 WEATHER_SCHEMA = TOOLS[1].input_schema
@@ -116,9 +116,33 @@ def test_responses_format_turns_strict_off(exported: dict[str, subprocess.Comple
     shortened(search["description"])
 
 
+def test_gemini_format_is_one_tool_of_function_declarations(
+    exported: dict[str, subprocess.CompletedProcess[str]],
+) -> None:
+    from google.genai import types
+
+    out = document(exported["gemini"])
+    assert out["format"] == "gemini" and out["name_map"] == RENAMED
+    (tool,) = out["tools"]  # one Tool holding every declaration, as the SDK builds it
+    add, weather, search = tool["functionDeclarations"]
+    assert add == {"name": "add", "description": "Add two integers.", "parametersJsonSchema": ADD_SCHEMA}
+    assert weather["name"] == "weather_get_b8affdae"
+    shortened(search["description"])
+    parsed = types.Tool.model_validate(tool)  # what the SDK takes as a tool, unchanged
+    assert [d.name for d in parsed.function_declarations or []] == [
+        "add",
+        "weather_get_b8affdae",
+        search["name"],
+    ]
+    assert parsed.function_declarations[0].parameters_json_schema == ADD_SCHEMA  # type: ignore[index]
+
+
 def test_every_page_of_the_listing_is_exported(exported: dict[str, subprocess.CompletedProcess[str]]) -> None:
     # The target lists two tools per page: the third is only on the second page.
-    assert all(len(document(exported[fmt])["tools"]) == len(TOOLS) for fmt in FORMATS)
+    for fmt in FORMATS:
+        tools = document(exported[fmt])["tools"]
+        listed = tools[0]["functionDeclarations"] if fmt == "gemini" else tools  # one Tool holds them all
+        assert len(listed) == len(TOOLS)
 
 
 def test_exported_tools_read_back_as_the_same_definitions(
@@ -163,8 +187,8 @@ def test_a_command_that_cannot_start_fails_in_one_line(
 
 def test_an_unknown_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
-        main(["export-tools", "--server", SERVER, "--format", "gemini"])
-    assert exited.value.code == 2 and "invalid choice: 'gemini'" in capsys.readouterr().err
+        main(["export-tools", "--server", SERVER, "--format", "bard"])
+    assert exited.value.code == 2 and "invalid choice: 'bard'" in capsys.readouterr().err
 
 
 def test_two_tools_mapping_to_one_name_are_refused() -> None:

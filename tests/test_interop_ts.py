@@ -29,7 +29,14 @@ pytestmark = pytest.mark.stdio
 INTEROP = Path(__file__).parent / "interop"
 COMMAND = Path(sys.executable).parent / "agent-as-model"
 ANSWER = "Answered by the TypeScript host."  # host.mjs answers every sampling request with this
-TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+TOOLS = [
+    "chat_complete",
+    "messages_create",
+    "responses_create",
+    "gemini_generate_content",
+    "generate",
+    "list_models",
+]
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 

@@ -1,4 +1,4 @@
-"""tools/list: the five tools, valid hand-written schemas, concise descriptions for both eras."""
+"""tools/list: the six tools, valid hand-written schemas, concise descriptions for both eras."""
 
 from __future__ import annotations
 
@@ -13,7 +13,14 @@ from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+TOOLS = [
+    "chat_complete",
+    "messages_create",
+    "responses_create",
+    "gemini_generate_content",
+    "generate",
+    "list_models",
+]
 
 # A valid request per tool: the advertised schema and the server must agree on each.
 EXAMPLES = {
@@ -26,12 +33,19 @@ EXAMPLES = {
         "messages": [{"role": "user", "content": "x"}],
     },
     "responses_create": {"input": [{"role": "user", "content": [{"type": "input_text", "input_text": "x"}]}]},
+    "gemini_generate_content": {
+        "contents": [{"role": "user", "parts": [{"text": "x"}]}],
+        "systemInstruction": {"parts": [{"text": "s"}]},
+        "generationConfig": {"temperature": 2, "maxOutputTokens": 3, "stopSequences": ["z"]},
+        "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+    },
     "generate": {"prompt": "x", "model": "m", "max_tokens": 3},
     "list_models": {},
 }
 
 
-async def test_lists_the_five_tools_with_valid_schemas(era: str) -> None:
+async def test_lists_the_six_tools_with_valid_schemas(era: str) -> None:
     async with connect(era) as client:
         listed = await client.list_tools()
     assert [tool.name for tool in listed.tools] == TOOLS

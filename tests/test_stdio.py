@@ -31,7 +31,14 @@ from tests.wire_capture import modern_meta, spawn
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
-TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+TOOLS = [
+    "chat_complete",
+    "messages_create",
+    "responses_create",
+    "gemini_generate_content",
+    "generate",
+    "list_models",
+]
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 MISSING_CAPABILITY = -32021
 

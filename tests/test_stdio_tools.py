@@ -50,7 +50,9 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Client, 
         yield c, host
 
 
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create"])
+@pytest.mark.parametrize(
+    "tool", ["chat_complete", "messages_create", "responses_create", "gemini_generate_content"]
+)
 async def test_tool_loop_over_stdio(client: tuple[Client, ScriptedHost], tool: str) -> None:
     session, host = client
     request = first_request(tool, "Weather in Paris?", [SEED_TOOL])
@@ -93,3 +95,23 @@ async def test_a_cursor_chain_and_a_persona_over_stdio(client: tuple[Client, Scr
     )
     assert judged.is_error and "persona 'j'" in judged.content[0].text
     assert host.asked - before == 1  # asked, and its plain answer was not the persona's JSON
+
+
+async def test_gemini_structured_output_and_a_cursor_over_stdio(client: tuple[Client, ScriptedHost]) -> None:
+    from google.genai import types
+
+    session, host = client
+    before = host.asked
+    result = await session.call_tool(
+        "gemini_generate_content",
+        {
+            "contents": "Who?",
+            "generation_config": {"response_mime_type": "application/json", "response_json_schema": PERSON},
+            "repair_attempts": 1,
+            "previous_response_id": "",
+        },
+    )
+    assert not result.is_error, result.content[0].text
+    response = types.GenerateContentResponse.model_validate_json(result.content[0].text)
+    assert response.text == '{"name": "Ada"}' and host.asked - before == 2
+    assert response.response_id is not None and response.response_id.startswith("cur_")

@@ -29,12 +29,19 @@ NATIVE_TOOL = {
         "description": "Weather for a city.",
         "parameters": SCHEMA,
     },
+    "gemini_generate_content": {
+        "functionDeclarations": [
+            {"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": SCHEMA}
+        ]
+    },
 }
 
 
 def first_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
     if tool == "responses_create":
         return {"input": [{"role": "user", "content": question}], "tools": tools}
+    if tool == "gemini_generate_content":
+        return {"contents": [{"role": "user", "parts": [{"text": question}]}], "tools": tools}
     return {"messages": [{"role": "user", "content": question}], "tools": tools}
 
 
@@ -48,10 +55,14 @@ def final_text(tool: str, result: Any) -> str:
     if tool == "responses_create":
         output = json.loads(result.content[0].text)["output"]
         return output[0]["content"][0]["text"]
+    if tool == "gemini_generate_content":
+        return json.loads(result.content[0].text)["candidates"][0]["content"]["parts"][0]["text"]
     return result.content[0].text
 
 
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create"])
+@pytest.mark.parametrize(
+    "tool", ["chat_complete", "messages_create", "responses_create", "gemini_generate_content"]
+)
 @pytest.mark.parametrize("shape", ["seed", "native"])
 async def test_three_turn_tool_loop(era: str, tool: str, shape: str) -> None:
     definition = SEED_TOOL if shape == "seed" else NATIVE_TOOL[tool]

@@ -37,11 +37,17 @@ ERAS = (
     ),
 )
 
-# Each product's own example (its dialect declares it), then the model list.
-CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
-    *((d.NAME, dict(d.EXAMPLE)) for d in DIALECTS.values() if d.EXAMPLE is not None),
-    (models.NAME, {}),
-)
+
+def demo_calls() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Each registered product's own example (its dialect declares it), then the model list, which
+    needs no model. Read from the registry, so a product added as one module is shown too."""
+    return (
+        *((d.NAME, dict(d.EXAMPLE)) for d in DIALECTS.values() if d.EXAMPLE is not None),
+        (models.NAME, {}),
+    )
+
+
+CALLS = demo_calls()
 
 
 def stand_in_answer(params: CreateMessageRequestParams) -> str:
@@ -133,7 +139,7 @@ async def run_demo() -> int:
         host = _StandInHost()
         async with Client(server, mode=mode, sampling_callback=host) as client:  # type: ignore[arg-type]
             print(f"negotiated protocol version: {client.protocol_version}\n")
-            for name, arguments in CALLS:
+            for name, arguments in demo_calls():
                 print(f"- {name}")
                 _show("caller →", arguments)
                 if mode == "legacy":

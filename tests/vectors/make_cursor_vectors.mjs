@@ -145,7 +145,7 @@ function vector(name, tool, transcript, { model = "agent-default", envelopes, hi
   const text = canonical({ model, tool, transcript });
   const v = { name, model, tool, transcript, canonical: text, cursor: "cur_" + sha256hex(text) };
   const last = transcript[transcript.length - 1];
-  if (last && last.role === "assistant") {
+  if (last && last.role === "assistant" && tool !== GEMINI) {
     v.result_text = dumps({ completion: last.content, response_id: v.cursor });
   }
   if (envelopes) v.envelopes = envelopes;
@@ -165,6 +165,7 @@ function callsTurn(envelopes, index, text, calls) {
   return entry("assistant", toolCallsText(text, calls));
 }
 
+const GEMINI = "gemini_generate_content";
 const TOOLS = ["chat_complete", "messages_create", "responses_create", "generate"];
 const hello = [entry("user", "Hello"), entry("assistant", "Hi there!")];
 
@@ -341,5 +342,136 @@ vector("long text", "chat_complete", [entry("user", longText), entry("assistant"
     });
   }
 }
+
+// ---------------------------------------------------------------- gemini_generate_content
+// The transcript of a generateContent body, written from docs/cursors.md ("The transcript of each
+// tool", "Tool turns"), not from the Python: systemInstruction first; a model content is one
+// assistant entry (the envelope when it called functions); a user content gives a tool entry per
+// functionResponse part, then its text parts as one user entry. Either spelling of a key is read.
+
+const either = (obj, camel, snake) => (obj[camel] !== undefined ? obj[camel] : obj[snake]);
+const joinTexts = (parts) => parts.filter((p) => p.text !== undefined).map((p) => p.text);
+
+function responseText(response) {
+  const keys = Object.keys(response);
+  if (keys.length === 1 && (keys[0] === "output" || keys[0] === "error") && typeof response[keys[0]] === "string") {
+    return response[keys[0]];
+  }
+  return dumps(response);
+}
+
+function geminiTranscript(body) {
+  const out = [];
+  const system = either(body, "systemInstruction", "system_instruction");
+  if (system !== undefined) {
+    out.push(entry("system", typeof system === "string" ? system : joinTexts(system.parts).join("\n")));
+  }
+  if (typeof body.contents === "string") return [...out, entry("user", body.contents)];
+  let pending = [];
+  body.contents.forEach((content, i) => {
+    if (content.role === "model") {
+      const calls = [];
+      content.parts.forEach((part, j) => {
+        const call = either(part, "functionCall", "function_call");
+        if (call) calls.push({ id: call.id ?? `call_${i}_${j}`, name: call.name, input: call.args ?? {} });
+      });
+      pending = [...calls];
+      const text = joinTexts(content.parts).join("\n");
+      out.push(entry("assistant", calls.length ? toolCallsText(text, calls) : text));
+      return;
+    }
+    for (const part of content.parts) {
+      const answer = either(part, "functionResponse", "function_response");
+      if (!answer) continue;
+      const k = answer.id === undefined
+        ? pending.findIndex((c) => c.name === answer.name)
+        : pending.findIndex((c) => c.id === answer.id);
+      const id = answer.id ?? pending[k].id;
+      if (k >= 0) pending.splice(k, 1);
+      out.push(toolResult(id, responseText(answer.response)));
+    }
+    const texts = joinTexts(content.parts);
+    if (texts.length) out.push(entry("user", texts.join("\n")));
+  });
+  return out;
+}
+
+// What the tool returns for a final text answer with cursors on (docs/decisions.md, Gemini).
+const geminiResult = (text, hostModel, cursor) =>
+  dumps({
+    candidates: [{ content: { parts: [{ text }], role: "model" }, finishReason: "STOP", index: 0 }],
+    modelVersion: hostModel,
+    responseId: cursor,
+  });
+
+function geminiVector(name, request, { model = "agent-default", cutAt } = {}) {
+  const full = geminiTranscript(request);
+  const transcript = cutAt === undefined ? full : full.slice(0, cutAt);
+  const v = vector(name, GEMINI, transcript, { model, history: cutAt === undefined ? undefined : full });
+  v.request = request;
+  const last = transcript[transcript.length - 1];
+  if (last && last.role === "assistant" && cutAt === undefined) {
+    v.gemini_result = geminiResult(last.content, "host-model", v.cursor);
+  }
+}
+
+geminiVector("gemini: system content of two parts, camelCase, a model turn", {
+  systemInstruction: { parts: [{ text: "Be brief." }, { text: "Metric units." }] },
+  contents: [
+    { role: "user", parts: [{ text: "How tall is Everest?" }, { text: "In metres." }] },
+    { role: "model", parts: [{ text: "8,849 m ⛰" }] },
+  ],
+});
+
+geminiVector(
+  "gemini: snake_case, calls without ids paired by name, JSON and error responses",
+  {
+    system_instruction: "Weather bot.",
+    contents: [
+      { role: "user", parts: [{ text: "Paris and 東京?" }] },
+      {
+        role: "model",
+        parts: [
+          { text: "Checking both." },
+          { function_call: { name: "get_weather", args: { city: "Paris" } } },
+          { function_call: { name: "get_time", args: {} } },
+          { function_call: { name: "get_weather", args: { city: "東京", unit: "c" } } },
+        ],
+      },
+      {
+        parts: [
+          { function_response: { name: "get_time", response: { error: "clock down" } } },
+          { function_response: { name: "get_weather", response: { output: "18°C" } } },
+          { function_response: { name: "get_weather", response: { temp: 22, sky: "clear 😀" } } },
+          { text: "Thanks." },
+        ],
+      },
+      { role: "model", parts: [{ text: "Paris 18°C; 東京 22°C, clear." }] },
+    ],
+  },
+  { model: "gemini-2.5-flash" },
+);
+
+geminiVector("gemini: string contents", { contents: "Hello, 世界" });
+
+geminiVector("gemini: an empty model answer", {
+  contents: [
+    { role: "user", parts: [{ text: "Hello" }] },
+    { role: "model", parts: [{ text: "" }] },
+  ],
+});
+
+geminiVector(
+  "gemini: the cut at a call with ids, a response and a new question after it",
+  {
+    contents: [
+      { role: "user", parts: [{ text: "Look it up." }] },
+      { role: "model", parts: [{ functionCall: { id: "call_7", name: "search", args: { q: "x" } } }] },
+      { role: "user", parts: [{ functionResponse: { id: "call_7", name: "search", response: { output: "3 items" } } }] },
+      { role: "user", parts: [{ text: "And more?" }] },
+    ],
+  },
+  { cutAt: 2 },
+);
 
 process.stdout.write(dumps(vectors, { item: ",", key: ": ", indent: 1 }) + "\n");

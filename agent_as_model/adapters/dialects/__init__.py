@@ -7,11 +7,11 @@ description, input schema, body shape, conversation reader, renderer and tool sh
 
 from __future__ import annotations
 
-from agent_as_model.adapters.dialects import chat, messages, prompt, responses
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects import chat, gemini, messages, prompt, responses
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.tools.definitions import ToolShape
 
-_BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, prompt.DIALECT)
+_BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, gemini.DIALECT, prompt.DIALECT)
 
 # Tool name -> dialect, in listing order. Changed only through `register`/`unregister`.
 DIALECTS: dict[str, Dialect] = {d.NAME: d for d in _BUILT_IN}
@@ -33,4 +33,4 @@ def tool_shapes() -> dict[str, ToolShape]:
     return {d.tools.format: d.tools for d in DIALECTS.values() if d.tools is not None}
 
 
-__all__ = ["DIALECTS", "Body", "Dialect", "ToolShape", "register", "tool_shapes", "unregister"]
+__all__ = ["DIALECTS", "Body", "Dialect", "Redaction", "ToolShape", "register", "tool_shapes", "unregister"]

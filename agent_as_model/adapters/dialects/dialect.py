@@ -4,10 +4,11 @@ A dialect module builds one `Dialect` and the registry (`dialects/__init__.py`) 
 other room asks the declaration, never a product name:
 
 - the listing (`name`, `description`, `input_schema`);
-- the shared parse path (`parse.py`) reads the body from `body` and the dialect's own
-  `read_conversation`;
+- the shared parse path (`parse.py`) reads the body from `body` (through its `view`, for a
+  product whose parameters nest) and the dialect's own `read_conversation`;
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
-- `serve --record --redact` redacts the arguments in `body.text_arguments`;
+- `serve --record --redact` redacts the arguments in `body.text_arguments`, knowing the
+  shapes by the shared keys and the dialect's `redaction`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
 - the result is the dialect's `render`;
 - `agent-as-model demo` sends its `EXAMPLE`.
@@ -27,6 +28,11 @@ from agent_as_model.neutral import Completion, Request
 
 # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
 ConversationReader = Callable[[Mapping[str, Any], Turns], None]
+# A product whose parameters nest in a config object (or come in two spellings) gives the shared
+# readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
+# max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
+# an error about a moved key names that path.
+ArgumentView = Callable[[Mapping[str, Any]], "tuple[dict[str, Any], Mapping[str, str]]"]
 # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
 # `cursor` is the next session cursor when cursors are on, else None.
 Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
@@ -61,6 +67,23 @@ class Body:
     parallel_calls: str | None = None  # the boolean parameter whose `false` allows one tool call only
     hints: Mapping[str, str] = field(default_factory=dict)  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = field(default_factory=dict)
+    view: ArgumentView | None = None  # None: the shared readers read the arguments as given
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """What `serve --record --redact` must know of a product's shapes beyond the shared ones.
+
+    `result_keys`: the top-level keys of the result object the dialect renders, so that object is
+    read as the server's shape (not as structured output, all of whose strings are text).
+    `structural`: keys whose string values the server or the product writes (ids, enum words,
+    the model), kept. `free`: keys whose values are the caller's or the model's own objects
+    (function arguments and responses), every string in them redacted whatever its key.
+    """
+
+    result_keys: frozenset[str] = frozenset()
+    structural: frozenset[str] = frozenset()
+    free: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +98,7 @@ class Dialect:
     # A small request body that shows the tool at work (`agent-as-model demo` sends it).
     EXAMPLE: Mapping[str, Any] | None = field(default=None, repr=False)
     describe: Describer | None = None  # None: the result carries no product metadata
+    redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

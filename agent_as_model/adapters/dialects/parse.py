@@ -4,7 +4,8 @@ The order is the same for every dialect, so an error names the first problem the
 everywhere: unknown parameters and the product's hints and refusals; the conversation (the
 dialect's own reader); then, for a body beyond the plain one, the output contract, tools and
 tool_choice, the persona, max_tokens under its native name, stop sequences, repair attempts and
-the cursor chain; last the model and the limits.
+the cursor chain; last the model and the limits. A dialect whose parameters nest (a config
+object) hands those readers its `view` of the arguments, and errors name the caller's paths.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects import common, contracts, options
 from agent_as_model.adapters.dialects.turns import Turns
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     BackendChoice,
     Chain,
@@ -39,6 +40,19 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
     dialect.read_conversation(args, turns)
     if plain:  # the common, hot path: nothing but the conversation and its limits
         return _request(dialect, args, turns)
+    if body.view is None:
+        return _options(dialect, args, args, turns)
+    view, origins = body.view(args)
+    try:
+        return _options(dialect, args, view, turns)
+    except CallError as err:
+        raise _moved(err, origins) from None
+
+
+def _options(dialect: Dialect, given: Mapping[str, Any], args: Mapping[str, Any], turns: Turns) -> Request:
+    """Everything beyond the conversation, read from `args` (the dialect's view of what was
+    `given`); the persona checks the request object of the arguments as given."""
+    body = dialect.body
     output = options.read_output(args, body.native_output)
     tools, choice = options.read_tool_options(args, dialect.tools, output)
     # One call at most: the product's top-level switch (already type-checked as a hint) or its
@@ -48,7 +62,7 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         single_call = body.parallel_calls
     elif choice is not None:
         single_call = choice.single_call
-    persona = contracts.read_persona(args, body.request_object, output)
+    persona = contracts.read_persona(given, body.request_object, output)
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output)
@@ -113,3 +127,12 @@ def _request(
         single_call=single_call,
         backend=backend,
     )
+
+
+def _moved(err: CallError, origins: Mapping[str, str]) -> CallError:
+    """The error with its path as the caller wrote it, when it is about a key the view moved."""
+    for moved in sorted(origins, key=len, reverse=True):
+        rest = err.path[len(moved) :]
+        if err.path.startswith(moved) and (not rest or rest[0] in ".["):
+            return CallError(origins[moved] + rest, err.reason, err.kind, err.repair)
+    return err

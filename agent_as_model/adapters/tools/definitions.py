@@ -37,6 +37,11 @@ ToolReader = Callable[[Mapping[str, Any], str], tuple[ToolSpec, str]]
 ChoiceReader = Callable[[Mapping[str, Any], str, str], tuple[ToolChoice, str]]
 # An MCP tool in the product's shape: (host-safe name, description or None, input schema).
 ToolWriter = Callable[[str, "str | None", dict[str, Any]], dict[str, Any]]
+# A product whose entries of `tools` each hold several definitions (or none): one entry (an
+# object, its path) -> its definitions, each with its own path.
+EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], str]]"]
+# How the written definitions go into the product's `tools` (for a product that groups them).
+ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,8 @@ class ToolShape:
     choice_forms: str  # how a tool_choice is written, quoted in errors
     tools_schema: dict[str, Any] = field(repr=False)  # the listed fragments (listing.py)
     choice_schema: dict[str, Any] = field(repr=False)
+    entries: EntryReader | None = None  # None: each entry of `tools` is one definition
+    group: ToolGrouper | None = None  # None: `export-tools` lists the definitions as they are
 
 
 SEED_KEYS = ("name", "description", "input_schema")
@@ -65,13 +72,15 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
     specs: list[ToolSpec] = []
     seen: dict[str, str] = {}  # name -> the path it was first given at
     for i, item in enumerate(require_list(value, path)):
-        spec, name_path = shape.read_tool(require_object(item, path_of(path, i)), path_of(path, i))
-        if spec.name in seen:
-            raise caller_error(
-                name_path, f"duplicate tool name {ascii(spec.name)} (also at {seen[spec.name]})"
-            )
-        seen[spec.name] = name_path
-        specs.append(spec)
+        entry = (require_object(item, path_of(path, i)), path_of(path, i))
+        for obj, where in [entry] if shape.entries is None else shape.entries(*entry):
+            spec, name_path = shape.read_tool(obj, where)
+            if spec.name in seen:
+                raise caller_error(
+                    name_path, f"duplicate tool name {ascii(spec.name)} (also at {seen[spec.name]})"
+                )
+            seen[spec.name] = name_path
+            specs.append(spec)
     return tuple(specs)
 
 

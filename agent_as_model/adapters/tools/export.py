@@ -1,8 +1,9 @@
 """MCP tools as a product's tool definitions: the other direction of `definitions`.
 
 `agent-as-model export-tools` lists an MCP server's tools and prints them through here, in the
-shape the chosen dialect's `ToolShape.write_tool` writes, so an application calling that product
-can offer that server's tools to its model.
+shape the chosen dialect's `ToolShape.write_tool` writes (grouped by its `group`, for a product
+whose `tools` entries each hold several definitions), so an application calling that product can
+offer that server's tools to its model.
 
 Names go through `names.host_name` (the product APIs take `[A-Za-z0-9_-]{1,64}`; MCP names may
 hold dots and run to 128 characters), and `name_map` maps each changed name back to the MCP name
@@ -36,13 +37,14 @@ def export_tools(tools: Sequence[Tool], shape: ToolShape) -> dict[str, Any]:
             raise caller_error(f"tools[{i}].name", f"the server lists tool {ascii(tool.name)} twice")
         seen.add(tool.name)
     names = NameMap((f"tools[{i}].name", tool.name) for i, tool in enumerate(tools))
+    written = [
+        shape.write_tool(
+            names.to_host(tool.name), host_description(tool.description), dict(tool.input_schema)
+        )
+        for tool in tools
+    ]
     return {
         "format": shape.format,
-        "tools": [
-            shape.write_tool(
-                names.to_host(tool.name), host_description(tool.description), dict(tool.input_schema)
-            )
-            for tool in tools
-        ],
+        "tools": written if shape.group is None else shape.group(written),
         "name_map": dict(names.renamed()),
     }

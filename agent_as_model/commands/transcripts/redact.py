@@ -10,11 +10,12 @@ schemas, model names, numbers, error messages, the handshake):
 - a successful `tools/call` result's text blocks and `structuredContent` (not `list_models`).
 
 Inside those, strings under structural keys (`role`, `type`, `id`, `name`, `call_id`, `model`,
-`status`, …) are kept; every other string is text. Where the shape is the caller's or the
-model's own (a tool call's `input` or `arguments`, structured output), every string is text and
-only keys and non-string values remain. A string holding JSON (a tool result's text, a call's
-`arguments`, a host's text answer that is JSON, bare or in a ```json fence) is redacted inside and
-written back in the same JSON style, so it still parses where the server parses it.
+`status`, …, and those a dialect declares in its `Redaction`) are kept; every other string is
+text. Where the shape is the caller's or the model's own (a tool call's `input` or `arguments`,
+what a dialect declares `free`, structured output), every string is text and only keys and
+non-string values remain. A string holding JSON (a tool result's text, a call's `arguments`, a
+host's text answer that is JSON, bare or in a ```json fence) is redacted inside and written back
+in the same JSON style, so it still parses where the server parses it.
 
 The placeholder for a text of n characters is n characters long: `#` and a keyed hash of the
 text, cut to n or padded with dots. It is stable within one recording (the same text, the same
@@ -172,7 +173,7 @@ class _Walker:
     def schema(self, value: Any, key: str | None = None) -> Any:
         """A shape the server knows (messages, blocks, its own results): structural strings stay."""
         if isinstance(value, str):
-            if key in STRUCTURAL_KEYS:
+            if key in STRUCTURAL_KEYS or key in _declared("structural"):
                 return value
             if key == "arguments":
                 return self._json_text(value, server_shaped=False)
@@ -183,7 +184,8 @@ class _Walker:
             out: dict[str, Any] = {}
             for k, v in value.items():
                 # A tool call's input object is the model's own shape: nothing in it is structure.
-                out[k] = self.free(v) if k == "input" and isinstance(v, dict) else self.schema(v, k)
+                free = (k == "input" or k in _declared("free")) and isinstance(v, dict)
+                out[k] = self.free(v) if free else self.schema(v, k)
             return out
         if isinstance(value, list):
             return [self.schema(item, key) for item in value]
@@ -212,10 +214,20 @@ def _server_shaped(value: Any) -> bool:
     cursor envelopes. Anything else in a result is structured output, shaped by the caller."""
     if not isinstance(value, dict):
         return False
-    return value.get("object") == "response" or set(value) in (
-        {"text", "tool_calls"},
-        {"completion", "response_id"},
+    return (
+        value.get("object") == "response"
+        or set(value) in ({"text", "tool_calls"}, {"completion", "response_id"})
+        or any(set(value) == d.redaction.result_keys for d in DIALECTS.values() if d.redaction is not None)
     )
+
+
+def _declared(kind: str) -> frozenset[str]:
+    """The keys the registered dialects declare `structural` or `free` (dialect.py `Redaction`)."""
+    keys: frozenset[str] = frozenset()
+    for dialect in DIALECTS.values():
+        if dialect.redaction is not None:
+            keys |= getattr(dialect.redaction, kind)
+    return keys
 
 
 def dump_like(original: str, parsed: Any, mapped: Any) -> str:
