@@ -84,7 +84,7 @@ def test_it_finds_a_broken_server_shrinks_the_chain_and_records_a_replayable_div
         "--eras",
         eras,
         "--examples",
-        "10",
+        "25",  # enough draws that each broken rule meets a chain it breaks, whatever the tools list
         "--seed",
         "5",
         "--out",

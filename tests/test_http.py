@@ -27,7 +27,14 @@ pytestmark = pytest.mark.anyio
 
 TOKEN = "s3cret-token-for-tests"
 SMALL_BODY = 2048
-TOOLS = ["chat_complete", "messages_create", "responses_create", "generate", "list_models"]
+TOOLS = [
+    "chat_complete",
+    "messages_create",
+    "responses_create",
+    "gemini_generate_content",
+    "generate",
+    "list_models",
+]
 MISSING_CAPABILITY = -32021
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 PING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}

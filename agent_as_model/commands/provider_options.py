@@ -9,8 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from agent_as_model.adapters.backends.provider import POLICIES, PROVIDERS, ProviderSettings
+from agent_as_model.adapters.provider_names import POLICIES, PROVIDERS
+
+if TYPE_CHECKING:  # the backend loads the MCP SDK: imported only when a provider is configured
+    from agent_as_model.adapters.backends.provider import ProviderSettings
 
 ENV = {
     "provider": "AGENT_AS_MODEL_PROVIDER",
@@ -102,6 +106,8 @@ def provider_settings(
     if use not in POLICIES:
         parser.error(f"{ENV['use_provider']}: expected one of {', '.join(POLICIES)}, got {use!r}")
     models = tuple(m.strip() for m in (value("provider_models") or "").split(",") if m.strip())
+    from agent_as_model.adapters.backends.provider import ProviderSettings
+
     return ProviderSettings(
         provider=provider,  # type: ignore[arg-type]  # checked against PROVIDERS above
         model=model,

@@ -15,19 +15,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
 from agent_as_model.adapters.backends.base import HostAnswer
+from agent_as_model.adapters.provider_names import POLICIES, PROVIDERS, ProviderName, UsePolicy
 from agent_as_model.errors import CallError, caller_error, host_error
 
 log = logging.getLogger("agent_as_model")
 
-ProviderName = Literal["openai", "anthropic"]
-UsePolicy = Literal["when-host-cannot", "always"]
-PROVIDERS: tuple[ProviderName, ...] = ("openai", "anthropic")
-POLICIES: tuple[UsePolicy, ...] = ("when-host-cannot", "always")
 DEFAULT_MODEL = "agent-default"  # the one name every caller may use (it means the configured model)
 # The environment variable each official SDK reads its key from (the only place a key comes from).
 KEY_VARIABLE: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -33,6 +33,10 @@ from agent_as_model.commands.transcripts.fileformat import dump_record
 TEE = [sys.executable, "-m", "agent_as_model.commands.fuzz.tee"]
 
 
+# The result metadata a completion carries in `_meta` (spec section 9; states/commit.py).
+RESULT_META = "agent-as-model/result"
+
+
 def record_chain(command: Sequence[str], log: Sequence[Logged], path: Path, timeout: float) -> str:
     """Make the logged calls again through the recording relay; rewrite the failing call's frames
     to what the oracle expected. Returns a note on what was rewritten."""
@@ -119,6 +123,12 @@ def expect_in_recording(path: Path, failed: Logged) -> str:
         first_id = records[last.first]["frame"].get("id")
         result = {key: value for key, value in result.items() if key != "structuredContent"}
         result.update(content=[{"type": "text", "text": expected.refusal}], isError=True)
+        # A refusal carries no result metadata (who answered, why it stopped): nobody answered.
+        meta = {k: v for k, v in (result.get("_meta") or {}).items() if k != RESULT_META}
+        if meta:
+            result["_meta"] = meta
+        else:
+            result.pop("_meta", None)
         records[last.final]["frame"] = {**frame, "id": first_id, "result": result}
         records = [record for index, record in enumerate(records) if index not in set(last.host)]
         note = "the failing call's frames say what was expected: a refusal, nothing sent to the host"
