@@ -224,15 +224,20 @@ def build_mcpserver() -> MCPServer:
 
     @server.tool()
     async def chat_complete(
-        messages: list[dict[str, Any]], ctx: Context
+        messages: list[dict[str, Any]], ctx: Context, previous_response_id: str | None = None
     ) -> CallToolResult | InputRequiredResult:
-        return await _from_context("chat_complete", partial(chat_params, messages), ctx)
+        # The chain case does the same cursor work as the low-level floor.
+        chain = None if previous_response_id is None else (messages, previous_response_id)
+        return await _from_context("chat_complete", partial(chat_params, messages), ctx, chain)
 
     return server
 
 
 async def _from_context(
-    name: str, params: Callable[[], CreateMessageRequestParams], ctx: Context
+    name: str,
+    params: Callable[[], CreateMessageRequestParams],
+    ctx: Context,
+    chain: tuple[Any, str] | None = None,
 ) -> CallToolResult | InputRequiredResult:
     return await round_trip(
         name,
@@ -241,6 +246,7 @@ async def _from_context(
         session=ctx.session,
         request_id=ctx.request_id,
         input_responses=ctx.input_responses,
+        chain=chain,
     )
 
 
