@@ -50,9 +50,7 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
                 # The table decides whether this may be tried again (a repair while
                 # repair_attempts last): a guarded transition, not a decision of the driver's.
                 if state.on_error is not None and fire(record, state.on_error, err):
-                    repaired = getattr(backend, "repaired", None)
-                    if repaired is not None:  # a backend that replays rounds keeps the finding
-                        repaired(err)
+                    backend.repaired(err)  # a backend that replays rounds keeps the finding
                     continue
                 raise
         # The only way to end without an error or a suspension is `commit`, which made the result.

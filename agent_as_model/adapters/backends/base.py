@@ -107,3 +107,8 @@ class Backend(Protocol):
     ) -> HostAnswer | Suspension:
         """`payload` is None only for a proven record, for the rounds the backend holds answers to."""
         ...
+
+    def repaired(self, err: CallError) -> None:
+        """The last answer broke the output contract (`err`) and a repair round follows. A backend
+        that carries rounds across requests (2026-07-28) keeps the finding; the others ignore it."""
+        ...

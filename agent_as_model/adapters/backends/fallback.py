@@ -14,18 +14,24 @@ import logging
 from mcp_types import CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
+from agent_as_model.errors import CallError
 
 log = logging.getLogger("agent_as_model")
 
 
 class HostThenProvider:
-    proven = False  # the legacy host asks on every call; nothing is carried between requests
+    """Until the host declines, this is the host: what it has proven and every repair finding are
+    the host's (on 2026-07-28 its rounds carry them across requests)."""
 
     def __init__(self, host: Backend, provider: Backend, provider_name: str) -> None:
         self._host = host
         self._provider = provider
         self._name = provider_name
         self.who: str | None = None  # the host, until it declines
+        self.proven = host.proven
+
+    def repaired(self, err: CallError) -> None:
+        (self._host if self.who is None else self._provider).repaired(err)
 
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int

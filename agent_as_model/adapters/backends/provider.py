@@ -112,6 +112,9 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
+    def repaired(self, err: CallError) -> None:
+        """Nothing to keep: the repair round is asked in this same request."""
+
     def refusal(self, hint: str) -> CallError | None:
         try:
             self.model_for(hint)

@@ -23,7 +23,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model.adapters.backends.base import HostAnswer, host_declined
-from agent_as_model.errors import host_error
+from agent_as_model.errors import CallError, host_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 
@@ -45,8 +45,8 @@ class LegacySampling:
         self._limits = limits
         self._progress_token = progress_token
 
-    proven = False  # every call asks the host: nothing is carried from an earlier request
-    who = None  # the host
+    def repaired(self, err: CallError) -> None:
+        """Nothing to keep: the repair round is asked in this same request."""
 
     async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
         if payload is None:  # never proven, so the payload is always built
