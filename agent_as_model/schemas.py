@@ -65,7 +65,7 @@ def _schema_formats() -> Any:
     from jsonschema import Draft202012Validator
 
     formats = copy.copy(Draft202012Validator.FORMAT_CHECKER)
-    formats.checkers = {**formats.checkers, "regex": (patterns.compiles, patterns.PatternError)}
+    formats.checkers = {**formats.checkers, "regex": (patterns.compiles, patterns.pattern_error())}
     return formats
 
 

@@ -28,3 +28,10 @@ def test_jsonschema_is_imported_when_a_schema_is_first_checked() -> None:
     checked = "import agent_as_model.server\nfrom agent_as_model import schemas\n"
     checked += "schemas.check_object_schema({'type': 'object'}, 'output_schema')"
     assert _loaded_after(checked, "jsonschema", "referencing") == [True, True]
+
+
+def test_the_pattern_engine_is_imported_when_a_pattern_is_first_checked() -> None:
+    assert _loaded_after("import agent_as_model.server", "regex") == [False]
+    checked = "import agent_as_model.server\nfrom agent_as_model import schemas\n"
+    checked += "schemas.check_object_schema({'type': 'object', 'properties': {'a': {'pattern': '^a$'}}}, 'o')"
+    assert _loaded_after(checked, "regex") == [True]
