@@ -134,7 +134,7 @@ class ServerSpec:
         return self.args[0] if self.args else self.command
 
 
-def server_specs(*, mcpserver_floor: bool) -> list[ServerSpec]:
+def server_specs(*, mcpserver_floor: bool, floor_stdio: str = "sdk") -> list[ServerSpec]:
     # The installed console script, as a host runs it; it sits next to this venv's interpreter.
     ours = Path(sys.executable).parent / "agent-as-model"
     if not ours.exists():
@@ -142,7 +142,7 @@ def server_specs(*, mcpserver_floor: bool) -> list[ServerSpec]:
     floor = str(HERE / "floor_server.py")
     specs = [
         ServerSpec("ours", "agent-as-model", str(ours)),
-        ServerSpec("floor", "floor (low-level Server)", sys.executable, (floor,)),
+        ServerSpec("floor", "floor (low-level Server)", sys.executable, (floor, "--stdio", floor_stdio)),
     ]
     if mcpserver_floor:
         specs.append(ServerSpec("mcpserver", "MCPServer floor", sys.executable, (floor, "--mcpserver"), True))
@@ -765,6 +765,13 @@ def _parser() -> argparse.ArgumentParser:
         "--no-mcpserver-floor", action="store_true", help="skip the informational MCPServer-based floor"
     )
     parser.add_argument(
+        "--floor-stdio",
+        choices=("sdk", "ours"),
+        default="sdk",
+        help="the floor's stdio transport: the SDK's (default) or agent-as-model's own, which ours "
+        "runs on (then the ratio leaves the transport out)",
+    )
+    parser.add_argument(
         "--no-pin", action="store_true", help="do not pin the client and the server to separate CPUs"
     )
     parser.add_argument(
@@ -784,7 +791,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("--calls and --repeats must be at least 1, --warmup at least 0")
     if args.callgrind_dir and not args.instructions:
         raise SystemExit("--callgrind-dir goes with --instructions")
-    specs = server_specs(mcpserver_floor=not args.no_mcpserver_floor)
+    specs = server_specs(mcpserver_floor=not args.no_mcpserver_floor, floor_stdio=args.floor_stdio)
     with ExitStack() as stack:
         meter: Meter
         if args.instructions:

@@ -250,9 +250,18 @@ async def _from_context(
     )
 
 
-async def _serve_lowlevel() -> None:
+async def _serve_lowlevel(transport: str) -> None:
     server = build_lowlevel_server()
     gc.freeze()  # as agent-as-model's serve does once its server is built
+    if transport == "ours":
+        # agent-as-model's own stdio reader and writer (agent_as_model/commands/stdio.py), which
+        # answers every bad line: with it, floor and server share the transport, and the ratio is
+        # the cost of our code alone.
+        from agent_as_model.commands.stdio import serve_stdio
+        from agent_as_model.limits import DEFAULT_MAX_FRAME
+
+        await serve_stdio(server, max_frame=DEFAULT_MAX_FRAME)
+        return
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -264,13 +273,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="build the tools on MCPServer instead of the low-level Server",
     )
+    parser.add_argument(
+        "--stdio",
+        choices=("sdk", "ours"),
+        default="sdk",
+        help="the low-level floor's stdio transport: the SDK's (default) or agent-as-model's own",
+    )
     args = parser.parse_args(argv)
     if args.mcpserver:
         server = build_mcpserver()
         gc.freeze()
         server.run()
     else:
-        anyio.run(_serve_lowlevel)
+        anyio.run(_serve_lowlevel, args.stdio)
     return 0
 
 
