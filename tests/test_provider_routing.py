@@ -11,6 +11,7 @@ import pytest
 from mcp import MCPError
 from mcp_types import ErrorData
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.commands.standin_provider import StandInProvider, openai_reply
 from tests.provider_harness import OPENAI_KEY, backend_of, provider_server
 from tests.scripted_host import ScriptedHost, connect
@@ -91,18 +92,14 @@ async def test_forwarded_tools_without_sampling_tools_go_to_the_provider(
     assert standin.seen[0].body["tools"][0]["function"]["name"] == "lookup"
 
 
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
+# Every registered completion tool, so a new one cannot miss `backend`.
+@pytest.mark.parametrize("tool", list(DIALECTS))
 async def test_backend_provider_per_call_on_a_sampling_host(
     era: str, tool: str, standin: StandInProvider
 ) -> None:
     host = ScriptedHost("from the host")
-    args = (
-        {"prompt": "q"}
-        if tool == "generate"
-        else {"input": "q"}
-        if tool == "responses_create"
-        else {"messages": [{"role": "user", "content": "q"}]}
-    )
+    args = dict(DIALECTS[tool].EXAMPLE or {})
+    assert args, f"{tool} declares no EXAMPLE"
     async with connect(era, host, server=provider_server(standin)) as client:
         by_provider = await client.call_tool(tool, {**args, "backend": "provider"})
         by_host = await client.call_tool(tool, {**args, "backend": "host"})

@@ -440,7 +440,7 @@ def _response_text(response: dict[str, Any]) -> tuple[str, bool]:
 def _view(args: Mapping[str, Any]) -> tuple[dict[str, Any], Mapping[str, str]]:
     view: dict[str, Any] = {
         key: args.get(key)
-        for key in ("model", "output_schema", "repair_attempts", "previous_response_id", "tools")
+        for key in ("model", "backend", "output_schema", "repair_attempts", "previous_response_id", "tools")
     }
     origins: dict[str, str] = {}
     raw_config, written = _top(args, "generationConfig")
@@ -813,6 +813,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "model": common.MODEL_SCHEMA,
         "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
         "repair_attempts": options.REPAIR_SCHEMA,
+        "backend": common.BACKEND_SCHEMA,
         "persona": contracts.PERSONA_SCHEMA,
         "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
