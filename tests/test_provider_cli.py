@@ -64,20 +64,26 @@ def test_a_missing_extra_is_one_line_naming_it(provider: str) -> None:
     )
 
 
-def test_a_missing_openai_key_is_one_line() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+@pytest.mark.parametrize(
+    ("provider", "variables"),
+    [("openai", ("OPENAI_API_KEY",)), ("anthropic", ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))],
+)
+@pytest.mark.parametrize("http", [False, True])
+def test_a_missing_key_is_one_line(provider: str, variables: tuple[str, ...], http: bool) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in variables}
+    extra = ["--http", "--port", "1", "--auth-token", "t" * 32] if http else []  # never bound: it fails first
     done = subprocess.run(
-        [str(COMMAND), "serve", "--provider", "openai", "--provider-model", "m"],
+        [str(COMMAND), "serve", "--provider", provider, "--provider-model", "m", *extra],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 2
+    assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("agent-as-model: --provider openai: ")
-    assert "set OPENAI_API_KEY" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith(f"agent-as-model: --provider {provider}: "), lines
+    assert f"set {variables[0]}" in lines[0]
 
 
 @pytest.mark.stdio
@@ -107,3 +113,61 @@ async def test_a_provider_served_call_over_real_stdio(era: str, how: str, standi
     assert backend_of(result) == "provider:openai/model-one"
     assert "model-one" in models.content[0].text
     assert [s.body["model"] for s in standin.seen] == ["model-one"]
+
+
+# By the option's name (its argparse dest, the key of provider_options.ENV): flag, value.
+_EVERY_SETTING = {
+    "provider": ("--provider", "anthropic"),
+    "provider_base_url": ("--provider-base-url", "http://127.0.0.1:9/v1"),
+    "provider_model": ("--provider-model", "m-default"),
+    "provider_models": ("--provider-models", " m-two, m-three ,"),
+    "use_provider": ("--use-provider", "always"),
+    "provider_timeout": ("--provider-timeout", "2.5"),
+    "provider_max_retries": ("--provider-max-retries", "7"),
+}
+_PARSED = {
+    "provider": "anthropic",
+    "base_url": "http://127.0.0.1:9/v1",
+    "model": "m-default",
+    "models": ("m-two", "m-three"),
+    "use": "always",
+    "on_host_error": True,
+    "timeout": 2.5,
+    "max_retries": 7,
+}
+
+
+@pytest.mark.parametrize("how", ["flags", "environment"])
+def test_every_provider_setting_is_read_from_its_flag_or_its_variable(how: str) -> None:
+    from agent_as_model.commands import cli
+    from agent_as_model.commands.provider_options import ENV, provider_settings
+
+    parser = cli._parser()
+    if how == "flags":
+        argv = ["serve", "--provider-on-host-error"]
+        for flag, value in _EVERY_SETTING.values():
+            argv += [flag, value]
+        settings = provider_settings(parser, parser.parse_args(argv), env={})
+    else:
+        env = {ENV[name]: value for name, (_, value) in _EVERY_SETTING.items()}
+        env[ENV["provider_on_host_error"]] = "yes"
+        settings = provider_settings(parser, parser.parse_args(["serve"]), env=env)
+    assert settings is not None
+    assert {name: getattr(settings, name) for name in _PARSED} == _PARSED
+
+
+def test_a_flag_wins_over_its_variable_and_defaults_apply() -> None:
+    from agent_as_model.commands import cli
+    from agent_as_model.commands.provider_options import (
+        DEFAULT_MAX_RETRIES,
+        DEFAULT_TIMEOUT,
+        ENV,
+        provider_settings,
+    )
+
+    parser = cli._parser()
+    args = parser.parse_args(["serve", "--provider", "openai", "--provider-model", "from-flag"])
+    settings = provider_settings(parser, args, env={ENV["provider_model"]: "from-env"})
+    assert settings is not None and settings.model == "from-flag"
+    assert (settings.use, settings.on_host_error, settings.models) == ("when-host-cannot", False, ())
+    assert (settings.timeout, settings.max_retries) == (DEFAULT_TIMEOUT, DEFAULT_MAX_RETRIES)

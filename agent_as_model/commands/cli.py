@@ -95,6 +95,14 @@ def _run(
         return fuzz.run(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
     if http_settings is not None:
+        if settings is not None:
+            from agent_as_model.adapters.backends import ProviderUnavailable, connect
+
+            try:  # the SDK and its key, checked here: in a worker it would be a traceback
+                connect(settings)
+            except ProviderUnavailable as err:
+                print(f"agent-as-model: {err}", file=sys.stderr)
+                return STARTUP_FAILED
         return http_serve.serve(http_settings, settings, limits_of(args))
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))

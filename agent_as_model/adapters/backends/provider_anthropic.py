@@ -60,6 +60,12 @@ class AnthropicApi:
             )
         except anthropic.AnthropicError as err:
             raise ProviderUnavailable(f"--provider anthropic: {_first_line(err)}") from None
+        # Unlike OpenAI's, this SDK builds a client without credentials and fails only on the first
+        # request (a TypeError): find it now, as a start-up error.
+        if self._client.api_key is None and self._client.auth_token is None:
+            raise ProviderUnavailable(
+                f"--provider anthropic: no API key (set {KEY_VARIABLE['anthropic']}, or ANTHROPIC_AUTH_TOKEN)"
+            )
         # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
         # documented extra body field (docs/providers.md).
         self._temperature_keyword = (
