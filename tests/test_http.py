@@ -163,17 +163,26 @@ def test_a_configured_provider_needs_a_token(capsys: pytest.CaptureFixture[str],
     assert "a provider backend is configured (anthropic)" in err and "--auth-token" in err
 
 
-def test_a_provider_flag_counts_too(monkeypatch: Any) -> None:
+def test_a_provider_flag_counts_too(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
     monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
     monkeypatch.delenv(http_serve.PROVIDER_ENV, raising=False)
+    err = refusal(capsys, "--provider", "openai", "--provider-model", "m")
+    assert "a provider backend is configured (openai)" in err and "--auth-token" in err
     parser = cli._parser()
-    args = parser.parse_args(["serve", "--http"])
-    args.provider = "openai"  # the provider branch's flag, when it is merged
-    with pytest.raises(SystemExit):
-        http_serve.settings_from_args(parser, args)
-    args.auth_token = TOKEN
+    args = parser.parse_args(["serve", "--http", "--provider", "openai", "--auth-token", TOKEN])
     settings = http_serve.settings_from_args(parser, args)
     assert settings is not None and settings.auth_token == TOKEN
+
+
+def test_any_host_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    # '*' switches the DNS-rebinding check off: on loopback without a token a web page could call in.
+    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    err = refusal(capsys, "--allowed-host", "*")
+    assert "--allowed-host '*'" in err and "--auth-token" in err
+    parser = cli._parser()
+    args = parser.parse_args(["serve", "--http", "--allowed-host", "*", "--auth-token", TOKEN])
+    settings = http_serve.settings_from_args(parser, args)
+    assert settings is not None and settings.allowed_hosts == ("*",)
 
 
 def test_a_token_from_the_environment_allows_a_non_loopback_bind(monkeypatch: Any) -> None:

@@ -153,6 +153,11 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
                 f"--host {args.host} is not a loopback address: set a bearer token with --auth-token or "
                 f"{AUTH_TOKEN_ENV} first, so that only your hosts can call the server"
             )
+        if "*" in args.allowed_host:
+            parser.error(
+                "--allowed-host '*' switches the Host/Origin check off, which only a bearer token can "
+                f"stand in for: set --auth-token or {AUTH_TOKEN_ENV} too"
+            )
         provider = provider_configured(args)
         if provider:
             parser.error(
