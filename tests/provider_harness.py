@@ -10,6 +10,7 @@ import pytest
 
 from agent_as_model.adapters.backends import ProviderSettings
 from agent_as_model.commands.standin_provider import StandInProvider, running
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.server import build_server
 
 # Keys the SDKs read from the environment; a test asserts neither ever reaches a result or a log.
@@ -41,8 +42,10 @@ def settings(standin: StandInProvider, provider: str = "openai", **overrides: An
     return ProviderSettings(**fields)
 
 
-def provider_server(standin: StandInProvider, provider: str = "openai", **overrides: Any) -> Any:
-    return build_server(provider=settings(standin, provider, **overrides))
+def provider_server(
+    standin: StandInProvider, provider: str = "openai", limits: Limits = DEFAULT_LIMITS, **overrides: Any
+) -> Any:
+    return build_server(provider=settings(standin, provider, **overrides), limits=limits)
 
 
 def backend_of(result: Any) -> str:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agent_as_model.commands.standin_provider import StandInProvider
+from agent_as_model.limits import Limits
 from tests.provider_harness import backend_of, provider_server
 from tests.scripted_host import ScriptedHost, connect
 from tests.test_structured_output import GOOD, with_schema
@@ -52,3 +53,16 @@ async def test_after_a_decline_the_provider_takes_the_repair_round_too(standin: 
     repair = standin.seen[1].body["messages"]
     assert repair[-2]["role"] == "assistant" and repair[-2]["content"] == '{"name": "Ada"}'
     assert "missing required property" in repair[-1]["content"]
+
+
+async def test_a_host_that_times_out_falls_back_with_provider_on_host_error(standin: StandInProvider) -> None:
+    from tests.test_slow_hosts import SilentHost
+
+    host = SilentHost()
+    server = provider_server(standin, on_host_error=True, limits=Limits(host_timeout=0.2))
+    async with connect("legacy", host, server=server) as client:  # type: ignore[arg-type]
+        served = await client.call_tool("generate", {"prompt": "q"})
+    assert not served.is_error, served.content[0].text
+    assert served.content[0].text == "stand-in answer to: q"
+    assert backend_of(served) == "provider:openai/model-one"
+    assert host.asked == 1 and len(standin.seen) == 1

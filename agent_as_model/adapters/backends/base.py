@@ -79,8 +79,9 @@ class Suspension:
 
 @dataclass(eq=False)
 class HostDeclined(CallError):
-    """The host answered the sampling request with an error: it declined or failed. Told like any
-    host error, unless the operator lets a provider answer instead (`--provider-on-host-error`)."""
+    """The host did not serve the sampling request: it answered with an error (it declined or
+    failed) or not at all within `--host-timeout`. Told like any host error, unless the operator
+    lets a provider answer instead (`--provider-on-host-error`)."""
 
 
 def host_declined(path: str, reason: str) -> HostDeclined:

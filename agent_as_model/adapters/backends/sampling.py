@@ -58,7 +58,9 @@ class LegacySampling:
             with anyio.fail_after(timeout):
                 result = await self._ask(CreateMessageRequest(params=payload))
         except TimeoutError:
-            raise host_error(
+            # A host that never answers has failed the request: with --provider-on-host-error the
+            # provider answers instead, as for a decline.
+            raise host_declined(
                 "sampling/createMessage",
                 f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
             ) from None
