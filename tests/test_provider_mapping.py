@@ -280,3 +280,35 @@ def connect_provider(era: str, standin: StandInProvider, provider: str) -> Any:
     from tests.scripted_host import connect
 
     return connect(era, server=provider_server(standin, provider))
+
+
+@pytest.mark.parametrize(
+    ("provider", "reason", "words"),
+    [
+        ("openai", "stop", "end_turn"),
+        ("openai", "length", "max_tokens"),
+        ("anthropic", "end_turn", "end_turn"),
+        ("anthropic", "max_tokens", "max_tokens"),
+        ("anthropic", "stop_sequence", "stop_sequence"),
+    ],
+)
+async def test_the_stop_reason_and_model_come_back_end_to_end(
+    era: str, standin: StandInProvider, provider: str, reason: str, words: str
+) -> None:
+    """The provider's stop reason, read into MCP's words, reaches the result in the product's own
+    (messages_create's `stop_reason`), with the model the provider named, over real HTTP."""
+    if provider == "openai":
+        standin.script.append(openai_reply("cut", finish_reason=reason, model="gpt-served-2"))
+    else:
+        standin.script.append(anthropic_reply("cut", stop_reason=reason, model="gpt-served-2"))
+    args = {"messages": [{"role": "user", "content": "q"}], "max_tokens": 5}
+    async with connect_provider(era, standin, provider) as client:
+        result = await client.call_tool("messages_create", args)
+    assert not result.is_error, result.content[0].text
+    assert result.content[0].text == "cut"
+    meta = result.meta["agent-as-model/result"]
+    assert meta == {
+        "model": "gpt-served-2",
+        "stop_reason": words,
+        "backend": f"provider:{provider}/model-one",
+    }
