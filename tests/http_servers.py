@@ -52,6 +52,7 @@ class HttpServer:
         return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
+        """End the process and remove its log (read it before: `log_text`)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -59,6 +60,7 @@ class HttpServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=20)
+        self.log.unlink(missing_ok=True)
 
 
 def wait_ready(url: str, process: subprocess.Popen[bytes] | None, log: Path | None = None) -> None:

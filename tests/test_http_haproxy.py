@@ -60,6 +60,7 @@ def balanced() -> Iterator[Balanced]:
     env = {STATE_KEY_ENV: "shared-key-of-this-deployment-0123456789ab", "AGENT_AS_MODEL_LOG_LEVEL": "INFO"}
     instances: list[HttpServer] = []
     process = None
+    log: Path | None = None
     try:
         instances.extend(http_servers.start_many(3, env=env))
         lb_port = free_port()
@@ -77,6 +78,8 @@ def balanced() -> Iterator[Balanced]:
         if process is not None:
             process.terminate()
             process.wait(timeout=20)
+        if log is not None:
+            log.unlink(missing_ok=True)
         for instance in instances:
             instance.stop()
 
