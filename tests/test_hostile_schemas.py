@@ -234,3 +234,44 @@ def test_schema_timeout_flag_refuses_a_bad_value(value: str) -> None:
     )
     assert done.returncode == 2
     assert "--schema-timeout" in done.stderr
+
+
+async def test_a_callers_schema_is_checked_off_the_event_loop(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking a caller's schema costs in proportion to its size: it must not hold up other
+    requests. The check here waits until a concurrent list_models has been answered, which can
+    only happen if the check is not running on the event loop (on it, the wait runs out: False)."""
+    import threading
+
+    import anyio
+
+    from agent_as_model.adapters.dialects import options
+
+    started, released = threading.Event(), threading.Event()
+    waited: list[bool] = []
+    real = options.check_object_schema
+
+    def check(value: object, path: str) -> dict[str, Any]:
+        started.set()
+        waited.append(released.wait(timeout=20))
+        return real(value, path)
+
+    monkeypatch.setattr(options, "check_object_schema", check)
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    host = ScriptedHost('{"a": 1}')
+    results: list[Any] = []
+    async with connect(era, host) as client, anyio.create_task_group() as group:
+
+        async def call() -> None:
+            results.append(
+                await client.call_tool("chat_complete", {**BASE["chat_complete"], "output_schema": schema})
+            )
+
+        group.start_soon(call)
+        await anyio.to_thread.run_sync(started.wait, 20)
+        listed = await client.call_tool("list_models", {})
+        released.set()
+    assert not listed.is_error
+    assert waited and all(waited), waited
+    assert results[0].content[0].text == '{"a": 1}'

@@ -29,7 +29,7 @@ from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.validate import checks_persona, validate_call
+from agent_as_model.states.validate import checks_caller_schemas, validate_call
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -87,7 +87,7 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate", off_loop=checks_persona),
+        State("received", NOTHING_SENT, then="validate", off_loop=checks_caller_schemas),
         State("validated", NOTHING_SENT, then="build"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),

@@ -31,11 +31,14 @@ def validate_call(record: CallRecord) -> None:
     record.request = request
 
 
-def checks_persona(record: CallRecord) -> bool:
-    """Whether validating this call checks the request against a persona's input_schema (a caller
-    schema, bounded in time but not instant: the driver then validates off the event loop)."""
-    persona = record.arguments.get("persona")
-    return isinstance(persona, dict) and persona.get("input_schema") is not None
+def checks_caller_schemas(record: CallRecord) -> bool:
+    """Whether validating this call may check a caller's JSON Schema: any argument beyond the
+    plain body (the conversation and its limits) can carry one (an output contract, tool
+    definitions, a persona). Patterns are matched in bounded time, but checking a schema costs in
+    proportion to its size (a 450 KiB one, about 2 s), so the driver then validates off the event
+    loop, where it cannot hold up other requests. A plain body carries no schema and stays on the
+    loop: the hot path pays no thread hop."""
+    return not record.arguments.keys() <= record.dialect.body.plain
 
 
 def check_tool_turns(turns: tuple[Turn, ...]) -> None:
