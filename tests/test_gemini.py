@@ -23,6 +23,7 @@ from mcp import Client
 from mcp_types import CreateMessageResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools.names import host_name
 from tests.agent_loop import tool_answer
 from tests.scripted_host import ScriptedHost, connect
@@ -255,6 +256,41 @@ async def test_tool_config_modes_reach_the_host(era: str) -> None:
     assert [t["name"] for t in sent["tools"]] == [host_name("weather.get")]  # the named tool alone
 
 
+@pytest.mark.parametrize(("mode", "sent"), [("AUTO", "auto"), ("NONE", "none")])
+async def test_tool_config_auto_and_none_reach_the_host(era: str, mode: str, sent: str) -> None:
+    host = ScriptedHost("No tool needed.")
+    tools = [types.Tool(function_declarations=[WEATHER])]
+    chosen = types.ToolConfig(function_calling_config=types.FunctionCallingConfig(mode=mode))
+    async with sdk(era, host, tools=True) as (client, bridge):
+        response = await client.aio.models.generate_content(
+            model=MODEL, contents="Hello.", config=config(tools=tools, tool_config=chosen)
+        )
+    assert response.text == "No tool needed." and not response.function_calls
+    assert bridge.bodies[0]["toolConfig"] == {"functionCallingConfig": {"mode": mode}}  # as the SDK sent it
+    wire = host.wire()
+    assert wire["toolChoice"] == {"mode": sent}
+    assert [t["name"] for t in wire["tools"]] == [host_name("weather.get")]
+
+
+async def test_a_tool_call_under_mode_none_is_a_host_violation(era: str) -> None:
+    host = ScriptedHost(tool_answer("", ("c1", host_name("weather.get"), {"city": "Oslo"})), "later")
+    body = {
+        "contents": "Hello.",
+        "tools": [{"functionDeclarations": [{"name": "weather.get"}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "NONE"}},
+    }
+    async with connect(era, host, tools=True) as client:
+        bad = await client.call_tool(NAME, body)
+        good = await client.call_tool(NAME, {"contents": "again"})
+    text = bad.content[0].text  # type: ignore[union-attr]
+    assert bad.is_error and "is 'none', yet the host called tool 'weather.get'" in text, text
+    # The path is the shared `tool_choice`, not toolConfig.functionCallingConfig.mode: the neutral
+    # ToolChoice carries no path of its own yet (see docs/decisions.md, Gemini).
+    assert text.startswith(f"{NAME}: tool_choice: ")
+    assert text.endswith("The host was asked; its answer was not used.")
+    assert not good.is_error
+
+
 async def test_function_calls_without_ids_are_paired_by_name(era: str) -> None:
     """The Gemini Developer API often sends calls without ids: they get `call_<content>_<part>`,
     and a response without id answers the first call of its name not yet answered."""
@@ -297,6 +333,89 @@ async def test_function_calls_without_ids_are_paired_by_name(era: str) -> None:
             "isError": True,
         },
     ]
+
+
+# -- the SDK's own objects passed back -------------------------------------------------------------
+
+# A response as the Gemini API sends it (camelCase, with a thought signature on the call part).
+API_RESPONSE = {
+    "candidates": [
+        {
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"text": "Checking."},
+                    {
+                        "functionCall": {"id": "c1", "name": "get_weather", "args": {"city": "Oslo"}},
+                        "thoughtSignature": "c2lnbmF0dXJl",
+                    },
+                ],
+            },
+            "finishReason": "STOP",
+            "index": 0,
+        }
+    ],
+    "modelVersion": "gemini-2.5-flash",
+    "responseId": "aBcD",
+    "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 5, "totalTokenCount": 14},
+}
+GET_WEATHER = {
+    "functionDeclarations": [
+        {"name": "get_weather", "parametersJsonSchema": {"type": "object", "properties": {"city": {}}}}
+    ]
+}
+
+
+@pytest.mark.parametrize("mode", ["python", "json"])
+async def test_the_sdks_own_content_dump_passes_back(era: str, mode: str) -> None:
+    """`candidates[0].content.model_dump()` holds every field of the SDK's Part, FunctionCall and
+    FunctionResponse, mostly null (and the thought signature as bytes, or base64 text in JSON
+    mode; these bytes are UTF-8, so the MCP client can send them): it is taken as the model
+    content it is."""
+    said = types.GenerateContentResponse.model_validate(API_RESPONSE)
+    content = said.candidates[0].content.model_dump(mode=mode)  # type: ignore[index,union-attr]
+    assert content["parts"][0]["media_resolution"] is None  # what the SDK's dump really holds
+    answered = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id="c1", name="get_weather", response={"output": "12 C"}
+                )
+            )
+        ],
+    ).model_dump(mode=mode)
+    host = ScriptedHost("It is 12 C.")
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, content, answered],
+        "tools": [GET_WEATHER],
+    }
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(NAME, body)
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+    messages = host.wire()["messages"]
+    assert messages[1]["content"] == [
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Oslo"}},
+    ]
+    result_block = messages[2]["content"]  # one block travels as itself, not a list
+    assert (result_block["type"], result_block["toolUseId"]) == ("tool_result", "c1")
+
+
+async def test_the_sdks_part_hints_are_accepted_and_ignored(era: str) -> None:
+    host = ScriptedHost("Fine.")
+    part = {
+        "text": "hi",
+        "part_metadata": {"source": "notes.txt"},
+        "media_resolution": {"level": "MEDIA_RESOLUTION_LOW"},
+        "mediaProcessing": "STATIC",
+        "speech_metadata": {"speaker": "Ana"},
+    }
+    calls = [{"role": "user", "parts": [part]}]
+    async with connect(era, host) as client:
+        result = await client.call_tool(NAME, {"contents": calls})
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+    assert host.wire()["messages"] == [{"role": "user", "content": {"type": "text", "text": "hi"}}]
 
 
 # -- structured output ---------------------------------------------------------------------------
@@ -463,6 +582,43 @@ async def test_a_cursor_chain_through_a_tool_call(era: str) -> None:
     assert host.asked == 2
 
 
+# -- the shared parameters -----------------------------------------------------------------------
+
+# The keys gemini's view lifts out of the nested objects: everything else is an argument as given.
+NESTED = {"generationConfig", "generation_config", "toolConfig", "tool_config"}
+
+
+def test_the_view_passes_on_every_argument_it_does_not_move() -> None:
+    """Body.view starts from all the arguments (each passed the unknown-key check), so a shared
+    parameter added later reaches its reader for gemini as for every other dialect."""
+    dialect = DIALECTS[NAME]
+    assert dialect.body.view is not None
+    args = {key: f"<{key}>" for key in dialect.INPUT_SCHEMA["properties"] if key not in NESTED}
+    view, origins = dialect.body.view(args)
+    assert {key: view.get(key) for key in args} == args
+    assert origins == {}
+
+
+def shared_parameters() -> list[str]:
+    """The parameters every tool that takes tool definitions lists, beside its conversation."""
+    listed = [set(d.INPUT_SCHEMA["properties"]) for d in DIALECTS.values() if d.tools is not None]
+    return sorted(set.intersection(*listed))
+
+
+@pytest.mark.parametrize("key", shared_parameters())
+async def test_a_shared_parameter_is_read_as_for_every_dialect(era: str, key: str) -> None:
+    host = ScriptedHost("never")
+    async with connect(era, host, tools=True) as client:
+        ours = await client.call_tool(NAME, {"contents": USER, key: [1]})
+        chat = await client.call_tool(
+            "chat_complete", {"messages": [{"role": "user", "content": "hi"}], key: [1]}
+        )
+    assert chat.is_error and chat.content[0].text.startswith(f"chat_complete: {key}")  # type: ignore[union-attr]
+    text = ours.content[0].text  # type: ignore[union-attr]
+    assert ours.is_error and text.startswith(f"{NAME}: {key}"), text
+    assert host.asked == 0
+
+
 # -- what is refused -----------------------------------------------------------------------------
 
 USER = [{"role": "user", "parts": [{"text": "hi"}]}]
@@ -483,6 +639,64 @@ USER = [{"role": "user", "parts": [{"text": "hi"}]}]
         (
             {"contents": [{"role": "user", "parts": [{"text": "a", "functionCall": {"name": "f"}}]}]},
             "contents[0].parts[0]: a part holds exactly one",
+        ),
+        (
+            {"contents": [{"role": "user", "parts": [{"file_data": {"file_uri": "gs://b/a.pdf"}}]}]},
+            "contents[0].parts[0]: part type 'fileData' is not text",
+        ),
+        (
+            {"contents": [{"role": "user", "parts": [{"text": "a", "colour": "red", "thought": None}]}]},
+            "contents[0].parts[0].colour: unknown key 'colour'",
+        ),
+        (
+            {"contents": [{"parts": [{"text": "a", "audio_transcription": {"text": "a"}}]}]},
+            "contents[0].parts[0].audio_transcription: a transcription belongs to audio",
+        ),
+        (
+            {"contents": [{"parts": [{"text": "a", "partMetadata": "notes"}]}]},
+            "contents[0].parts[0].partMetadata: expected an object, got string",
+        ),
+        (
+            {
+                "contents": [
+                    USER[0],
+                    {"role": "model", "parts": [{"function_call": {"name": "f", "will_continue": True}}]},
+                ]
+            },
+            "contents[1].parts[0].function_call.will_continue: a call streamed in pieces cannot be honoured",
+        ),
+        (
+            {
+                "contents": [
+                    USER[0],
+                    {
+                        "role": "model",
+                        "parts": [{"functionCall": {"name": "f", "partialArgs": [{"jsonPath": "$.a"}]}}],
+                    },
+                ]
+            },
+            "contents[1].parts[0].functionCall.partialArgs: a call's arguments streamed in pieces",
+        ),
+        (
+            {
+                "contents": [
+                    USER[0],
+                    {"role": "model", "parts": [{"functionCall": {"id": "c", "name": "f"}}]},
+                    {
+                        "parts": [
+                            {
+                                "functionResponse": {
+                                    "id": "c",
+                                    "name": "f",
+                                    "response": {},
+                                    "willContinue": True,
+                                }
+                            }
+                        ]
+                    },
+                ]
+            },
+            "contents[2].parts[0].functionResponse.willContinue: a function that goes on responding",
         ),
         (
             {"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}]},

@@ -49,7 +49,7 @@ DESCRIPTION = (
 )
 
 # MCP's stopReason -> Gemini's finishReason. A stop sequence and a tool call both end with STOP on
-# Gemini; a host that names no reason ended its turn. Anything else is OTHER.
+# Gemini; a host that names no reason ended its turn. Anything else (`other`) is OTHER.
 _FINISH = {
     None: "STOP",
     "endTurn": "STOP",
@@ -57,14 +57,59 @@ _FINISH = {
     "toolUse": "STOP",
     "maxTokens": "MAX_TOKENS",
 }
+
+
+def _finish_reason(completion: Completion) -> str:
+    """The one finishReason of a completion, for the object and for `_meta` alike. Tool calls in
+    the result are whole even when the host says it hit the limit (interpretation accepted them),
+    so they end with STOP, as Gemini ends a function-calling turn."""
+    if completion.tool_calls:
+        return "STOP"
+    return _FINISH.get(completion.stop_reason, "OTHER")
+
+
+def _unless(harmless: object, reason: str) -> options.Refusal:
+    """A refusal of every value but the one that changes nothing (`candidateCount: 1`, `false`)."""
+    return lambda v: None if v == harmless and type(v) is type(harmless) else reason
+
+
 _ROLES = {"user": "user", "model": "assistant"}
 _CONTENT_KEYS = ("role", "parts")
 _PART_DATA = ("text", "functionCall", "functionResponse")
-_PART_KEYS = (*_PART_DATA, "thought", "thoughtSignature", "partMetadata")
+# The SDK's Part fields beyond its data (a `model_dump()` of a Part holds them all, mostly null).
+# Hints, type-checked and ignored: the part's own metadata (`partMetadata`), and settings of how
+# the model reads media or speaks text, which mean nothing for the text parts taken here.
+_PART_HINTS = {
+    "partMetadata": "object",
+    "mediaResolution": "object",
+    "mediaProcessing": "string",
+    "documentMetadata": "object",
+    "spreadsheetMetadata": "object",
+    "audioMetadata": "object",
+    "speechMetadata": "object",
+}
+_PART_REFUSED: dict[str, options.Refusal] = {
+    "audioTranscription": lambda v: (
+        "a transcription belongs to audio, which the host's model cannot take: put its text in a text part"
+    ),
+}
+_PART_KEYS = (*_PART_DATA, "thought", "thoughtSignature", *_PART_HINTS, *_PART_REFUSED)
 _NOT_TEXT = ("inlineData", "fileData", "videoMetadata")  # refused as non-text parts
 _SERVER_SIDE = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
-_CALL_KEYS = ("id", "name", "args")
-_RESPONSE_KEYS = ("id", "name", "response", "parts")
+_STREAMED = "cannot be honoured: the host's model is given whole calls and whole responses"
+# FunctionCall: `partialArgs` and `willContinue: true` are a call streamed in pieces (Vertex AI).
+_CALL_REFUSED: dict[str, options.Refusal] = {
+    "partialArgs": lambda v: None if v == [] else f"a call's arguments streamed in pieces {_STREAMED}",
+    "willContinue": _unless(False, f"a call streamed in pieces {_STREAMED}"),
+}
+_CALL_KEYS = ("id", "name", "args", *_CALL_REFUSED)
+# FunctionResponse: `willContinue: true` makes a NON_BLOCKING function a generator of responses
+# (Live API); `scheduling` applies only to such functions and is ignored otherwise, as here.
+_RESPONSE_HINTS = {"scheduling": "string"}
+_RESPONSE_REFUSED: dict[str, options.Refusal] = {
+    "willContinue": _unless(False, f"a function that goes on responding {_STREAMED}"),
+}
+_RESPONSE_KEYS = ("id", "name", "response", "parts", *_RESPONSE_HINTS, *_RESPONSE_REFUSED)
 _DECLARATION_KEYS = (
     "name",
     "description",
@@ -134,10 +179,6 @@ _CONFIG_HINTS = {
     "modelSelectionConfig": "object",
     "enableEnhancedCivicAnswers": "boolean",
 }
-
-
-def _unless(harmless: object, reason: str) -> options.Refusal:
-    return lambda v: None if v == harmless and type(v) is type(harmless) else reason
 
 
 def _text_modalities(value: object) -> str | None:
@@ -215,7 +256,11 @@ def _camel(key: str) -> str:
 
 class _Object:
     """One object of the body, read in either spelling: values by their camelCase name, paths as
-    the caller wrote them. Unknown keys, and one key given in both spellings, are errors."""
+    the caller wrote them. Unknown keys, and one key given in both spellings, are errors.
+
+    A null is "not given" and skipped before the key check: the SDK's own `model_dump()` writes
+    every field of its types, nulls included, and one of them passed back must be taken. A key
+    with a value stays an error when no SDK type defines it."""
 
     __slots__ = ("path", "values", "written")
 
@@ -225,6 +270,8 @@ class _Object:
         self.values: dict[str, Any] = {}
         self.written: dict[str, str] = {}
         for key, value in obj.items():
+            if value is None:
+                continue
             name = _camel(key)
             if name not in known:
                 raise caller_error(common.path_of(path, key), f"unknown key {ascii(key)} ({what})")
@@ -233,8 +280,15 @@ class _Object:
                     common.path_of(path, key), f"is given twice, as {self.written[name]!r} and {key!r}"
                 )
             self.written[name] = key
-            if value is not None:  # null means "not given", as for every optional parameter here
-                self.values[name] = value
+            self.values[name] = value
+
+    def check(self, hinted: Mapping[str, str], refused: Mapping[str, options.Refusal]) -> None:
+        """Type-check the hints among the values and refuse what cannot be honoured, naming the
+        key as the caller wrote it."""
+        try:
+            options.check_natives(self.values, hinted, refused)
+        except CallError as err:
+            raise caller_error(self.at(err.path), err.reason) from None
 
     def get(self, name: str) -> Any:
         return self.values.get(name)
@@ -338,6 +392,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
         )
     if part.get("thoughtSignature") is not None:  # passed back by the SDK; nothing to verify it with
         common.require_string(part.get("thoughtSignature"), part.at("thoughtSignature"))
+    part.check(_PART_HINTS, _PART_REFUSED)
     return kinds[0], part
 
 
@@ -380,6 +435,7 @@ def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: list
 
 def _call(raw: object, path: str, derived: str) -> Call:
     call = _Object(raw, path, _CALL_KEYS, "a functionCall is {id, name, args}")
+    call.check({}, _CALL_REFUSED)
     ident = derived if call.get("id") is None else call_id(call.get("id"), call.at("id"))
     name = definitions.tool_name(call.get("name"), call.at("name"))
     args = call.get("args")
@@ -390,6 +446,7 @@ def _call(raw: object, path: str, derived: str) -> Call:
 
 def _response(raw: object, path: str, pending: list[tuple[str, str]]) -> ToolResult:
     answer = _Object(raw, path, _RESPONSE_KEYS, "a functionResponse is {id, name, response}")
+    answer.check(_RESPONSE_HINTS, _RESPONSE_REFUSED)
     if answer.get("parts"):
         raise caller_error(
             answer.at("parts"),
@@ -438,18 +495,16 @@ def _response_text(response: dict[str, Any]) -> tuple[str, bool]:
 
 
 def _view(args: Mapping[str, Any]) -> tuple[dict[str, Any], Mapping[str, str]]:
-    view: dict[str, Any] = {
-        key: args.get(key)
-        for key in ("model", "backend", "output_schema", "repair_attempts", "previous_response_id", "tools")
-    }
+    """The arguments as the shared readers read them: all of them (every one passed the unknown-key
+    check, so a shared parameter reaches its reader here as it does for every other dialect), with
+    generationConfig's limits and toolConfig's choice lifted to the flat names those readers look
+    for. `origins` maps each lifted name to the path the caller wrote."""
+    view: dict[str, Any] = dict(args)
     origins: dict[str, str] = {}
     raw_config, written = _top(args, "generationConfig")
     if raw_config is not None:
         config = _Object(raw_config, written, _CONFIG_KEYS, "a generationConfig key")
-        try:
-            options.check_natives(config.values, _CONFIG_HINTS, _CONFIG_REFUSED)
-        except CallError as err:
-            raise caller_error(config.at(err.path), err.reason) from None
+        config.check(_CONFIG_HINTS, _CONFIG_REFUSED)
         view[_CONFIG] = config
         for name in ("temperature", "maxOutputTokens", "stopSequences"):
             view[name] = config.get(name)
@@ -608,7 +663,7 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
         "candidates": [
             {
                 "content": {"role": "model", "parts": parts},
-                "finishReason": _FINISH.get(completion.stop_reason, "OTHER"),
+                "finishReason": _finish_reason(completion),
                 "index": 0,
             }
         ],
@@ -829,12 +884,9 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-_STOP_WORDS = {"endTurn": "STOP", "stopSequence": "STOP", "maxTokens": "MAX_TOKENS", "toolUse": "STOP"}
-
-
 def _describe(completion: Completion) -> dict[str, Any]:
-    """The result metadata (spec section 9) in Gemini's words: `finishReason`, as the object says."""
-    return common.result_meta(completion, "finishReason", _STOP_WORDS)
+    """The result metadata (spec section 9) in Gemini's words: `finishReason`, the object's own."""
+    return {"model": completion.model, "finishReason": _finish_reason(completion)}
 
 
 DIALECT = Dialect(
