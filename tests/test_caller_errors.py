@@ -128,7 +128,17 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "responses_create",
         {"input": [{"type": "item_reference", "id": "o"}]},
-        "input[0].type: unsupported item type 'item_reference'",
+        "input[0]: an item reference points at an item stored on OpenAI's servers",
+    ),
+    (
+        "responses_create",
+        {"input": [{"type": "web_search_call", "id": "ws_1", "status": "completed"}]},
+        "input[0]: a web_search_call item belongs to a built-in or custom tool",
+    ),
+    (
+        "responses_create",
+        {"input": [{"type": "note", "text": "x"}]},
+        "input[0].type: unsupported item type 'note'",
     ),
     (
         "responses_create",

@@ -10,6 +10,7 @@ from typing import Any
 
 import anthropic.types as anthropic_types
 import pytest
+from google.genai import types as genai_types
 from mcp_types import CreateMessageResult, TextContent
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
@@ -25,7 +26,13 @@ SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "require
 CHAT_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}
 ANTHROPIC_TOOL = {"name": "get_weather", "input_schema": SCHEMA}
 RESPONSES_TOOL = {"type": "function", "name": "get_weather", "parameters": SCHEMA}
-TOOLS = {"chat_complete": CHAT_TOOL, "messages_create": ANTHROPIC_TOOL, "responses_create": RESPONSES_TOOL}
+GEMINI_TOOL = {"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": SCHEMA}]}
+TOOLS = {
+    "chat_complete": CHAT_TOOL,
+    "messages_create": ANTHROPIC_TOOL,
+    "responses_create": RESPONSES_TOOL,
+    "gemini_generate_content": GEMINI_TOOL,
+}
 
 
 def answer(text: str, stop: str | None = "endTurn", model: str = "host-model-7") -> CreateMessageResult:
@@ -40,6 +47,10 @@ def meta(result: Any) -> dict[str, Any]:
     said = dict(result.meta[META])
     assert said.pop("backend") == "host", said
     return said
+
+
+Q = {"role": "user", "content": "Weather in Oslo?"}
+TEXT = {"type": "text", "text": "Checking.", "citations": None}
 
 
 def last_blocks(host: ScriptedHost) -> list[Any]:
@@ -317,6 +328,123 @@ async def test_values_that_cannot_be_honoured_say_why(
     assert host.asked == 1 and after.content[0].text == "never"  # only the generate call
 
 
+# The SDKs' own content types that cannot go on: each refused with the path and why, never with
+# a bare "unsupported type". Real objects, validated by the SDK, then dumped as it dumps them.
+THINKING = {"type": "thinking", "thinking": "The user wants Oslo.", "signature": "EqQBCkYIARgCKkD"}
+REDACTED = {
+    "type": "redacted_thinking",
+    "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr",
+}
+SERVER_CALL = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_01",
+    "name": "web_search",
+    "input": {"query": "weather in Oslo"},
+    "caller": {"type": "direct"},
+}
+SEARCH_RESULT = {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_01",
+    "content": [
+        {
+            "type": "web_search_result",
+            "title": "Oslo weather",
+            "url": "https://example.com/oslo",
+            "encrypted_content": "Eo8BCioIAhgBIiQ",
+            "page_age": None,
+        }
+    ],
+    "caller": {"type": "direct"},
+}
+REASONING = {
+    "type": "reasoning",
+    "id": "rs_1",
+    "summary": [{"type": "summary_text", "text": "Looking up Oslo."}],
+    "encrypted_content": "gAAAAABo",
+    "status": "completed",
+}
+REFUSAL = {
+    "type": "message",
+    "id": "msg_2",
+    "status": "completed",
+    "role": "assistant",
+    "content": [{"type": "refusal", "refusal": "I can't help with that."}],
+}
+
+
+def anthropic_content(*blocks: dict[str, Any]) -> list[dict[str, Any]]:
+    message = anthropic_types.Message.model_validate({**ANTHROPIC_MESSAGE, "content": list(blocks)})
+    return [block.model_dump() for block in message.content]
+
+
+def responses_output(*items: dict[str, Any]) -> list[dict[str, Any]]:
+    return [item.model_dump() for item in Response.model_validate({**RESPONSE, "output": list(items)}).output]
+
+
+@pytest.mark.parametrize(
+    ("tool", "body", "path", "words"),
+    [
+        (
+            "messages_create",
+            lambda: {"messages": [Q, {"role": "assistant", "content": anthropic_content(THINKING, TEXT)}]},
+            "messages[1].content[0]",
+            "a thinking block (the model's own reasoning) cannot be passed to the host's model",
+        ),
+        (
+            "messages_create",
+            lambda: {"messages": [Q, {"role": "assistant", "content": anthropic_content(TEXT, REDACTED)}]},
+            "messages[1].content[1]",
+            "a redacted_thinking block (the model's own reasoning) cannot be passed",
+        ),
+        (
+            "messages_create",
+            lambda: {
+                "messages": [
+                    Q,
+                    {"role": "assistant", "content": anthropic_content(SERVER_CALL, SEARCH_RESULT, TEXT)},
+                ]
+            },
+            "messages[1].content[0]",
+            "a server_tool_use block belongs to a server tool that ran on Anthropic's side",
+        ),
+        (
+            "messages_create",
+            lambda: {
+                "messages": [Q, {"role": "assistant", "content": anthropic_content(TEXT, SEARCH_RESULT)}]
+            },
+            "messages[1].content[1]",
+            "a web_search_tool_result block belongs to a server tool",
+        ),
+        (
+            "responses_create",
+            lambda: {"input": ["q_item", *responses_output(REASONING, RESPONSE["output"][0])]},
+            "input[1]",
+            "a reasoning item (the model's own reasoning, often encrypted) cannot be passed",
+        ),
+        (
+            "responses_create",
+            lambda: {"input": ["q_item", *responses_output(REFUSAL)]},
+            "input[1].content[0]",
+            "a refusal part cannot be passed back as such: put its text in an output_text part",
+        ),
+    ],
+    ids=["thinking", "redacted_thinking", "server_tool_use", "server_tool_result", "reasoning", "refusal"],
+)
+async def test_sdk_content_that_cannot_go_on_says_why(
+    era: str, tool: str, body: Any, path: str, words: str
+) -> None:
+    arguments = body()
+    if tool == "responses_create":
+        arguments["input"][0] = {"role": "user", "content": "Weather in Oslo?"}
+    host = ScriptedHost("never")
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    text = result.content[0].text
+    assert text.startswith(f"{tool}: {path}: {words}"), text
+    assert text.endswith("Nothing was sent to the host.") and host.asked == 0
+
+
 # -- 2. the Responses object validates ---------------------------------------------------------
 
 
@@ -351,51 +479,90 @@ BODIES = {
     "chat_complete": {"messages": [{"role": "user", "content": "q"}]},
     "messages_create": {"messages": [{"role": "user", "content": "q"}]},
     "responses_create": {"input": "q"},
+    "gemini_generate_content": {"contents": "q"},
     "generate": {"prompt": "q"},
 }
+UNKNOWN = "refusal"  # a stopReason MCP leaves open (its type is an open string)
 WORDS = {
     # tool: (key, {MCP stopReason: the product's word})
     "chat_complete": (
         "finish_reason",
-        {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length", None: "stop"},
+        {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length", None: "stop", UNKNOWN: "stop"},
     ),
     "generate": (
         "finish_reason",
-        {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length", None: "stop"},
+        {"endTurn": "stop", "stopSequence": "stop", "maxTokens": "length", None: "stop", UNKNOWN: "stop"},
     ),
     "messages_create": (
         "stop_reason",
-        {"endTurn": "end_turn", "stopSequence": "stop_sequence", "maxTokens": "max_tokens", None: "end_turn"},
+        {
+            "endTurn": "end_turn",
+            "stopSequence": "stop_sequence",
+            "maxTokens": "max_tokens",
+            None: "end_turn",
+            UNKNOWN: "end_turn",
+        },
+    ),
+    # Gemini has a word of its own for a reason it does not name: OTHER.
+    "gemini_generate_content": (
+        "finishReason",
+        {
+            "endTurn": "STOP",
+            "stopSequence": "STOP",
+            "maxTokens": "MAX_TOKENS",
+            None: "STOP",
+            UNKNOWN: "OTHER",
+        },
     ),
 }
 
 
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "generate"])
-@pytest.mark.parametrize("stop", ["endTurn", "stopSequence", "maxTokens", None])
+def said_text(tool: str, result: Any) -> tuple[str, str | None]:
+    """The completion text of a result, and the stop reason its object says (None: it says none).
+    A Gemini object's finishReason must be the word its `_meta` says."""
+    if tool != "gemini_generate_content":
+        return result.content[0].text, None
+    response = genai_types.GenerateContentResponse.model_validate(result.structured_content)
+    candidate = response.candidates[0]  # type: ignore[index]
+    return response.text or "", candidate.finish_reason.value  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "gemini_generate_content", "generate"])
+@pytest.mark.parametrize("stop", ["endTurn", "stopSequence", "maxTokens", None, UNKNOWN])
 async def test_text_results_say_the_stop_reason_and_model_in_meta(
     era: str, tool: str, stop: str | None
 ) -> None:
     host = ScriptedHost(answer("cut tex", stop))
     async with connect(era, host) as client:
         result = await client.call_tool(tool, BODIES[tool])
-    assert result.content[0].text == "cut tex"  # the spec's text result is unchanged
+    text, in_object = said_text(tool, result)
+    assert text == "cut tex"  # the spec's text result (or the product's object) is unchanged
     key, words = WORDS[tool]
     assert meta(result) == {"model": "host-model-7", key: words[stop]}
+    assert in_object in (None, words[stop])
 
 
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create"])
-async def test_tool_calls_say_tool_use_in_meta(era: str, tool: str) -> None:
-    host = ScriptedHost(tool_answer("", ("c1", "get_weather", {"city": "Oslo"})))
+TOOL_USE_META = {
+    "chat_complete": {"model": "scripted-model", "finish_reason": "tool_calls"},
+    "messages_create": {"model": "scripted-model", "stop_reason": "tool_use"},
+    "gemini_generate_content": {"model": "scripted-model", "finishReason": "STOP"},
+}
+
+
+@pytest.mark.parametrize("tool", list(TOOL_USE_META))
+@pytest.mark.parametrize("stop", ["toolUse", "maxTokens"])
+async def test_tool_calls_say_tool_use_in_meta(era: str, tool: str, stop: str) -> None:
+    """Tool calls the interpretation accepted are whole, also when the host says it hit the limit:
+    the stop is a tool-use stop, in `_meta` and in Gemini's object alike."""
+    called = tool_answer("", ("c1", "get_weather", {"city": "Oslo"})).model_copy(update={"stop_reason": stop})
+    host = ScriptedHost(called)
     body = {**BODIES[tool], "tools": [TOOLS[tool]]}
     async with connect(era, host, tools=True) as client:
         result = await client.call_tool(tool, body)
-    assert (
-        meta(result)
-        == {
-            "chat_complete": {"model": "scripted-model", "finish_reason": "tool_calls"},
-            "messages_create": {"model": "scripted-model", "stop_reason": "tool_use"},
-        }[tool]
-    )
+    assert not result.is_error, result.content[0].text
+    assert meta(result) == TOOL_USE_META[tool]
+    if tool == "gemini_generate_content":
+        assert result.structured_content["candidates"][0]["finishReason"] == "STOP"
 
 
 async def test_responses_cut_at_the_limit_is_incomplete(era: str) -> None:

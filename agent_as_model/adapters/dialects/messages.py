@@ -39,6 +39,22 @@ _STOP = options.StopParameter("stop_sequences")
 _TOOL_FORMS = "{name, description, input_schema}"
 _TOOL_KEYS = (*definitions.SEED_KEYS, "type", "cache_control", "strict")
 _CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'auto'|'any'|'tool'|'none', name}"
+# Block types of the SDK's own Message content that a caller may pass back, and why they cannot
+# go on (docs/decisions.md). Extended thinking is refused as a parameter, so its blocks come from
+# another model's run; server tools ran on Anthropic's side and their blocks have no MCP form.
+_REASONING_BLOCKS = ("thinking", "redacted_thinking")
+_SERVER_BLOCKS = (
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "container_upload",
+    "mcp_tool_use",
+    "mcp_tool_result",
+)
 _ANTHROPIC_MODES: Mapping[str, ChoiceMode] = {
     "auto": "auto",
     "any": "required",
@@ -213,9 +229,28 @@ def _text(raw: Any, path: str, allowed: tuple[str, ...]) -> str:
     if raw.get("type") in ("tool_use", "tool_result"):
         side = "an assistant" if raw["type"] == "tool_use" else "a user"
         raise caller_error(f"{path}.type", f"a {raw['type']} block belongs in {side} message")
+    _refuse_sdk_block(raw.get("type"), path)
     text = common.text_of_part(raw, path, allowed, _TEXT_KEYS)
     common.reject_unknown(raw, _TEXT_BLOCK_KEYS, path)
     return text
+
+
+def _refuse_sdk_block(kind: object, path: str) -> None:
+    """The SDK's block types that are not text, named with the reason they cannot be passed on."""
+    if kind in _REASONING_BLOCKS:
+        raise caller_error(
+            path,
+            f"a {kind} block (the model's own reasoning) cannot be passed to the host's model: it "
+            "takes text, tool_use and tool_result blocks only, and extended thinking is not "
+            "honoured here; remove the block",
+        )
+    if kind in _SERVER_BLOCKS:
+        raise caller_error(
+            path,
+            f"a {kind} block belongs to a server tool that ran on Anthropic's side: server tools "
+            "cannot be forwarded, so their calls and results cannot be passed to the host's model; "
+            "remove the block (or put what it found in a text block)",
+        )
 
 
 def _tool_use(block: Any, path: str) -> ToolUse:

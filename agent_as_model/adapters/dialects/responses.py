@@ -215,6 +215,7 @@ def _read_items(items: list[Any], turns: Turns) -> None:
         path = f"input[{i}]"
         item = common.require_object(raw, path)
         kind = item.get("type", "message")
+        _refuse_sdk_item(kind, path)
         if not isinstance(kind, str) or kind not in _ITEM_KEYS:
             expected = ", ".join(repr(k) for k in _ITEM_KEYS)
             raise caller_error(f"{path}.type", f"unsupported item type {ascii(kind)} (expected {expected})")
@@ -234,6 +235,76 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             turns.tool_result(ToolResult(ident, output), path)
         else:
             _read_message(item, path, turns)
+
+
+def _refuse_sdk_item(kind: object, path: str) -> None:
+    """Output item types of the SDK's Response that are not messages or function calls, named with
+    the reason they cannot be passed back (docs/decisions.md)."""
+    if kind == "reasoning":
+        raise caller_error(
+            path,
+            "a reasoning item (the model's own reasoning, often encrypted) cannot be passed to the host's "
+            "model: it takes messages and function calls only; remove the item",
+        )
+    if kind == "item_reference":
+        raise caller_error(
+            path,
+            "an item reference points at an item stored on OpenAI's servers, and this server keeps "
+            "none: pass the item itself",
+        )
+    if kind == "compaction":
+        raise caller_error(
+            path,
+            "a compaction item is the API's encrypted summary of earlier turns and cannot be read "
+            "here: pass the turns themselves",
+        )
+    if isinstance(kind, str) and kind in _TOOL_ITEMS:
+        raise caller_error(
+            path,
+            f"a {kind} item belongs to a built-in or custom tool: only function tools reach the host's "
+            "model, so only function_call and function_call_output items can be passed back",
+        )
+
+
+# The SDK's output and input item types of the built-in tools (web search, computer use, MCP,
+# shell, ...) and of custom (free-form) tools.
+_TOOL_ITEMS = frozenset(
+    [
+        "file_search_call",
+        "web_search_call",
+        "computer_call",
+        "computer_call_output",
+        "tool_search_call",
+        "tool_search_output",
+        "image_generation_call",
+        "code_interpreter_call",
+        "local_shell_call",
+        "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "program",
+        "program_output",
+    ]
+)
+
+
+def _refuse_refusal(content: object, path: str) -> None:
+    """A refusal part of an output message: its text would otherwise be dropped (chat decides the
+    same for a message's `refusal`)."""
+    for j, part in enumerate(content if isinstance(content, list) else ()):
+        if isinstance(part, dict) and part.get("type") == "refusal":
+            raise caller_error(
+                common.path_of(path, j),
+                "a refusal part cannot be passed back as such: put its text in an output_text part",
+            )
 
 
 def _check_item_extras(item: Mapping[str, Any], path: str) -> None:
@@ -264,6 +335,7 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
         raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
     if "content" not in item:
         raise caller_error(f"{path}.content", "is required")
+    _refuse_refusal(item["content"], f"{path}.content")
     text = common.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     if role in ("system", "developer"):
         turns.fold(role, text)
