@@ -17,12 +17,19 @@ from tests.fixtures.make_transcripts import CASES, make, same_on_the_wire
 FIXTURES = Path(make_transcripts.__file__).parent / "transcripts"
 
 
+# What varies between two recordings of each (each run costs about 2.5 s: four server starts):
+# responses_create a resp_ id, created_at, and on 2026-07-28 sealed requestState tokens; gemini
+# random resp_ responseIds (inside JSON text too); redacted_gemini the per-recording keyed hashes
+# of its placeholders and cursors; cursors a chain whose later calls carry the cursors minted.
+VARYING = ["responses_create", "gemini", "redacted_gemini", "cursors"]
+
+
 @pytest.mark.stdio
-def test_re_recording_an_unchanged_exchange_changes_no_file(tmp_path: Path) -> None:
-    # responses_create: a resp_ id, created_at, and on 2026-07-28 sealed requestState tokens.
-    case = next(c for c in CASES if c.name == "responses_create")
+@pytest.mark.parametrize("name", VARYING)
+def test_re_recording_an_unchanged_exchange_changes_no_file(tmp_path: Path, name: str) -> None:
+    case = next(c for c in CASES if c.name == name)
     first = anyio.run(make, [case], tmp_path)
-    assert [p.name for p in first] == ["legacy-responses_create.jsonl", "modern-responses_create.jsonl"]
+    assert [p.name for p in first] == [f"legacy-{name}.jsonl", f"modern-{name}.jsonl"]
     before = {p.name: p.read_bytes() for p in first}
     again = anyio.run(make, [case], tmp_path)
     assert again == []  # nothing changed on the wire: nothing replaced

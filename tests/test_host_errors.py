@@ -14,6 +14,7 @@ from mcp_types import (
     ToolUseContent,
 )
 
+from agent_as_model.adapters.dialects import DIALECTS
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -60,14 +61,11 @@ VIOLATIONS = [
 @pytest.mark.parametrize(
     ("answer", "expected"), VIOLATIONS, ids=["image", "audio", "tool_use", "role", "empty"]
 )
-@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
+# Every registered completion tool, so a new one is covered without a line here.
+@pytest.mark.parametrize("tool", list(DIALECTS))
 async def test_host_violation_is_named(era: str, tool: str, answer: object, expected: str) -> None:
-    arguments = {
-        "chat_complete": {"messages": [{"role": "user", "content": "q"}]},
-        "messages_create": {"messages": [{"role": "user", "content": "q"}]},
-        "responses_create": {"input": "q"},
-        "generate": {"prompt": "q"},
-    }[tool]
+    arguments = dict(DIALECTS[tool].EXAMPLE or {})
+    assert arguments, f"{tool} declares no EXAMPLE"
     host = ScriptedHost(answer, "recovered")  # type: ignore[arg-type]
     async with connect(era, host) as client:
         bad = await client.call_tool(tool, arguments)
