@@ -59,8 +59,9 @@ def test_a_missing_extra_is_one_line_naming_it(provider: str) -> None:
     done = _run([], env={"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, code=code)
     assert done.returncode == 2
     assert done.stderr == (
-        f"agent-as-model: --provider {provider} needs the {provider} SDK: "
-        f"pip install 'agent-as-model[{provider}]'\n"
+        f"agent-as-model: --provider {provider} needs the {provider} SDK: install this project with "
+        f"its {provider} extra (pip install '/path/to/checkout[{provider}]'), "
+        f"or pip install {provider} beside it\n"
     )
 
 

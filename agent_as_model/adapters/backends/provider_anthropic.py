@@ -50,7 +50,8 @@ class AnthropicApi:
             import anthropic
         except ImportError:
             raise ProviderUnavailable(
-                "--provider anthropic needs the anthropic SDK: pip install 'agent-as-model[anthropic]'"
+                "--provider anthropic needs the anthropic SDK: install this project with its anthropic extra "
+                "(pip install '/path/to/checkout[anthropic]'), or pip install anthropic beside it"
             ) from None
         self._sdk = anthropic
         try:

@@ -49,7 +49,8 @@ class OpenAIApi:
             import openai
         except ImportError:
             raise ProviderUnavailable(
-                "--provider openai needs the openai SDK: pip install 'agent-as-model[openai]'"
+                "--provider openai needs the openai SDK: install this project with its openai extra "
+                "(pip install '/path/to/checkout[openai]'), or pip install openai beside it"
             ) from None
         self._sdk = openai
         try:
