@@ -33,9 +33,10 @@ from agent_as_model.states.record import CallRecord
 SERVER_NAME = "agent-as-model"
 REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
 STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
+# Names no product: the dialects do (each tool's description says which API it takes).
 INSTRUCTIONS = (
-    "Tools in the request shapes of OpenAI Chat Completions, Anthropic Messages, OpenAI Responses and a "
-    "raw prompt. Completions come from your own model through MCP sampling: declare the sampling capability."
+    "Tools in the request shapes of AI products' own APIs, one tool per API, and a raw prompt. "
+    "Completions come from your own model through MCP sampling: declare the sampling capability."
 )
 
 # The listing, made once per set of registered dialects (a test may register one more).
