@@ -34,8 +34,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_as_model.arguments import type_name
 from agent_as_model.errors import caller_error
@@ -126,8 +125,7 @@ def assistant_entry(text: str, calls: Sequence[ToolUse] = ()) -> dict[str, str]:
     return entry("assistant", tool_calls_text(text, calls) if calls else text)
 
 
-@dataclass(frozen=True, slots=True)
-class Previous:
+class Previous(NamedTuple):
     """A `previous_response_id` that was read and found well formed.
 
     `form` is "start" (`""`), "continue" (a `cur_` cursor) or "anchor" (a `resp_` id); `value` is

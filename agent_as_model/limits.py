@@ -7,7 +7,7 @@ the frame size. docs/security.md says what each one guards against.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
 DEFAULT_SCHEMA_TIMEOUT = 0.25
@@ -22,8 +22,7 @@ DEFAULT_MAX_FRAME = 32 * 1024 * 1024
 DEFAULT_PROGRESS_INTERVAL = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
     host_timeout: float = DEFAULT_HOST_TIMEOUT
     state_ttl: float = DEFAULT_STATE_TTL

@@ -257,6 +257,7 @@ class StandInDialect:
     NAME = "generate"
     DESCRIPTION = "stand-in"
     INPUT_SCHEMA = DIALECTS["generate"].INPUT_SCHEMA
+    body = DIALECTS["generate"].body
 
     def __init__(
         self, *, parse: Callable[..., Request] | None = None, render: Callable[..., Any] | None = None

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_as_model.adapters.dialects import responses
+from agent_as_model.adapters.dialects import DIALECTS, responses
 from tests import sdk_truth
 from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
@@ -24,7 +24,7 @@ def _responses_validated_by_the_sdk() -> Iterator[None]:
     """Every Responses object any test makes is validated as the official SDK's Response."""
     original = sdk_truth.install()
     yield
-    object.__setattr__(responses.DIALECT, "render", original)
+    DIALECTS[responses.NAME] = original
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from agent_as_model.adapters.dialects import responses
+from agent_as_model.adapters.dialects import DIALECTS, responses
 
 checked: list[str] = []  # the ids of the Responses objects validated so far in this process
 failures: list[str] = []  # what did not validate, for the test that produced it
@@ -38,12 +38,12 @@ def response_of(result: Any) -> Response:
 
 
 def install() -> Any:
-    """Wrap the responses dialect's renderer so each object it makes is validated; returns the
-    original renderer so it can be put back."""
-    original = responses.DIALECT.render
+    """Register the responses dialect with a renderer that validates each object it makes; returns
+    the original declaration so it can be put back."""
+    original = DIALECTS[responses.NAME]
 
     def render(completion: Any, request: Any, cursor: str | None) -> Any:
-        output = original(completion, request, cursor)
+        output = original.render(completion, request, cursor)
         try:
             validate(output)
             checked.append(output["id"])
@@ -51,5 +51,5 @@ def install() -> Any:
             failures.append(f"{type(err).__name__}: {err}")
         return output
 
-    object.__setattr__(responses.DIALECT, "render", render)  # a frozen declaration, test-only
+    DIALECTS[responses.NAME] = original._replace(render=render)
     return original

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 
 import jsonschema
@@ -78,7 +77,7 @@ async def test_internal_fault_gives_a_generic_message_and_logs_the_traceback(
         raise RuntimeError("secret internal detail")
 
     # A dialect is an immutable declaration: the broken one replaces it in the registry.
-    monkeypatch.setitem(DIALECTS, "generate", dataclasses.replace(dialect, render=broken_render))
+    monkeypatch.setitem(DIALECTS, "generate", dialect._replace(render=broken_render))
     host = ScriptedHost("ok")
     with caplog.at_level(logging.ERROR, logger="agent_as_model"):
         async with connect(era, host) as client:

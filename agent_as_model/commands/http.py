@@ -15,15 +15,13 @@ balancer can probe it; it says nothing a caller could use.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hmac
 import ipaddress
 import json
 import logging
 import os
 import secrets
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_as_model import __version__
 
@@ -46,9 +44,8 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class HttpSettings:
-    """Everything `serve --http` decides; a dataclass of its own so other settings merge beside it."""
+class HttpSettings(NamedTuple):
+    """Everything `serve --http` decides; a value of its own so other settings merge beside it."""
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -61,7 +58,7 @@ class HttpSettings:
 
     def to_env(self) -> str:
         """The settings for worker processes; the token stays out (it travels in its own variable)."""
-        fields = dataclasses.asdict(dataclasses.replace(self, auth_token=None))
+        fields = self._replace(auth_token=None)._asdict()
         return json.dumps(fields)
 
     @classmethod
@@ -317,9 +314,9 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> i
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
     os.environ[SETTINGS_ENV] = settings.to_env()
     if provider is not None:
-        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(dataclasses.asdict(provider))
+        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(provider._asdict())
     if limits is not None:
-        os.environ[LIMITS_ENV] = json.dumps(dataclasses.asdict(limits))
+        os.environ[LIMITS_ENV] = json.dumps(limits._asdict())
     if settings.auth_token:
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
     uvicorn.run(

@@ -7,8 +7,8 @@ machine and never looks inside beyond `state`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
@@ -19,13 +19,15 @@ from agent_as_model.neutral import Completion, Request
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
 
+# The empty default of a mapping field: one shared value that cannot be changed.
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
 # How an output contract travels: as one required tool when the host takes tools, otherwise as
 # the schema in the system prompt (spec section 3).
 Structured = Literal["tool", "prompt"]
 
 
-@dataclass(frozen=True, slots=True)
-class HostPlan:
+class HostPlan(NamedTuple):
     """How this call's request was put to this host, decided once at build time.
 
     `host_tools`: the host declared `sampling.tools`, so tool blocks and definitions may travel.
@@ -36,7 +38,7 @@ class HostPlan:
 
     host_tools: bool = False
     structured: Structured | None = None
-    names: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = EMPTY
     offered: frozenset[str] = frozenset()
 
 

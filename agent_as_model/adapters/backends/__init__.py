@@ -15,8 +15,7 @@ whichever serves.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams
@@ -52,8 +51,7 @@ def is_modern(protocol_version: str | None) -> bool:
     return is_version_at_least(protocol_version or "", MODERN_FROM)
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(NamedTuple):
     """Who serves a call, what it can take (the call's payload is built for that), and, when the
     call asked for what this server cannot give, the caller error to raise before anything is sent."""
 

@@ -9,7 +9,7 @@ backend it talks to.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from mcp_types import (
     ClientCapabilities,
@@ -22,8 +22,7 @@ from mcp_types import (
 from agent_as_model.errors import CallError
 
 
-@dataclass(frozen=True, slots=True)
-class SamplingSupport:
+class SamplingSupport(NamedTuple):
     """What the host declared it can answer."""
 
     declared: bool
@@ -41,8 +40,7 @@ NO_SAMPLING = SamplingSupport(declared=False)
 SUPPORT = {False: SamplingSupport(declared=True), True: SamplingSupport(declared=True, tools=True)}
 
 
-@dataclass(frozen=True, slots=True)
-class HostAnswer:
+class HostAnswer(NamedTuple):
     """The model's sampling result, normalised: its blocks as a tuple, whichever backend carried it."""
 
     role: str
@@ -70,8 +68,7 @@ class HostAnswer:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Suspension:
+class Suspension(NamedTuple):
     """This request ends here: the host must answer and retry (2026-07-28)."""
 
     result: InputRequiredResult

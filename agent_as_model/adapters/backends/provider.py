@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
@@ -34,8 +33,7 @@ EXTRA: dict[ProviderName, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderSettings:
+class ProviderSettings(NamedTuple):
     """What the operator configured (flags of `serve`, or their environment variables)."""
 
     provider: ProviderName
@@ -58,8 +56,7 @@ class ProviderUnavailable(Exception):
     a one-line start-up error."""
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """What a provider's API answered, in MCP's sampling vocabulary."""
 
     blocks: tuple[Any, ...]  # TextContent / ToolUseContent
@@ -67,8 +64,7 @@ class Reply:
     stop_reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(NamedTuple):
     """A failed exchange, as the SDK reported it: the HTTP status when there was one."""
 
     status: int | None

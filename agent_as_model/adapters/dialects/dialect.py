@@ -17,14 +17,17 @@ other room asks the declaration, never a product name:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.tools.definitions import ToolShape
 from agent_as_model.neutral import Completion, Request
+
+# The empty default of a mapping field: one shared value that cannot be changed.
+EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
 ConversationReader = Callable[[Mapping[str, Any], Turns], None]
@@ -42,8 +45,7 @@ Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
 Describer = Callable[[Completion], dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class Body:
+class Body(NamedTuple):
     """The shape of a tool's arguments beyond the conversation reader.
 
     `plain` are the keys of the common body (the conversation and its limits): a body with no
@@ -65,13 +67,12 @@ class Body:
     native_output: NativeOutput | None = None  # the product's own way to ask for JSON
     calls_join: bool = False  # call items passed back join a trailing assistant message item
     parallel_calls: str | None = None  # the boolean parameter whose `false` allows one tool call only
-    hints: Mapping[str, str] = field(default_factory=dict)  # name -> the JSON type it takes
-    refused: Mapping[str, Refusal] = field(default_factory=dict)
+    hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
+    refused: Mapping[str, Refusal] = EMPTY
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
 
 
-@dataclass(frozen=True, slots=True)
-class Redaction:
+class Redaction(NamedTuple):
     """What `serve --record --redact` must know of a product's shapes beyond the shared ones.
 
     `result_keys`: the top-level keys of the result object the dialect renders, so that object is
@@ -86,17 +87,16 @@ class Redaction:
     free: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, eq=False)
-class Dialect:
+class Dialect(NamedTuple):
     NAME: str
     DESCRIPTION: str
-    INPUT_SCHEMA: dict[str, Any] = field(repr=False)
+    INPUT_SCHEMA: dict[str, Any]
     body: Body
     read_conversation: ConversationReader
     render: Renderer
     tools: ToolShape | None = None  # None: the tool takes no tool definitions
     # A small request body that shows the tool at work (`agent-as-model demo` sends it).
-    EXAMPLE: Mapping[str, Any] | None = field(default=None, repr=False)
+    EXAMPLE: Mapping[str, Any] | None = None
     describe: Describer | None = None  # None: the result carries no product metadata
     redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
 

@@ -9,8 +9,7 @@ whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_as_model.adapters.dialects.common import (
     path_of,
@@ -147,8 +146,7 @@ def check_natives(args: Mapping[str, Any], hinted: Mapping[str, str], refused: M
                 raise caller_error(name, reason)
 
 
-@dataclass(frozen=True, slots=True)
-class StopParameter:
+class StopParameter(NamedTuple):
     """A product's stop-sequence parameter."""
 
     name: str

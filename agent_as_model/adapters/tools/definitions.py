@@ -22,8 +22,7 @@ what the caller wrote, e.g. `tools[2].function.parameters.type`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
 from agent_as_model.errors import caller_error
@@ -44,8 +43,7 @@ EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], 
 ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolShape:
+class ToolShape(NamedTuple):
     """A product's own tool-definition and tool-choice shapes, declared by its dialect."""
 
     format: str  # the name `export-tools --format` takes
@@ -54,8 +52,8 @@ class ToolShape:
     write_tool: ToolWriter
     forms: str  # how a tool is written, quoted in errors
     choice_forms: str  # how a tool_choice is written, quoted in errors
-    tools_schema: dict[str, Any] = field(repr=False)  # the listed fragments (listing.py)
-    choice_schema: dict[str, Any] = field(repr=False)
+    tools_schema: dict[str, Any]  # the listed fragments (listing.py)
+    choice_schema: dict[str, Any]
     entries: EntryReader | None = None  # None: each entry of `tools` is one definition
     group: ToolGrouper | None = None  # None: `export-tools` lists the definitions as they are
 
