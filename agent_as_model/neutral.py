@@ -69,6 +69,7 @@ class ToolChoice(NamedTuple):
     # switch that said so (Anthropic's `disable_parallel_tool_use`; OpenAI's top-level
     # `parallel_tool_calls` goes to `Request.single_call` directly).
     single_call: str | None = None
+    path: str = "tool_choice"  # where the caller wrote it, for the error when an answer breaks it
 
 
 class OutputContract(NamedTuple):
@@ -119,6 +120,7 @@ class Request(NamedTuple):
     model: str
     max_tokens: int
     temperature: float | None = None
+    max_tokens_path: str = "max_tokens"  # where the caller wrote the limit (its product's own name)
     tools: tuple[ToolSpec, ...] = ()
     tool_choice: ToolChoice | None = None
     output: OutputContract | None = None

@@ -284,9 +284,8 @@ async def test_a_tool_call_under_mode_none_is_a_host_violation(era: str) -> None
         good = await client.call_tool(NAME, {"contents": "again"})
     text = bad.content[0].text  # type: ignore[union-attr]
     assert bad.is_error and "is 'none', yet the host called tool 'weather.get'" in text, text
-    # The path is the shared `tool_choice`, not toolConfig.functionCallingConfig.mode: the neutral
-    # ToolChoice carries no path of its own yet (see docs/decisions.md, Gemini).
-    assert text.startswith(f"{NAME}: tool_choice: ")
+    # The path the caller wrote the choice at, not the shared readers' `tool_choice`.
+    assert text.startswith(f"{NAME}: toolConfig.functionCallingConfig.mode: "), text
     assert text.endswith("The host was asked; its answer was not used.")
     assert not good.is_error
 

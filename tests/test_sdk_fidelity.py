@@ -584,21 +584,33 @@ async def test_responses_cut_at_the_limit_is_incomplete(era: str) -> None:
     assert sdk_truth.response_of(whole).status == "completed" and meta(whole)["status"] == "completed"
 
 
+# The limit is named as the caller wrote it: its product's own name, at its own path.
+CUT_LIMITS = {
+    "chat_complete": ({"max_completion_tokens": 5}, "max_completion_tokens 5"),
+    "messages_create": ({"max_tokens": 5}, "max_tokens 5"),
+    "responses_create": ({"max_output_tokens": 5}, "max_output_tokens 5"),
+    "gemini_generate_content": (
+        {"generationConfig": {"maxOutputTokens": 5}},
+        "generationConfig.maxOutputTokens 5",
+    ),
+}
+
+
 @pytest.mark.parametrize("tools", [False, True])
-async def test_structured_output_cut_at_the_limit_says_so(era: str, tools: bool) -> None:
+@pytest.mark.parametrize("tool", list(CUT_LIMITS))
+async def test_structured_output_cut_at_the_limit_says_so(era: str, tools: bool, tool: str) -> None:
     if tools:
         cut: Any = tool_answer("", ("s1", "structured_output", {}))
         cut = cut.model_copy(update={"stop_reason": "maxTokens"})
     else:
         cut = answer('{"city": "Os', "maxTokens")
     host = ScriptedHost(cut)
+    limit, named = CUT_LIMITS[tool]
     async with connect(era, host, tools=tools) as client:
-        result = await client.call_tool(
-            "chat_complete", {**BODIES["chat_complete"], "output_schema": SCHEMA, "max_tokens": 5}
-        )
+        result = await client.call_tool(tool, {**BODIES[tool], "output_schema": SCHEMA, **limit})
     assert result.is_error
     text = result.content[0].text
-    assert "cut at the token limit (max_tokens 5" in text and "violates" not in text, text
+    assert f"cut at the token limit ({named}, stopReason maxTokens)" in text and "violates" not in text, text
     assert text.endswith("The host was asked; its answer was not used.")
 
 

@@ -68,7 +68,7 @@ def interpret_answer(record: CallRecord) -> None:
                 structured = _text_output(text, contract)
         except CallError:
             if stop == "maxTokens":  # not a schema problem: the output never ended
-                raise _cut(contract, request.max_tokens) from None
+                raise _cut(contract, request) from None
             raise
         text, calls = json.dumps(structured, sort_keys=True), []
     elif record.plan.offered:
@@ -96,11 +96,12 @@ def _stop_reason(said: str | None) -> StopReason | None:
     return _STOP_REASONS.get(said, "other")
 
 
-def _cut(contract: OutputContract, max_tokens: int) -> CallError:
+def _cut(contract: OutputContract, request: Request) -> CallError:
+    limit = f"{request.max_tokens_path} {request.max_tokens}"  # named as the caller wrote it
     return host_error(
         contract.path,
-        f"the host's answer was cut at the token limit (max_tokens {max_tokens}, stopReason "
-        "maxTokens) before the output was complete; raise the limit",
+        f"the host's answer was cut at the token limit ({limit}, stopReason maxTokens) before the "
+        "output was complete; raise the limit",
     )
 
 
@@ -111,10 +112,10 @@ def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
     (docs/decisions.md)."""
     choice = request.tool_choice
     if choice is not None and choice.mode == "none" and calls:
-        raise host_error("tool_choice", f"is 'none', yet the host called tool {ascii(calls[0].name)}")
+        raise host_error(choice.path, f"is 'none', yet the host called tool {ascii(calls[0].name)}")
     if choice is not None and choice.mode == "required" and not calls:
         wanted = f"tool {ascii(choice.name)}" if choice.name is not None else "a tool"
-        raise host_error("tool_choice", f"asks for a call of {wanted}, yet the host answered without one")
+        raise host_error(choice.path, f"asks for a call of {wanted}, yet the host answered without one")
     if request.single_call is not None and len(calls) > 1:
         raise host_error(request.single_call, f"allows one tool call, yet the host made {len(calls)}")
 

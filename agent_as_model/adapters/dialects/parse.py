@@ -29,6 +29,8 @@ from agent_as_model.neutral import (
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
 
+_NOTHING_MOVED: Mapping[str, str] = {}
+
 
 def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
     body = dialect.body
@@ -44,14 +46,21 @@ def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
         return _options(dialect, args, args, turns)
     view, origins = body.view(args)
     try:
-        return _options(dialect, args, view, turns)
+        return _options(dialect, args, view, turns, origins)
     except CallError as err:
         raise _moved(err, origins) from None
 
 
-def _options(dialect: Dialect, given: Mapping[str, Any], args: Mapping[str, Any], turns: Turns) -> Request:
+def _options(
+    dialect: Dialect,
+    given: Mapping[str, Any],
+    args: Mapping[str, Any],
+    turns: Turns,
+    origins: Mapping[str, str] = _NOTHING_MOVED,
+) -> Request:
     """Everything beyond the conversation, read from `args` (the dialect's view of what was
-    `given`); the persona checks the request object of the arguments as given."""
+    `given`, with `origins` the caller's paths of what it moved); the persona checks the request
+    object of the arguments as given."""
     body = dialect.body
     output = options.read_output(args, body.native_output)
     tools, choice = options.read_tool_options(args, dialect.tools, output)
@@ -62,6 +71,8 @@ def _options(dialect: Dialect, given: Mapping[str, Any], args: Mapping[str, Any]
         single_call = body.parallel_calls
     elif choice is not None:
         single_call = choice.single_call
+    if choice is not None and "tool_choice" in origins:  # an answer that breaks it names this path
+        choice = choice._replace(path=origins["tool_choice"])
     persona = contracts.read_persona(given, body.request_object, output)
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
@@ -78,6 +89,7 @@ def _options(dialect: Dialect, given: Mapping[str, Any], args: Mapping[str, Any]
         args,
         turns,
         max_tokens_name,
+        origins.get(max_tokens_name, max_tokens_name),
         tools=tools,
         tool_choice=choice,
         output=output,
@@ -95,6 +107,7 @@ def _request(
     args: Mapping[str, Any],
     turns: Turns,
     max_tokens_name: str = "max_tokens",
+    max_tokens_path: str = "max_tokens",
     *,
     tools: tuple[ToolSpec, ...] = (),
     tool_choice: ToolChoice | None = None,
@@ -116,6 +129,7 @@ def _request(
         turns=tuple(built),
         model=common.read_model(args),
         max_tokens=common.read_max_tokens(args, max_tokens_name),
+        max_tokens_path=max_tokens_path,
         temperature=common.read_temperature(args, dialect.body.max_temperature),
         tools=tools,
         tool_choice=tool_choice,
