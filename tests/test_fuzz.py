@@ -14,6 +14,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -21,17 +22,22 @@ from hypothesis import strategies as st
 
 from agent_as_model.commands.cli import main
 from agent_as_model.commands.fuzz import MISSING_EXTRA
+from agent_as_model.commands.fuzz.checks import Expected, Logged
 from agent_as_model.commands.fuzz.conversation import HISTORY_TOOLS, HostAnswer, ToolTurn, Unit
 from agent_as_model.commands.fuzz.machine import host_answers, openings
+from agent_as_model.commands.fuzz.recording import expect_in_recording
 from agent_as_model.commands.fuzz.render import render
 from agent_as_model.commands.fuzz.runner import Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_file
+from agent_as_model.commands.transcripts.fileformat import dump_record
+from tests.broken_cursor_servers import ANSWERS_BEFORE_LOSS
 
 pytestmark = pytest.mark.stdio
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTH = "legacy,2026-07-28"
 SUMMARY = re.compile(r"^(\d+) chains, (\d+) calls, (\d+) failures$")
+BY_RULE = "calls by rule: "
 CHAIN = re.compile(r"The minimal chain \((\d+) calls?; the last one failed\)")
 CURSOR = re.compile(r"cur_[0-9a-f]{64}")
 
@@ -58,18 +64,97 @@ def at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # `python -m tests.broken_cursor_servers` is found from here
 
 
-def test_it_passes_against_this_server_on_both_eras(
+def by_rule(out: str) -> dict[str, int]:
+    """The report's `calls by rule: start 12, continue 9, ...` line, read back."""
+    (line,) = [line for line in out.splitlines() if line.startswith(BY_RULE)]
+    counts = (item.rsplit(" ", 1) for item in line.removeprefix(BY_RULE).split(", "))
+    return {name: int(n) for name, n in counts}
+
+
+# Every rule of a run on all four tools with tool turns, named here rather than taken from the
+# fuzzer, so that a rule it stopped making (or stopped listing) fails the test too.
+TAMPER_KINDS = ("user", "assistant", "arguments", "result", "reorder", "model", "tool")
+EVERY_RULE = {
+    "start",
+    "continue",
+    "branch",
+    "anchor",
+    *(f"tamper ({kind})" for kind in TAMPER_KINDS),
+    "generate",
+    "generate with a cur_ cursor",
+}
+STARTS_A_CHAIN = ("start", "anchor", "generate")
+
+
+def test_it_passes_against_this_server_on_both_eras_and_every_rule_and_tampering_runs(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    status, out, err = fuzz(capsys, "--eras", BOTH, "--examples", "4", "--seed", "1", "--out", str(tmp_path))
+    # 100 examples (a few seconds): enough for every rule to reach the server under this seed; the
+    # counts are the fuzzer's own, of calls that reached the server.
+    status, out, err = fuzz(
+        capsys, "--eras", BOTH, "--examples", "100", "--seed", "6", "--out", str(tmp_path)
+    )
     chains, calls, failures = summary(out)
     assert (status, failures) == (0, 0), out + err
-    assert chains > 0 and calls >= chains
     assert not (tmp_path / "failure.jsonl").exists()
+    counts = by_rule(out)
+    assert set(counts) == EVERY_RULE, out
+    assert [rule for rule, n in counts.items() if n == 0] == [], out
+    # Each call counted once, under its rule; a chain only when its first call reached the server.
+    assert sum(counts.values()) == calls, out
+    assert chains == sum(counts[rule] for rule in STARTS_A_CHAIN), out
+
+
+def wire(recording: Path) -> list[dict[str, Any]]:
+    """The `tools/call` requests a recording holds, one per call (not the 2026-07-28 retries that
+    carry the host's answer), as the server received them."""
+    lines = recording.read_text(encoding="utf-8").split("\n")  # not splitlines(): texts hold U+2028
+    records = [json.loads(line) for line in lines if line]
+    frames = [r["frame"] for r in records if r.get("kind") == "frame" and r["dir"] == "c2s"]
+    return [
+        f["params"]
+        for f in frames
+        if f.get("method") == "tools/call" and "inputResponses" not in (f.get("params") or {})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tools", "era"), [("generate", "legacy"), ("messages_create,responses_create", "2026-07-28")]
+)
+def test_only_the_tools_asked_for_are_called_and_the_last_line_counts_what_reached_the_server(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tools: str, era: str
+) -> None:
+    # The server runs behind the fuzzer's recording relay, so what it was sent is read off the wire,
+    # not from the fuzzer's account of itself.
+    recording = tmp_path / "wire.jsonl"
+    relay = [sys.executable, "-m", "agent_as_model.commands.fuzz.tee", str(recording), "--"]
+    against = shlex.join([*relay, sys.executable, "-m", "agent_as_model"])
+    status, out, err = fuzz(
+        capsys,
+        "--against",
+        against,
+        "--eras",
+        era,
+        "--tools",
+        tools,
+        "--examples",
+        "30",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert status == 0, out + err
+    sent = wire(recording)
+    assert {params["name"] for params in sent} == set(tools.split(",")), out
+    chains, calls, _ = summary(out)
+    assert calls == len(sent), out
+    previous = [params["arguments"]["previous_response_id"] for params in sent]
+    assert chains == sum(1 for p in previous if p == "" or p.startswith("resp_")), out
 
 
 # The era each broken server is fuzzed on, so that both eras meet a broken server.
-BROKEN = [("separators", "legacy"), ("tampered", "2026-07-28"), ("tool-turn", BOTH)]
+BROKEN = [("separators", "legacy"), ("tampered", "2026-07-28"), ("tool-turn", BOTH), ("whole-turn", "legacy")]
 
 
 @pytest.mark.parametrize(("mode", "eras"), BROKEN)
@@ -145,14 +230,58 @@ def test_a_server_that_exits_at_once_exits_2(capsys: pytest.CaptureFixture[str],
     assert "cannot start or speak to" in err
 
 
+@pytest.mark.parametrize(("mode", "why"), [("exits", "closed the connection"), ("stalls", "no answer to")])
+def test_a_server_that_stops_answering_mid_run_exits_2_at_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, mode: str, why: str
+) -> None:
+    # It answers a few calls, then exits or hangs in the middle of one: the run ends there, with
+    # no shrinking (which would start it again and wait out the timeout, step after step).
+    args = ["--against", broken(mode), "--eras", "legacy", "--examples", "50", "--seed", "1"]
+    status, out, err = fuzz(capsys, *args, "--timeout", "2", "--out", str(tmp_path))
+    assert status == 2, out + err
+    assert why in err, err
+    chains, calls, failures = summary(out)
+    assert failures == 0 and calls > ANSWERS_BEFORE_LOSS, out  # it had been spoken to: a loss mid-run
+    assert out.startswith("LOST: ") and "stopped answering during the last call" in out, out
+    assert not (tmp_path / "failure.jsonl").exists()
+
+
 def test_without_hypothesis_it_says_which_extra_to_install(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setitem(sys.modules, "hypothesis", None)  # `import hypothesis` now raises ImportError
     status, out, err = fuzz(capsys, "--out", str(tmp_path))
     assert status == 2
-    assert MISSING_EXTRA in err and "pip install 'agent-as-model[fuzz]'" in err
+    assert MISSING_EXTRA in err and "pip install '/path/to/checkout[fuzz]'" in err
     assert out == ""
+
+
+def test_a_recording_is_read_record_by_record_whatever_its_texts_and_however_it_was_cut(
+    tmp_path: Path,
+) -> None:
+    # The transcript format keeps non-ASCII unescaped; U+2028 and U+0085 are line breaks to
+    # str.splitlines() but not to the format, which ends a record at "\n" only. And a relay stopped
+    # in the middle of a frame leaves its last line cut short.
+    got, wanted = "cur_" + "1" * 64, "cur_" + "2" * 64
+    text = "a\u2028b\x85c"
+    body = json.dumps({"completion": text, "response_id": got}, ensure_ascii=False)  # as it travels
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chat_complete"}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"content": [{"type": "text", "text": body}], "isError": False},
+        },
+    ]
+    records = [{"kind": "frame", "dir": d, "frame": f} for d, f in zip(("c2s", "s2c"), frames, strict=True)]
+    recording = tmp_path / "failure.jsonl"
+    cut_short = dump_record(records[0])[:40]
+    recording.write_text("".join(dump_record(r) + "\n" for r in records) + cut_short, encoding="utf-8")
+    assert "\u2028" in recording.read_text(encoding="utf-8")  # unescaped in the file, as said above
+    failed = Logged("start", "legacy", "chat_complete", {}, None, Expected(wanted, text))
+    assert wanted in expect_in_recording(recording, failed)
+    result = json.loads(recording.read_text(encoding="utf-8").split("\n")[1])["frame"]["result"]
+    assert json.loads(result["content"][0]["text"]) == {"completion": text, "response_id": wanted}
 
 
 class Terminal(io.StringIO):

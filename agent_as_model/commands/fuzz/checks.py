@@ -1,5 +1,5 @@
-"""What the oracle expects of one call, the log of calls an example made, and the failure raised
-when a server's answer differs from the expectation."""
+"""What the oracle expects of one call, the log of calls an example made, the failure raised when
+a server's answer differs from the expectation, and what ends a run when the server is lost."""
 
 from __future__ import annotations
 
@@ -77,13 +77,26 @@ class FuzzFailure(AssertionError):
 
     problem: str
     log: list[Logged] = field(default_factory=list)
-    unreachable: bool = False  # the server stopped answering, rather than answering wrong
 
     def __post_init__(self) -> None:
         super().__init__(self.problem)
 
     def __str__(self) -> str:
         return self.problem
+
+
+class ServerLost(BaseException):
+    """The server stopped answering in the middle of a run (it exited, or a call timed out).
+
+    Not an Exception, so hypothesis does not take it for a failure to shrink but lets it end the
+    run at once: every shrinking step would start the server again and, if it is wedged, wait out
+    the timeout each time, to arrive at no finding about cursors. `log` is the example's calls so
+    far, the last one the call in flight.
+    """
+
+    def __init__(self, problem: str, log: list[Logged]) -> None:
+        super().__init__(problem)
+        self.problem, self.log = problem, log
 
 
 def check(call: Logged, outcome: Outcome) -> None:

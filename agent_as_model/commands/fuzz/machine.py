@@ -1,11 +1,15 @@
 """The rule-based state machine that hypothesis drives: cursor chains, grown call by call.
 
-Each example starts with no chains. Rules start a chain with `""`, continue one with its last
+Each example starts with one chain. Rules start a chain with `""`, continue one with its last
 cursor (on any era asked for: the cursor is the same on both), branch one at an earlier answer,
-anchor a new one at a `resp_` id, pass one back tampered with (expecting a refusal that names
-expected and received and sent nothing to the host), and call `generate`, which mints but cannot
-continue. The stand-in host answers with text, tool calls or structured output, as drawn; tool
-calls come back in the next request as that dialect's tool turn, with results.
+anchor a new one at a `resp_` id, pass one back tampered with (a rule per kind of tampering,
+expecting a refusal that names expected and received and sent nothing to the host), and call
+`generate`, which mints but cannot continue. The stand-in host answers with text, tool calls or
+structured output, as drawn; tool calls come back in the next request as that dialect's tool
+turn, with results.
+
+Every call is counted by the name of the rule that made it (`Counters.by_rule`), once it reaches
+the server: the report lists them, so a rule the draws never reached shows as 0.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from agent_as_model.commands.fuzz.checks import Expected, FuzzFailure, Logged, check
+from agent_as_model.commands.fuzz.checks import Expected, FuzzFailure, Logged, ServerLost, check
 from agent_as_model.commands.fuzz.conversation import (
     GENERATE,
     HISTORY_TOOLS,
@@ -91,6 +95,39 @@ def openings(draw: st.DrawFn, tool_use: bool = True) -> list[Unit]:
     return units
 
 
+# The rules, by the names the log and the report give them; a tampering is named by its kind.
+START, CONTINUE, BRANCH, ANCHOR = "start", "continue", "branch", "anchor"
+GENERATE_RULE, GENERATE_REFUSED = "generate", "generate with a cur_ cursor"
+TAMPERINGS = ("user", "assistant", "arguments", "result", "reorder", "model", "tool")
+ON_TOOL_TURNS = ("arguments", "result")  # a tool call's arguments, a tool result
+
+
+def tamper_rule(kind: str) -> str:
+    return f"tamper ({kind})"
+
+
+def tamperings_for(history_tools: Sequence[str], tool_turns: bool) -> tuple[str, ...]:
+    """The kinds of tampering a run can make: with no tool turns there are no tool calls to
+    change, and passing a history to another tool takes two history tools."""
+    return tuple(
+        kind
+        for kind in TAMPERINGS
+        if (tool_turns or kind not in ON_TOOL_TURNS) and (len(history_tools) > 1 or kind != "tool")
+    )
+
+
+def rules_for(tools: Sequence[str], tool_turns: bool) -> list[str]:
+    """Every rule a run on these tools can make, in the order the report lists them."""
+    history_tools = [tool for tool in tools if tool in HISTORY_TOOLS]
+    rules: list[str] = []
+    if history_tools:
+        rules += [START, CONTINUE, BRANCH, ANCHOR]
+        rules += [tamper_rule(kind) for kind in tamperings_for(history_tools, tool_turns)]
+    if GENERATE in tools:
+        rules += [GENERATE_RULE, GENERATE_REFUSED]
+    return rules
+
+
 @dataclass
 class Step:
     units: tuple[Unit, ...]  # the conversation through this step's answer, as the caller passes it back
@@ -106,10 +143,23 @@ class Chain:
 
 @dataclass
 class Counters:
-    chains: int = 0
+    """What a run did. Only calls that reached the server count: shrinking replays the first calls
+    of an example many times over, and those are answered from memory (`Sessions`)."""
+
+    chains: int = 0  # chains whose first call reached the server (start, anchor, generate)
     calls: int = 0
     examples: int = 0
+    by_rule: dict[str, int] = field(default_factory=dict)  # calls per rule, a tampering by its kind
     tick: Callable[[], None] = lambda: None  # a progress display, told after every call
+
+    def expect(self, rules: Sequence[str]) -> None:
+        """The rules this run can make, so that one that never ran shows as 0 in the report."""
+        for name in rules:
+            self.by_rule.setdefault(name, 0)
+
+    def reached(self, rule: str, starts_chain: bool) -> None:
+        self.by_rule[rule] = self.by_rule.get(rule, 0) + 1
+        self.chains += starts_chain
 
 
 class ChainMachine(RuleBasedStateMachine):
@@ -117,7 +167,7 @@ class ChainMachine(RuleBasedStateMachine):
 
     sessions: Sessions
     eras: Sequence[str]
-    tools: Sequence[str]
+    history_tools: Sequence[str]
     counters: Counters
 
     def __init__(self) -> None:
@@ -136,15 +186,19 @@ class ChainMachine(RuleBasedStateMachine):
         arguments: dict[str, Any],
         answer: HostAnswer | None,
         expected: Expected,
+        starts_chain: bool = False,
     ) -> None:
         call = Logged(rule, era, tool, arguments, answer, expected)
         self.log.append(call)
+        made = self.sessions.made
         try:
             outcome = self.sessions.call(era, tool, arguments, answer)
         except Unreachable as err:
-            raise FuzzFailure(f"{rule} ({tool} on {era}): {err}", list(self.log), unreachable=True) from err
+            raise ServerLost(f"{rule} ({tool} on {era}): {err}", list(self.log)) from err
         finally:
-            self.counters.calls = self.sessions.made  # what reached the server, not answered from memory
+            if self.sessions.made > made:  # it reached the server, rather than being answered from memory
+                self.counters.reached(rule, starts_chain)
+            self.counters.calls = self.sessions.made
             self.counters.tick()
         try:
             check(call, outcome)
@@ -158,8 +212,43 @@ class ChainMachine(RuleBasedStateMachine):
         """Send `units` with `previous`; the host answers; expect the oracle's cursor; grow the chain."""
         arguments = self._arguments(chain.tool, chain.model, units, previous, answer)
         cursor = result_cursor(chain.model, chain.tool, transcript(units), answer.completion())
-        self._call(rule, era, chain.tool, arguments, answer, Expected(cursor, answer.completion()))
+        expected = Expected(cursor, answer.completion())
+        self._call(rule, era, chain.tool, arguments, answer, expected, starts_chain=not chain.steps)
         chain.steps.append(Step((*units, answer.as_unit()), cursor))
+
+    def _holds(self, chain: Chain, kind: str) -> bool:
+        """Whether the chain's history holds something of this kind to tamper with."""
+        return (
+            _tampering(chain, list(chain.steps[-1].units), kind, 0, "", None, self.history_tools) is not None
+        )
+
+    def _tamper(
+        self, kind: str, pick: int, era: str, follow_up: FollowUp, spot: int, text: str, model: str | None
+    ) -> None:
+        """Pass a chain's history back changed, with its last cursor: refused, nothing sent."""
+        chains = [chain for chain in self.chains if self._holds(chain, kind)]
+        chain = chains[pick % len(chains)]
+        received = chain.steps[-1].cursor
+        units = _follow_up(chain.steps[-1], follow_up)
+        made = _tampering(chain, units, kind, spot, text, model, self.history_tools)
+        if made is None:
+            return
+        tool, changed_model, changed = made
+        entries = transcript(changed)
+        expected = recomputed_previous(changed_model, tool, entries)
+        if expected is None or expected == received:  # nothing the cursor commits to changed
+            return
+        arguments = self._arguments(tool, changed_model, changed, received, None)
+        message = refusal_message(changed_model, tool, received, entries)
+        refusal = Expected(refusal=message, names=(expected, received))
+        self._call(tamper_rule(kind), era, tool, arguments, None, refusal)
+
+    def _generate_refused(self, prompt: str, era: str, previous: str) -> None:
+        """A `cur_` cursor on `generate` is refused: there is no history to verify it against."""
+        arguments = {"prompt": prompt, "previous_response_id": previous}
+        message = refusal_message(None, GENERATE, previous, [], has_history=False)
+        refusal = Expected(refusal=message, names=("previous_response_id",))
+        self._call(GENERATE_REFUSED, era, GENERATE, arguments, None, refusal)
 
     @staticmethod
     def _arguments(
@@ -189,11 +278,35 @@ def machine_for(
     on the eras and tools asked for.
     """
     history_tools = [tool for tool in tools if tool in HISTORY_TOOLS]
+    tamperings = tamperings_for(history_tools, tool_turns)
+    counters.expect(rules_for(tools, tool_turns))
     on_eras = st.sampled_from(list(eras))
     answers = st.booleans().flatmap(lambda structured: host_answers(structured, tool_turns))
     openings_drawn = openings(tool_turns)
     which = st.integers(0, 7)  # a chain, a step, a spot: taken modulo what there is
     follow_ups = st.tuples(st.lists(texts, min_size=2, max_size=2), texts, st.booleans())
+
+    def tampering(kind: str) -> Callable[..., None]:
+        """The rule for one kind of tampering. A rule per kind, not one rule drawing the kind:
+        hypothesis draws each rule about as often as any other, so each kind gets its share, and
+        its precondition keeps it to examples with a chain that holds something of the kind."""
+
+        def tamper(
+            self: ChainMachine,
+            pick: int,
+            era: str,
+            follow_up: FollowUp,
+            spot: int,
+            text: str,
+            model: str | None,
+        ) -> None:
+            self._tamper(kind, pick, era, follow_up, spot, text, model)
+
+        tamper.__name__ = tamper.__qualname__ = f"tamper_{kind}"  # hypothesis tells rules apart by name
+        drawn = rule(pick=which, era=on_eras, follow_up=follow_ups, spot=which, text=texts, model=models)
+        return precondition(lambda self: any(self._holds(chain, kind) for chain in self.chains))(
+            drawn(tamper)
+        )
 
     class CursorChains(ChainMachine):
         if history_tools:
@@ -209,28 +322,41 @@ def machine_for(
                 self, tool: str, model: str | None, era: str, units: list[Unit], answer: HostAnswer
             ) -> None:
                 chain = Chain(tool, model)
-                self.counters.chains += 1
-                self._advance("start", chain, era, units, "", answer)
+                self._advance(START, chain, era, units, "", answer)
                 self.chains.append(chain)
 
-            @precondition(lambda self: bool(self.chains))
-            @rule(pick=which, era=on_eras, follow_up=follow_ups, answer=answers)
-            def continue_chain(self, pick: int, era: str, follow_up: FollowUp, answer: HostAnswer) -> None:
-                """Go on from the last cursor, on any era asked for: the cursor is the same on both."""
-                chain = self.chains[pick % len(self.chains)]
-                units = _follow_up(chain.steps[-1], follow_up)
-                self._advance("continue", chain, era, units, chain.steps[-1].cursor, answer)
+            @initialize(
+                tool=st.sampled_from(history_tools),
+                model=models,
+                era=on_eras,
+                units=openings_drawn,
+                answer=answers,
+            )
+            def first_chain(
+                self, tool: str, model: str | None, era: str, units: list[Unit], answer: HostAnswer
+            ) -> None:
+                """Every example starts with a chain. Hypothesis turns rules off at random for each
+                example (swarm testing): in about a third of them both `start_chain` and `anchor`
+                are off, and those would continue, branch and tamper with nothing."""
+                self.start_chain(tool, model, era, units, answer)
 
-            @precondition(lambda self: any(len(chain.steps) > 1 for chain in self.chains))
-            @rule(pick=which, at=which, era=on_eras, follow_up=follow_ups, answer=answers)
-            def branch(self, pick: int, at: int, era: str, follow_up: FollowUp, answer: HostAnswer) -> None:
-                """Cut the history after an earlier answer and go on from that answer's cursor."""
-                long_enough = [c for c in self.chains if len(c.steps) > 1]
-                chain = long_enough[pick % len(long_enough)]
-                earlier = chain.steps[at % (len(chain.steps) - 1)]
-                units = _follow_up(earlier, follow_up)
-                chain.steps = chain.steps[: chain.steps.index(earlier) + 1]
-                self._advance("branch", chain, era, units, earlier.cursor, answer)
+            @precondition(lambda self: bool(self.chains))
+            @rule(pick=which, back=which, era=on_eras, follow_up=follow_ups, answer=answers)
+            def continue_chain(
+                self, pick: int, back: int, era: str, follow_up: FollowUp, answer: HostAnswer
+            ) -> None:
+                """Go on from the cursor of one of a chain's answers (`back`, counted from the first):
+                from its last, continue; from an earlier one, branch (the history cut after it). On
+                any era asked for: the cursor is the same on both. One rule, not two: a branch needs
+                a chain of two answers, which a rule of its own met only when drawn right after a
+                continue (measured: no branch at all in some runs of 100 examples)."""
+                chain = self.chains[pick % len(self.chains)]
+                at = back % len(chain.steps)
+                units = _follow_up(chain.steps[at], follow_up)
+                name = CONTINUE if at == len(chain.steps) - 1 else BRANCH
+                cursor = chain.steps[at].cursor
+                chain.steps = chain.steps[: at + 1]
+                self._advance(name, chain, era, units, cursor, answer)
 
             @rule(
                 tool=st.sampled_from(history_tools),
@@ -251,57 +377,8 @@ def machine_for(
             ) -> None:
                 """A `resp_` id starts a chain at the history passed: there is nothing to verify."""
                 chain = Chain(tool, model)
-                self.counters.chains += 1
-                self._advance("anchor", chain, era, units, "resp_" + ident, answer)
+                self._advance(ANCHOR, chain, era, units, "resp_" + ident, answer)
                 self.chains.append(chain)
-
-            @precondition(lambda self: bool(self.chains))
-            @rule(
-                pick=which,
-                era=on_eras,
-                follow_up=follow_ups,
-                kind=st.sampled_from(TAMPERINGS),
-                spot=which,
-                text=texts,
-                model=models,
-                other=st.sampled_from(history_tools),
-            )
-            def tamper(
-                self,
-                pick: int,
-                era: str,
-                follow_up: FollowUp,
-                kind: str,
-                spot: int,
-                text: str,
-                model: str | None,
-                other: str,
-            ) -> None:
-                """Pass a chain's history back changed, with its last cursor: refused, nothing sent."""
-                chain = self.chains[pick % len(self.chains)]
-                received = chain.steps[-1].cursor
-                units = _follow_up(chain.steps[-1], follow_up)
-                tool, model = chain.tool, (model if kind == "model" else chain.model)
-                if kind == "model" and model_of(model) == model_of(chain.model):
-                    model = model_of(model) + "\u00b7"
-                elif kind == "tool":
-                    others = [t for t in history_tools if t != chain.tool]
-                    if not others:
-                        return
-                    tool = others[history_tools.index(other) % len(others)]
-                elif kind != "model":
-                    changed = _tampered(units, kind, spot, text)
-                    if changed is None:
-                        return
-                    units = changed
-                entries = transcript(units)
-                expected = recomputed_previous(model, tool, entries)
-                if expected is None or expected == received:  # nothing the cursor commits to changed
-                    return
-                arguments = self._arguments(tool, model, units, received, None)
-                message = refusal_message(model, tool, received, entries)
-                refusal = Expected(refusal=message, names=(expected, received))
-                self._call(f"tamper ({kind})", era, tool, arguments, None, refusal)
 
         if GENERATE in tools:
 
@@ -310,37 +387,63 @@ def machine_for(
                 model=models,
                 era=on_eras,
                 answer=texts,
-                previous=st.sampled_from(("", "anchor")),
+                previous=st.sampled_from(("", "resp_", "cur_")),
+                digits=hex32,
             )
-            def generate(self, prompt: str, model: str | None, era: str, answer: str, previous: str) -> None:
-                """`generate` mints over the prompt and its completion (from `""` or a `resp_` id)."""
-                given = "" if previous == "" else "resp_" + "0" * 32
+            def generate(
+                self, prompt: str, model: str | None, era: str, answer: str, previous: str, digits: str
+            ) -> None:
+                """`generate` mints over the prompt and its completion, from `""` or a `resp_` id; a
+                `cur_` cursor is refused, for it has no history channel. One rule, not two:
+                hypothesis orders rules by how many arguments they take and draws the first the
+                most; a `cur_` rule of its own (three arguments) came before `continue_chain`, and
+                measured, that left branches and tool-turn tamperings out of whole runs."""
+                if previous == "cur_":
+                    self._generate_refused(prompt, era, "cur_" + digits * 2)
+                    return
+                given = previous + digits if previous else ""
                 arguments: dict[str, Any] = {"prompt": prompt, "previous_response_id": given}
                 if model is not None:
                     arguments["model"] = model
                 host = HostAnswer(answer)
                 cursor = result_cursor(model, GENERATE, generate_transcript(prompt), host.completion())
-                self.counters.chains += 1
-                self._call("generate", era, GENERATE, arguments, host, Expected(cursor, host.completion()))
+                expected = Expected(cursor, host.completion())
+                self._call(GENERATE_RULE, era, GENERATE, arguments, host, expected, starts_chain=True)
 
-            @rule(prompt=texts, era=on_eras, digits=hex32)
-            def generate_cannot_continue(self, prompt: str, era: str, digits: str) -> None:
-                """A `cur_` cursor on `generate` is refused: it has no history channel."""
-                previous = "cur_" + digits * 2
-                arguments = {"prompt": prompt, "previous_response_id": previous}
-                message = refusal_message(None, GENERATE, previous, [], has_history=False)
-                refusal = Expected(refusal=message, names=("previous_response_id",))
-                self._call("generate with a cur_ cursor", era, GENERATE, arguments, None, refusal)
-
+    for kind in tamperings:
+        setattr(CursorChains, f"tamper_{kind}", tampering(kind))
     CursorChains.sessions = sessions
     CursorChains.eras = list(eras)
-    CursorChains.tools = list(tools)
+    CursorChains.history_tools = history_tools
     CursorChains.counters = counters
     return CursorChains
 
 
 FollowUp = tuple[list[str], str, bool]  # tool results (taken in order), a question, ask it too?
-TAMPERINGS = ("user", "assistant", "arguments", "result", "reorder", "model", "tool")
+
+
+def _tampering(
+    chain: Chain,
+    units: list[Unit],
+    kind: str,
+    spot: int,
+    text: str,
+    model: str | None,
+    history_tools: Sequence[str],
+) -> tuple[str, str | None, list[Unit]] | None:
+    """The tool, model and conversation that a tampering of this kind passes back with the chain's
+    last cursor, or None when the chain holds nothing of the kind."""
+    if kind == "model":
+        if model_of(model) == model_of(chain.model):
+            model = model_of(model) + "\u00b7"
+        return chain.tool, model, units
+    if kind == "tool":
+        others = [t for t in history_tools if t != chain.tool]
+        if not others:
+            return None
+        return others[spot % len(others)], chain.model, units
+    changed = _tampered(units, kind, spot, text)
+    return None if changed is None else (chain.tool, chain.model, changed)
 
 
 def _answered(step: Step, results: Sequence[str]) -> list[Unit]:
@@ -399,7 +502,12 @@ def _tampered(units: list[Unit], kind: str, spot: int, text: str) -> list[Unit] 
         old = units[i]
         units[i] = replace(old, text=text if text != old.text else old.text + "\u00b7")
         return units
-    turns = [i for i, u in enumerate(units[:end]) if isinstance(u, ToolTurn) and u.results]
+    # A tool call's arguments are in its turn's assistant entry; the results come after it, so
+    # the last turn's results are outside the commitment (they arrived after its cursor).
+    if kind == "arguments":
+        turns = [i for i, u in enumerate(units[:end]) if isinstance(u, ToolTurn)]
+    else:
+        turns = [i for i, u in enumerate(units[: end - 1]) if isinstance(u, ToolTurn) and u.results]
     if not turns:
         return None
     i = turns[spot % len(turns)]

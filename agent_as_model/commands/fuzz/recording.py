@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,9 +106,20 @@ def _replace_text(value: Any, old: str, new: str) -> Any:
     return value
 
 
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The recording's records. One a line, split at "\n" only: the texts drawn may hold U+2028,
+    U+0085 and the like, which the file keeps unescaped and str.splitlines() would break a record
+    at. A last line cut short (the relay was stopped, as a server that stopped answering gets
+    stopped, while it wrote the frame in flight) is left out."""
+    lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line]
+    records = [json.loads(line) for line in lines[:-1]]
+    with suppress(ValueError):
+        records += [json.loads(line) for line in lines[-1:]]
+    return records
+
+
 def expect_in_recording(path: Path, failed: Logged) -> str:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines]
+    records = _records(path)
     calls = _calls(records)
     if not calls or calls[-1].final is None:
         return "the recording holds the exchange as it happened (the failing call got no result)"

@@ -1,9 +1,10 @@
 """One fuzzing run: start the server per era, let hypothesis explore, report and keep a failure.
 
 The output: a progress line on stderr while on a terminal; on a failure, the report of the
-minimal chain (also written to DIR/failure.txt) and its recording (DIR/failure.jsonl); always a
-last line `N chains, M calls, K failures`. Exit status 0, 1 (a failure) or 2 (the server could
-not be started or spoken to).
+minimal chain (also written to DIR/failure.txt) and its recording (DIR/failure.jsonl); always
+the calls made by each rule, and a last line `N chains, M calls, K failures` (what reached the
+server). Exit status 0, 1 (a failure) or 2 (the server could not be started, or stopped answering:
+the run ends there).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
 from agent_as_model.commands.fuzz import FAILED, PASSED, UNREACHABLE
-from agent_as_model.commands.fuzz.checks import FuzzFailure, Logged, check
+from agent_as_model.commands.fuzz.checks import FuzzFailure, Logged, ServerLost, check
 from agent_as_model.commands.fuzz.machine import Counters, machine_for
 from agent_as_model.commands.fuzz.recording import record_chain
 from agent_as_model.commands.fuzz.session import Sessions, Unreachable
@@ -82,23 +83,39 @@ def fuzz(
     try:
         with Sessions(command, eras, timeout) as sessions:
             failure = _explore(machine_for(sessions, eras, tools, counters, tool_turns), examples, seed, out)
-            if failure is not None and not failure.unreachable:
+            if failure is not None:
                 failure = trim(failure, sessions)
-    except Unreachable as err:
-        progress.clear()
-        print(f"agent-as-model fuzz: {err}", file=stderr)
-        print(_summary(counters, 0), file=stdout)
+    except Unreachable as err:  # it could not be started, or did not answer `initialize`
+        _end(progress, counters, stdout, stderr, f"agent-as-model fuzz: {err}")
         return UNREACHABLE
-    progress.clear()
+    except ServerLost as lost:
+        _end(progress, counters, stdout, stderr, f"agent-as-model fuzz: {lost}", _lost_report(lost))
+        return UNREACHABLE
     if failure is None:
-        print(_summary(counters, 0), file=stdout)
+        _end(progress, counters, stdout, stderr)
         return PASSED
-    report = _report(failure, command, out, timeout)
-    print(report, file=stdout)
-    print(_summary(counters, 1), file=stdout)
-    if failure.unreachable:
-        return UNREACHABLE
+    _end(progress, counters, stdout, stderr, report=_report(failure, command, out, timeout), failures=1)
     return FAILED
+
+
+def _end(
+    progress: Progress,
+    counters: Counters,
+    stdout: TextIO,
+    stderr: TextIO,
+    why: str = "",
+    report: str = "",
+    failures: int = 0,
+) -> None:
+    """The end of the output: why the server was lost (stderr), the report, the calls by rule,
+    and the last line. A lost server is no failure found: its status (2) says the run is incomplete."""
+    progress.clear()
+    if why:
+        print(why, file=stderr)
+    if report:
+        print(report, file=stdout)
+    print(_by_rule(counters), file=stdout)
+    print(_summary(counters, failures), file=stdout)
 
 
 def lineage(log: Sequence[Logged]) -> list[Logged]:
@@ -138,6 +155,20 @@ def trim(failure: FuzzFailure, sessions: Sessions) -> FuzzFailure:
 
 def _summary(counters: Counters, failures: int) -> str:
     return f"{counters.chains} chains, {counters.calls} calls, {failures} failures"
+
+
+def _by_rule(counters: Counters) -> str:
+    """`calls by rule: start 12, continue 9, ...`: every rule the run could make, 0 for one that
+    never reached the server, so that a rule the draws missed shows."""
+    return "calls by rule: " + ", ".join(f"{rule} {n}" for rule, n in counters.by_rule.items())
+
+
+def _lost_report(lost: ServerLost) -> str:
+    """The example's calls up to the one in flight, not shrunk: if the server fell over on what it
+    was sent, that is where to look."""
+    calls = "\n".join(f"  {n}. {call.describe()}" for n, call in enumerate(lost.log, start=1))
+    heading = "The example so far (the server stopped answering during the last call):"
+    return f"LOST: {lost.problem}\n{heading}\n{calls}"
 
 
 def _explore(machine: type, examples: int, seed: int | None, out: Path) -> FuzzFailure | None:

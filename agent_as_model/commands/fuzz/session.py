@@ -3,7 +3,8 @@
 Hypothesis runs rules synchronously, so the clients live in an event loop of their own (an anyio
 blocking portal) and a rule calls a tool through it. One server process per era serves the whole
 run: the server keeps no state between calls, so chains of different examples cannot meet. A
-server that stops answering is started again before the next call.
+server that stops answering (it exits, or a call outlasts the timeout) is lost for the run: it is
+not started again.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import (
+    CONNECTION_CLOSED,
     CreateMessageRequestParams,
     CreateMessageResult,
     CreateMessageResultWithTools,
@@ -152,7 +154,7 @@ class Sessions:
         if key in self._seen:
             return self._seen[key]
         if era not in self._clients:
-            self._connect(era)
+            raise Unreachable(f"the server on {era} stopped answering earlier in this run")
         self.host.plan, self.host.asked = answer, 0
         try:
             self.made += 1
@@ -170,6 +172,8 @@ class Sessions:
             with anyio.fail_after(self._timeout):
                 result = await client.call_tool(tool, arguments)
         except MCPError as err:
+            if err.code == CONNECTION_CLOSED:  # the SDK's word for a server that went away mid-call
+                raise Unreachable(f"the server closed the connection during {tool}") from err
             return Outcome(True, "", None, self.host.asked, rpc_error=f"{err.code}: {err.message}")
         except TimeoutError as err:
             raise Unreachable(f"no answer to {tool} within {self._timeout:g} s") from err
