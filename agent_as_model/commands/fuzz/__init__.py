@@ -29,8 +29,8 @@ DEFAULT_OUT = "fuzz-out"
 DEFAULT_TIMEOUT = 30.0
 PASSED, FAILED, UNREACHABLE = 0, 1, 2
 MISSING_EXTRA = (
-    "agent-as-model fuzz needs hypothesis, which comes with the fuzz extra: "
-    "pip install 'agent-as-model[fuzz]'"
+    "agent-as-model fuzz needs hypothesis, which comes with the fuzz extra: install this project "
+    "with it (pip install '/path/to/checkout[fuzz]'), or pip install hypothesis beside it"
 )
 
 
