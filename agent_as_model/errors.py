@@ -13,7 +13,6 @@ driver hands that sentence to `message`. The one default is for errors raised ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["caller", "host"]
@@ -22,17 +21,23 @@ Kind = Literal["caller", "host"]
 NOTHING_SENT = "Nothing was sent to the host."
 
 
-@dataclass(eq=False)
+# The errors are plain classes, not dataclasses: a dataclass costs start-up about 2M instructions
+# to define (its methods are generated), and these need no more than an __init__.
 class CallError(Exception):
     """A caller error (bad arguments) or a host contract violation (bad answer)."""
 
-    path: str
-    reason: str
-    kind: Kind = "caller"
-    # A host answer that broke the call's output contract: asking the host again with this
-    # message (the same problem, told to the model) may fix it (spec section 3,
-    # repair_attempts). None: the violation is final.
-    repair: str | None = None
+    def __init__(self, path: str, reason: str, kind: Kind = "caller", repair: str | None = None) -> None:
+        super().__init__(path, reason)
+        self.path = path
+        self.reason = reason
+        self.kind = kind
+        # A host answer that broke the call's output contract: asking the host again with this
+        # message (the same problem, told to the model) may fix it (spec section 3,
+        # repair_attempts). None: the violation is final.
+        self.repair = repair
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.path!r}, {self.reason!r}, {self.kind!r}, repair={self.repair!r})"
 
     @property
     def repairable(self) -> bool:
@@ -44,9 +49,6 @@ class CallError(Exception):
         answer, a caller error before anything is sent. (What the caller is *told* is the
         machine's to say, by the state the call stopped in: see `message`.)"""
         return self.kind == "host"
-
-    def __post_init__(self) -> None:
-        super().__init__(self.path, self.reason)
 
     def message(self, tool: str, tail: str = NOTHING_SENT) -> str:
         """What the client reads; `tail` says what reached the host (the driver takes it from
@@ -63,13 +65,11 @@ def host_error(path: str, reason: str, *, repair: str | None = None) -> CallErro
     return CallError(path, reason, "host", repair=repair)
 
 
-@dataclass(eq=False)
 class MissingCapability(Exception):
     """The host did not declare what this call needs; becomes JSON-RPC -32021 at the edge."""
 
-    required: dict[str, Any] = field(default_factory=lambda: {"sampling": {}})
-
-    def __post_init__(self) -> None:
+    def __init__(self, required: dict[str, Any] | None = None) -> None:
+        self.required: dict[str, Any] = {"sampling": {}} if required is None else required
         super().__init__(self.required)
 
     def message(self, tool: str, tail: str = NOTHING_SENT) -> str:

@@ -23,7 +23,6 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any
 
 from agent_as_model.limits import DEFAULT_SCHEMA_TIMEOUT as DEFAULT_TIME_BOUND
@@ -51,11 +50,13 @@ class SchemaTimeout(Exception):
         )
 
 
-@dataclass
 class _Budget:
-    bound: float
-    started: float
-    timed_out: str | None = None  # the pattern that ran out of time, once one has
+    __slots__ = ("bound", "started", "timed_out")
+
+    def __init__(self, bound: float, started: float) -> None:
+        self.bound = bound
+        self.started = started
+        self.timed_out: str | None = None  # the pattern that ran out of time, once one has
 
     def search(self, pattern: str, string: str) -> Any:
         if self.timed_out is not None:

@@ -26,7 +26,6 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -89,16 +88,16 @@ class _Out:
         await self.frame(reply.model_dump_json(by_alias=True, exclude_unset=True))
 
 
-@dataclass
 class _Gate:
     """Whether the legacy handshake has happened: opened by the server's *result* to `initialize`.
 
     Until the server has answered an `initialize`, the reader waits (as the SDK's own loop does),
     so a client that sends its next request without waiting is judged after the handshake."""
 
-    open: bool = False
-    initialize_id: object = None
-    answered: anyio.Event = field(default_factory=anyio.Event)
+    def __init__(self) -> None:
+        self.open = False
+        self.initialize_id: object = None
+        self.answered = anyio.Event()
 
     def refuses(self, message: types.JSONRPCRequest) -> bool:
         if self.open:

@@ -6,9 +6,9 @@ here and the host answer on a retry (the 2026-07-28 round trip). The engine neve
 backend it talks to.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
+# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from mcp_types import (
@@ -29,7 +29,7 @@ class SamplingSupport(NamedTuple):
     tools: bool = False
 
     @classmethod
-    def of(cls, caps: ClientCapabilities | None) -> SamplingSupport:
+    def of(cls, caps: ClientCapabilities | None) -> "SamplingSupport":
         sampling = caps.sampling if caps is not None else None
         if sampling is None:
             return NO_SAMPLING
@@ -56,7 +56,7 @@ class HostAnswer(NamedTuple):
     @classmethod
     def of(
         cls, result: CreateMessageResult | CreateMessageResultWithTools, established: CallError | None = None
-    ) -> HostAnswer:
+    ) -> "HostAnswer":
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
         return cls(
@@ -74,11 +74,15 @@ class Suspension(NamedTuple):
     result: InputRequiredResult
 
 
-@dataclass(eq=False)
 class HostDeclined(CallError):
     """The host did not serve the sampling request: it answered with an error (it declined or
     failed) or not at all within `--host-timeout`. Told like any host error, unless the operator
     lets a provider answer instead (`--provider-on-host-error`)."""
+
+
+class ProviderUnavailable(Exception):
+    """The provider cannot be set up (its SDK extra is missing, or the SDK refused its settings):
+    a one-line start-up error. Here, not with the provider, so that catching it loads no provider."""
 
 
 def host_declined(path: str, reason: str) -> HostDeclined:
