@@ -35,3 +35,13 @@ def test_the_pattern_engine_is_imported_when_a_pattern_is_first_checked() -> Non
     checked = "import agent_as_model.server\nfrom agent_as_model import schemas\n"
     checked += "schemas.check_object_schema({'type': 'object', 'properties': {'a': {'pattern': '^a$'}}}, 'o')"
     assert _loaded_after(checked, "regex") == [True]
+
+
+def test_what_a_host_runs_builds_no_parser() -> None:
+    # `agent-as-model` with no arguments serves at once: argparse and the subcommands' modules
+    # are loaded only when arguments are given (agent_as_model/commands/cli.py).
+    serving = "import agent_as_model.commands.cli, agent_as_model.commands.provider_options\n"
+    serving += "import agent_as_model.commands.stdio\nfrom agent_as_model.server import build_server\n"
+    serving += "build_server()"
+    later = ("argparse", "agent_as_model.commands.http", "agent_as_model.commands.fuzz")
+    assert _loaded_after(serving, *later) == [False, False, False]

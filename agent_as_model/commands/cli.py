@@ -1,51 +1,77 @@
 """`agent-as-model`: serve over stdio (the default, what hosts run), the newcomer's demo, and the
-subcommands (export-tools, replay, fuzz)."""
+subcommands (export-tools, replay, fuzz).
+
+A host runs the command with no arguments at all, and start-up is what it waits for. That
+invocation is served without building the parser: argparse and the options of every subcommand
+cost about 20M instructions, some 0.7% of start-up (benchmarks/bench_startup.py), and say nothing
+a bare invocation needs. So this module imports only what serving needs at its top; the parser,
+the option groups and the subcommands are imported when arguments are given. Both ways serve
+alike: no command means `serve` with every default, the provider settings from the environment.
+"""
 
 from __future__ import annotations
 
-import argparse
 import gc
 import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import anyio
 
 from agent_as_model import __version__
-from agent_as_model.commands import export_tools, fuzz
-from agent_as_model.commands import http as http_serve
-from agent_as_model.commands.limit_options import add_limit_options, limits_of
-from agent_as_model.commands.provider_options import add_provider_options, provider_settings
-from agent_as_model.commands.transcripts import command as transcripts
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
+if TYPE_CHECKING:
+    import argparse
+
+    from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.commands.http import HttpSettings
+
+PROG = "agent-as-model"
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The exit status of a start-up error (a bad flag, environment variable or path): argparse's own.
 STARTUP_FAILED = 2
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with its errors as one line (its default prints the usage first)."""
+def usage_error(message: str) -> NoReturn:
+    """A usage error as one line (argparse's default prints the usage first), exit status 2."""
+    sys.stderr.write(f"{PROG}: {message} (see {PROG} --help)\n")
+    raise SystemExit(STARTUP_FAILED)
 
-    def error(self, message: str) -> NoReturn:
-        self.exit(STARTUP_FAILED, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+# What the option readers report usage errors to when no parser was built (`error` is all they use).
+_NO_PARSER = SimpleNamespace(error=usage_error)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="agent-as-model",
+    import argparse
+
+    from agent_as_model.commands import export_tools, fuzz
+    from agent_as_model.commands import http as http_serve
+    from agent_as_model.commands.limit_options import add_limit_options
+    from agent_as_model.commands.provider_options import add_provider_options
+    from agent_as_model.commands.transcripts import command as transcripts
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            usage_error(message)
+
+    parser = Parser(
+        prog=PROG,
         description=(
-            "An MCP server where the connected agent is the model: OpenAI- and Anthropic-shaped tools "
-            "answered by the host's own model through MCP sampling (before 2026-07-28) or multi-round-trip "
-            "requests (2026-07-28). With no command it serves MCP over stdio."
+            "An MCP server where the connected agent is the model: tools in the request shapes of AI "
+            "products' own APIs, answered by the host's own model through MCP sampling (before "
+            "2026-07-28) or multi-round-trip requests (2026-07-28). With no command it serves MCP over "
+            "stdio."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"agent-as-model {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     serve = commands.add_parser(
         "serve", help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http"
     )
@@ -64,25 +90,56 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    if not given:
+        return _serve_as_hosts_run_it()
+    from agent_as_model.commands import http as http_serve
+    from agent_as_model.commands.transcripts import command as transcripts
+
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     transcripts.check_record_options(parser, args)
     try:
         _configure_logging()
         if args.command in (None, "serve"):
-            from agent_as_model.server import state_security
-
-            state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
+            _check_state_key()
         http_settings = http_serve.settings_from_args(parser, args)
         return _run(parser, args, http_settings)
     except StartupError as err:
-        print(f"agent-as-model: {err}", file=sys.stderr)
+        print(f"{PROG}: {err}", file=sys.stderr)
         return STARTUP_FAILED
 
 
+def _serve_as_hosts_run_it() -> int:
+    """No command and no flag: `serve` over stdio with every default (see the module docstring)."""
+    from agent_as_model.commands.provider_options import provider_settings
+
+    try:
+        _configure_logging()
+        _check_state_key()
+        settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
+    except StartupError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return STARTUP_FAILED
+    return _serve(settings, DEFAULT_LIMITS)
+
+
+def _check_state_key() -> None:
+    """A bad sealing key is found now, not on the first 2026-07-28 call."""
+    from agent_as_model.server import state_security
+
+    state_security()
+
+
 def _run(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, http_settings: http_serve.HttpSettings | None
+    parser: argparse.ArgumentParser, args: argparse.Namespace, http_settings: HttpSettings | None
 ) -> int:
+    from agent_as_model.commands import export_tools, fuzz
+    from agent_as_model.commands import http as http_serve
+    from agent_as_model.commands.limit_options import limits_of
+    from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.transcripts import command as transcripts
+
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
     if args.command == "demo":
@@ -101,20 +158,24 @@ def _run(
             try:  # the SDK and its key, checked here: in a worker it would be a traceback
                 connect(settings)
             except ProviderUnavailable as err:
-                print(f"agent-as-model: {err}", file=sys.stderr)
+                print(f"{PROG}: {err}", file=sys.stderr)
                 return STARTUP_FAILED
         return http_serve.serve(http_settings, settings, limits_of(args))
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
+    return _serve(settings, limits_of(args))
+
+
+def _serve(settings: ProviderSettings | None, limits: Limits) -> int:
+    """Serve MCP over stdio until the host closes it."""
     from agent_as_model.adapters.backends import ProviderUnavailable
     from agent_as_model.server import build_server
 
-    limits = limits_of(args)
     try:
         server = build_server(provider=settings, limits=limits)
     except ProviderUnavailable as err:
-        print(f"agent-as-model: {err}", file=sys.stderr)
-        return 2
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return STARTUP_FAILED
     anyio.run(serve_stdio, server, limits)
     return 0
 

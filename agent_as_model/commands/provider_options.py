@@ -6,15 +6,24 @@ Keys are never flags: the official SDKs read them from OPENAI_API_KEY / ANTHROPI
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDERS
 
 if TYPE_CHECKING:  # the backend loads the MCP SDK: imported only when a provider is configured
+    import argparse
+
     from agent_as_model.adapters.backends.provider import ProviderSettings
+
+
+class UsageErrors(Protocol):
+    """Where a bad setting is reported: the parser, or the command line's own reporter when a host
+    runs the command with no arguments and no parser is built."""
+
+    def error(self, message: str) -> NoReturn: ...
+
 
 ENV = {
     "provider": "AGENT_AS_MODEL_PROVIDER",
@@ -79,7 +88,7 @@ def add_provider_options(parser: argparse.ArgumentParser) -> None:
 
 
 def provider_settings(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, env: Mapping[str, str] | None = None
+    parser: UsageErrors, args: Any, env: Mapping[str, str] | None = None
 ) -> ProviderSettings | None:
     """The settings from the flags, each falling back to its environment variable; None when no
     provider is configured. A bad value is a usage error (exit status 2)."""
@@ -122,7 +131,7 @@ def provider_settings(
     )
 
 
-def _number(parser: argparse.ArgumentParser, name: str, raw: str | None, default: float, kind: type) -> float:
+def _number(parser: UsageErrors, name: str, raw: str | None, default: float, kind: type) -> float:
     if raw is None:
         return default
     try:
