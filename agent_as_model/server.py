@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -21,7 +21,6 @@ from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
 from agent_as_model import __version__, patterns
 from agent_as_model.adapters import backends
-from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
 from agent_as_model.adapters.dialects import DIALECTS, models
 from agent_as_model.adapters.dialects.common import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
@@ -29,6 +28,9 @@ from agent_as_model.errors import CallError, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
 
 SERVER_NAME = "agent-as-model"
 REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState

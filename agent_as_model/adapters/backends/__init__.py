@@ -14,31 +14,48 @@ whichever serves.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams
 from mcp_types.version import is_version_at_least
 
-from agent_as_model.adapters.backends.base import Backend, HostAnswer, SamplingSupport, Suspension
-from agent_as_model.adapters.backends.fallback import HostThenProvider
-from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
-from agent_as_model.adapters.backends.provider import (
-    DEFAULT_MODEL,
-    ProviderApi,
-    ProviderBackend,
-    ProviderSettings,
+from agent_as_model.adapters.backends.base import (
+    Backend,
+    HostAnswer,
     ProviderUnavailable,
-    ReplayedApi,
-    Tap,
-    TappedApi,
-    settings_from_json,
-    settings_json,
+    SamplingSupport,
+    Suspension,
 )
+from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.backends.provider import (
+        ProviderApi,
+        ProviderBackend,
+        ProviderSettings,
+        Tap,
+        settings_from_json,
+        settings_json,
+    )
+
+# The provider is opt-in (spec section 8): a server without one never loads its modules. These
+# names are the provider module's, loaded on first use (PEP 562).
+_PROVIDER_NAMES = frozenset(
+    {"ProviderApi", "ProviderBackend", "ProviderSettings", "Tap"} | {"settings_from_json", "settings_json"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROVIDER_NAMES:
+        return getattr(importlib.import_module("agent_as_model.adapters.backends.provider"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MODERN_FROM = "2026-07-28"
 CHOICES = ("host", "provider", "auto")
@@ -73,6 +90,7 @@ def connect(
     `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
     instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
     from agent_as_model.adapters.backends import provider_anthropic, provider_openai
+    from agent_as_model.adapters.backends.provider import ProviderBackend, ReplayedApi, TappedApi
 
     mapping = provider_openai if settings.provider == "openai" else provider_anthropic
     api: ProviderApi
@@ -112,6 +130,8 @@ def for_call(
     if choice == "provider" or _provider_serves(provider.settings, host_support, arguments):
         return Route(provider, PROVIDER_SUPPORT, provider.refusal(_model(arguments)))
     if provider.settings.on_host_error:
+        from agent_as_model.adapters.backends.fallback import HostThenProvider
+
         return Route(HostThenProvider(host, provider, provider.settings.provider), host_support)
     return Route(host, host_support)
 
@@ -133,6 +153,8 @@ def _provider_serves(settings: ProviderSettings, host: SamplingSupport, argument
 
 
 def _model(arguments: Mapping[str, Any]) -> str:
+    from agent_as_model.adapters.backends.provider import DEFAULT_MODEL
+
     model = arguments.get("model")
     return model if isinstance(model, str) and model else DEFAULT_MODEL
 

@@ -51,11 +51,6 @@ class ProviderSettings(NamedTuple):
         return tuple(dict.fromkeys(names))
 
 
-class ProviderUnavailable(Exception):
-    """The provider cannot be set up (its SDK extra is missing, or the SDK refused its settings):
-    a one-line start-up error."""
-
-
 class Reply(NamedTuple):
     """What a provider's API answered, in MCP's sampling vocabulary."""
 

@@ -25,11 +25,11 @@ from mcp_types import (
     ToolUseContent,
 )
 
+from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import (
     KEY_VARIABLE,
     Failure,
     ProviderSettings,
-    ProviderUnavailable,
     Reply,
     status_words,
     unreadable,
