@@ -5,7 +5,8 @@ the schema bound, the legacy backend the host timeout and the progress interval,
 the frame size. docs/security.md says what each one guards against.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
+# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
 
 from typing import NamedTuple
 

@@ -14,7 +14,8 @@ through a lookup compiled at import from that machine's public structure (see `f
 measured reason). Nothing here asks which era a call runs on.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
+# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType

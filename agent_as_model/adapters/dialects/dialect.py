@@ -14,7 +14,8 @@ other room asks the declaration, never a product name:
 - `agent-as-model demo` sends its `EXAMPLE`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
+# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
