@@ -471,7 +471,10 @@ def bad_item_type(draw: st.DrawFn, tool: str, args: dict[str, Any]) -> tuple[str
     entry["type"] = draw(st.sampled_from(("reasoning", "input_image", "web_search_call")) | json_values)
     if entry["type"] in ("message", "function_call", "function_call_output"):
         entry["type"] = "item_reference"
-    return f"{path}.type", ""
+    # An item type of the SDK's own Response is refused as an item, with why; any other type is
+    # named at its `type`.
+    known = ("reasoning", "web_search_call", "item_reference")
+    return (path if entry["type"] in known else f"{path}.type"), ""
 
 
 def bad_prompt(draw: st.DrawFn, tool: str, args: dict[str, Any]) -> tuple[str, str]:

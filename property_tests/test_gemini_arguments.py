@@ -89,7 +89,8 @@ def broken_bodies(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[Any, ...]]:
 def test_the_valid_body_reads() -> None:
     request = DIALECTS[NAME].parse(VALID)
     assert [t.name for t in request.tools] == ["get", "other"]
-    assert request.tool_choice == ToolChoice("required", "get")
+    # named where the caller wrote it, for the error when an answer breaks it
+    assert request.tool_choice == ToolChoice("required", "get", path="toolConfig.functionCallingConfig.mode")
     assert (request.max_tokens, request.temperature, request.stop) == (64, 0.5, ("\n",))
     assert [turn.role for turn in request.turns] == ["user", "assistant", "user"]
 
