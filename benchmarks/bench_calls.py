@@ -134,9 +134,13 @@ class ServerSpec:
         return self.args[0] if self.args else self.command
 
 
-def server_specs(*, mcpserver_floor: bool, floor_stdio: str = "sdk") -> list[ServerSpec]:
+def server_specs(
+    *, mcpserver_floor: bool, floor_stdio: str = "sdk", ours: Path | None = None
+) -> list[ServerSpec]:
     # The installed console script, as a host runs it; it sits next to this venv's interpreter.
-    ours = Path(sys.executable).parent / "agent-as-model"
+    # `ours`: another build's console script instead (an earlier commit installed in its own venv),
+    # measured against the same floor in the same run.
+    ours = ours or Path(sys.executable).parent / "agent-as-model"
     if not ours.exists():
         raise SystemExit(f"{ours} not found: run `make install` (or pip install -e .) in this venv first")
     floor = str(HERE / "floor_server.py")
@@ -765,6 +769,13 @@ def _parser() -> argparse.ArgumentParser:
         "--no-mcpserver-floor", action="store_true", help="skip the informational MCPServer-based floor"
     )
     parser.add_argument(
+        "--ours",
+        type=Path,
+        metavar="COMMAND",
+        help="the agent-as-model console script to measure (default: this venv's), e.g. an earlier "
+        "commit installed in a venv of its own, for a before/after against the same floor",
+    )
+    parser.add_argument(
         "--floor-stdio",
         choices=("sdk", "ours"),
         default="sdk",
@@ -791,7 +802,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("--calls and --repeats must be at least 1, --warmup at least 0")
     if args.callgrind_dir and not args.instructions:
         raise SystemExit("--callgrind-dir goes with --instructions")
-    specs = server_specs(mcpserver_floor=not args.no_mcpserver_floor, floor_stdio=args.floor_stdio)
+    specs = server_specs(
+        mcpserver_floor=not args.no_mcpserver_floor, floor_stdio=args.floor_stdio, ours=args.ours
+    )
     with ExitStack() as stack:
         meter: Meter
         if args.instructions:
