@@ -151,10 +151,6 @@ async def run_demo() -> int:
     return 0
 
 
-PROVIDER_CALL: tuple[str, dict[str, Any]] = (
-    "chat_complete",
-    {"messages": [{"role": "user", "content": "Explain MCP sampling in one line."}], "max_tokens": 200},
-)
 DEMO_KEY = "demo-key-for-the-stand-in"
 
 
@@ -168,7 +164,7 @@ async def _provider_call() -> None:
         "  (agent-as-model serve --provider openai --provider-base-url URL --provider-model stand-in-model)"
     )
     print("=" * 100)
-    name, arguments = PROVIDER_CALL
+    name, arguments = demo_calls()[0]  # the first registered product's own example
     with running() as provider, _demo_key():
         settings = ProviderSettings(
             provider="openai", model="stand-in-model", base_url=provider.openai_base_url
