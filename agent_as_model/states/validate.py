@@ -41,9 +41,7 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     and stays on the loop: a thread hop costs a call about 250k instructions (bench_calls, the
     20-turn chain)."""
     plain = record.dialect.body.plain
-    return any(
-        isinstance(value, dict | list) for key, value in record.arguments.items() if key not in plain
-    )
+    return any(isinstance(value, dict | list) for key, value in record.arguments.items() if key not in plain)
 
 
 def check_tool_turns(turns: tuple[Turn, ...]) -> None:
