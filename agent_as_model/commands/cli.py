@@ -3,8 +3,8 @@ subcommands (export-tools, replay, fuzz).
 
 A host runs the command with no arguments at all, and start-up is what it waits for. That
 invocation is served without building the parser: argparse and the options of every subcommand
-cost about 20M instructions, some 0.7% of start-up (benchmarks/bench_startup.py), and say nothing
-a bare invocation needs. So this module imports only what serving needs at its top; the parser,
+cost about 8M instructions of start-up (0.3%, benchmarks/bench_startup.py) and say nothing a bare
+invocation needs. So this module imports only what serving needs at its top; the parser,
 the option groups and the subcommands are imported when arguments are given. Both ways serve
 alike: no command means `serve` with every default, the provider settings from the environment.
 """
@@ -46,6 +46,12 @@ def usage_error(message: str) -> NoReturn:
 
 # What the option readers report usage errors to when no parser was built (`error` is all they use).
 _NO_PARSER = SimpleNamespace(error=usage_error)
+
+
+def _startup_failed(err: Exception) -> int:
+    """A configuration the server cannot start with: one line on stderr, no traceback."""
+    print(f"{PROG}: {err}", file=sys.stderr)
+    return STARTUP_FAILED
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,12 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _configure_logging()
         if args.command in (None, "serve"):
-            _check_state_key()
+            from agent_as_model.server import state_security
+
+            state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
         http_settings = http_serve.settings_from_args(parser, args)
         return _run(parser, args, http_settings)
     except StartupError as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
-        return STARTUP_FAILED
+        return _startup_failed(err)
 
 
 def _serve_as_hosts_run_it() -> int:
@@ -116,19 +123,10 @@ def _serve_as_hosts_run_it() -> int:
 
     try:
         _configure_logging()
-        _check_state_key()
         settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
     except StartupError as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
-        return STARTUP_FAILED
-    return _serve(settings, DEFAULT_LIMITS)
-
-
-def _check_state_key() -> None:
-    """A bad sealing key is found now, not on the first 2026-07-28 call."""
-    from agent_as_model.server import state_security
-
-    state_security()
+        return _startup_failed(err)
+    return _serve(settings, DEFAULT_LIMITS)  # builds the server at once: a bad key is found there
 
 
 def _run(
@@ -158,8 +156,7 @@ def _run(
             try:  # the SDK and its key, checked here: in a worker it would be a traceback
                 connect(settings)
             except ProviderUnavailable as err:
-                print(f"{PROG}: {err}", file=sys.stderr)
-                return STARTUP_FAILED
+                return _startup_failed(err)
         return http_serve.serve(http_settings, settings, limits_of(args))
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
@@ -173,9 +170,8 @@ def _serve(settings: ProviderSettings | None, limits: Limits) -> int:
 
     try:
         server = build_server(provider=settings, limits=limits)
-    except ProviderUnavailable as err:
-        print(f"{PROG}: {err}", file=sys.stderr)
-        return STARTUP_FAILED
+    except (ProviderUnavailable, StartupError) as err:  # StartupError: a bad sealing key
+        return _startup_failed(err)
     anyio.run(serve_stdio, server, limits)
     return 0
 
