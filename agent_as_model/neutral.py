@@ -7,9 +7,14 @@ host's answer into a `Completion`. Nothing here knows a dialect or an era.
 
 # No `from __future__ import annotations` here: a NamedTuple compiles each string annotation
 # into a ForwardRef when it is defined, and evaluated ones cost start-up a third less.
-from typing import Literal, NamedTuple
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 Role = Literal["user", "assistant"]
+# The empty default of a mapping field of these values and the declarations: one shared value that
+# cannot be changed (a NamedTuple has no default factory).
+EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 # Every value here is a NamedTuple: immutable like a frozen dataclass, at about the cost of a
 # plain tuple, both to make and to define. Measured: a frozen dataclass sets each field through

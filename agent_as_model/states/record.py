@@ -7,20 +7,16 @@ machine and never looks inside beyond `state`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import Completion, Request
+from agent_as_model.neutral import EMPTY, Completion, Request
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
-
-# The empty default of a mapping field: one shared value that cannot be changed.
-EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 # How an output contract travels: as one required tool when the host takes tools, otherwise as
 # the schema in the system prompt (spec section 3).

@@ -18,17 +18,13 @@ other room asks the declaration, never a product name:
 # string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
 
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.tools.definitions import ToolShape
-from agent_as_model.neutral import Completion, Request
-
-# The empty default of a mapping field: one shared value that cannot be changed.
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+from agent_as_model.neutral import EMPTY, Completion, Request
 
 # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
 ConversationReader = Callable[[Mapping[str, Any], Turns], None]

@@ -17,6 +17,7 @@ from agent_as_model.adapters.dialects import common, contracts, options
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
+    EMPTY,
     BackendChoice,
     Chain,
     OutputContract,
@@ -28,8 +29,6 @@ from agent_as_model.neutral import (
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
-
-_NOTHING_MOVED: Mapping[str, str] = {}
 
 
 def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
@@ -56,7 +55,7 @@ def _options(
     given: Mapping[str, Any],
     args: Mapping[str, Any],
     turns: Turns,
-    origins: Mapping[str, str] = _NOTHING_MOVED,
+    origins: Mapping[str, str] = EMPTY,
 ) -> Request:
     """Everything beyond the conversation, read from `args` (the dialect's view of what was
     `given`, with `origins` the caller's paths of what it moved); the persona checks the request
