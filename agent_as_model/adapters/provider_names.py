@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-ProviderName = Literal["openai", "anthropic"]
+# The provider APIs, each one module under adapters/backends/ (its mapping through its official
+# SDK, which declares `Api`, `request_body` and `KEY_VARIABLE`): to add one, write the module and
+# add its line here.
+PROVIDER_MODULES: dict[str, str] = {
+    "openai": "agent_as_model.adapters.backends.provider_openai",
+    "anthropic": "agent_as_model.adapters.backends.provider_anthropic",
+}
+ProviderName = str  # a key of PROVIDER_MODULES, checked where it is read (flag, environment, recording)
 UsePolicy = Literal["when-host-cannot", "always"]
-PROVIDERS: tuple[ProviderName, ...] = ("openai", "anthropic")
+PROVIDERS: tuple[ProviderName, ...] = tuple(PROVIDER_MODULES)
 POLICIES: tuple[UsePolicy, ...] = ("when-host-cannot", "always")

@@ -89,17 +89,15 @@ def connect(
 
     `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
     instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
-    from agent_as_model.adapters.backends import provider_anthropic, provider_openai
     from agent_as_model.adapters.backends.provider import ProviderBackend, ReplayedApi, TappedApi
+    from agent_as_model.adapters.provider_names import PROVIDER_MODULES
 
-    mapping = provider_openai if settings.provider == "openai" else provider_anthropic
+    mapping = importlib.import_module(PROVIDER_MODULES[settings.provider])
     api: ProviderApi
     if replay is not None:
         api = ReplayedApi(replay, mapping.request_body, compare_requests=not redacted)
-    elif settings.provider == "openai":
-        api = provider_openai.OpenAIApi(settings)
     else:
-        api = provider_anthropic.AnthropicApi(settings)
+        api = mapping.Api(settings)
     if tap is not None:
         api = TappedApi(api, settings.provider, tap)
     return ProviderBackend(settings, api)

@@ -25,12 +25,6 @@ from agent_as_model.errors import CallError, caller_error, host_error
 log = logging.getLogger("agent_as_model")
 
 DEFAULT_MODEL = "agent-default"  # the one name every caller may use (it means the configured model)
-# The environment variable each official SDK reads its key from (the only place a key comes from).
-KEY_VARIABLE: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-EXTRA: dict[ProviderName, str] = {
-    "openai": "agent-as-model[openai]",
-    "anthropic": "agent-as-model[anthropic]",
-}
 
 
 class ProviderSettings(NamedTuple):

@@ -27,7 +27,6 @@ from mcp_types import (
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import (
-    KEY_VARIABLE,
     Failure,
     ProviderSettings,
     Reply,
@@ -42,6 +41,10 @@ STOP_REASONS = {
     "tool_use": "toolUse",
 }
 CHOICES = {"auto": {"type": "auto"}, "none": {"type": "none"}, "required": {"type": "any"}}
+
+
+# The environment variable the official SDK reads its key from (the only place a key comes from).
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
 class AnthropicApi:
@@ -65,7 +68,7 @@ class AnthropicApi:
         # request (a TypeError): find it now, as a start-up error.
         if self._client.api_key is None and self._client.auth_token is None:
             raise ProviderUnavailable(
-                f"--provider anthropic: no API key (set {KEY_VARIABLE['anthropic']}, or ANTHROPIC_AUTH_TOKEN)"
+                f"--provider anthropic: no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)"
             )
         # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
         # documented extra body field (docs/providers.md).
@@ -100,7 +103,7 @@ class AnthropicApi:
         if isinstance(err, sdk.APIResponseValidationError):
             return Failure(err.status_code, "its answer could not be read")
         if isinstance(err, sdk.APIStatusError):
-            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE["anthropic"]))
+            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE))
         if isinstance(err, sdk.AnthropicError):
             return Failure(None, _first_line(err))
         return None
@@ -180,3 +183,6 @@ def read_reply(response: Any) -> Reply:
 
 def _first_line(err: Exception) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+Api = AnthropicApi  # the name `backends.connect` builds this provider's API by

@@ -31,7 +31,6 @@ from mcp_types import (
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import (
-    KEY_VARIABLE,
     Failure,
     ProviderSettings,
     Reply,
@@ -41,6 +40,10 @@ from agent_as_model.adapters.backends.provider import (
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 ERROR_PREFIX = "[error] "
+
+
+# The environment variable the official SDK reads its key from (the only place a key comes from).
+KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 class OpenAIApi:
@@ -60,7 +63,7 @@ class OpenAIApi:
             )
         except openai.OpenAIError as err:
             raise ProviderUnavailable(
-                f"--provider openai: {_first_line(err)} (set {KEY_VARIABLE['openai']}; any value for a "
+                f"--provider openai: {_first_line(err)} (set {KEY_VARIABLE}; any value for a "
                 "local server that needs no key)"
             ) from None
 
@@ -88,7 +91,7 @@ class OpenAIApi:
         if isinstance(err, sdk.APIResponseValidationError):
             return Failure(err.status_code, "its answer could not be read")
         if isinstance(err, sdk.APIStatusError):
-            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE["openai"]))
+            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE))
         if isinstance(err, sdk.OpenAIError):
             return Failure(None, _first_line(err))
         return None
@@ -194,3 +197,6 @@ def read_reply(response: Any) -> Reply:
 
 def _first_line(err: Exception) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+Api = OpenAIApi  # the name `backends.connect` builds this provider's API by
