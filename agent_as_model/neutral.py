@@ -9,7 +9,7 @@ host's answer into a `Completion`. Nothing here knows a dialect or an era.
 # into a ForwardRef when it is defined, and evaluated ones cost start-up a third less.
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 Role = Literal["user", "assistant"]
 # The empty default of a mapping field of these values and the declarations: one shared value that
@@ -46,6 +46,9 @@ ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
 # Which backend may answer (spec section 8): routing, not part of the request object of section 5.
 BackendChoice = Literal["host", "provider", "auto"]
+BACKEND_CHOICES: tuple[BackendChoice, ...] = get_args(BackendChoice)
+# The model alias every caller may name: the host's own model (or a provider's configured one).
+DEFAULT_MODEL = "agent-default"
 
 
 def has_tool_blocks(turns: "tuple[Turn, ...]") -> bool:

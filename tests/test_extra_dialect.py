@@ -18,7 +18,16 @@ import pytest
 from mcp_types import CreateMessageResultWithTools, ToolUseContent
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects import Body, Dialect, common, contracts, options, register, unregister
+from agent_as_model.adapters.dialects import (
+    Body,
+    Dialect,
+    common,
+    contracts,
+    extensions,
+    options,
+    register,
+    unregister,
+)
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.adapters.tools.names import host_name
@@ -70,11 +79,10 @@ NOTES = Dialect(
         "type": "object",
         "properties": {
             "lines": {"type": "array"},
-            "model": common.MODEL_SCHEMA,
+            "temperature": common.temperature_schema(2),
             "max_tokens": common.MAX_TOKENS_SCHEMA,
             "tools": _TOOLS_SCHEMA,
             "tool_choice": _CHOICE_SCHEMA,
-            "previous_response_id": contracts.PREVIOUS_SCHEMA,
             **options.hint_schemas(options.hints("user")),
         },
         "required": ["lines"],
@@ -83,7 +91,7 @@ NOTES = Dialect(
     body=Body(
         conversation="lines",
         turn_noun="line",
-        plain=frozenset(["lines", "model", "max_tokens"]),
+        plain=frozenset(["lines", "model", "temperature", "max_tokens"]),
         request_object=contracts.request_object_defaults("lines"),
         text_arguments=("lines",),
         hints=options.hints("user"),
@@ -117,11 +125,22 @@ def body(*lines: tuple[str, str], **extra: Any) -> dict[str, Any]:
 
 
 @pytest.mark.anyio
-async def test_it_is_listed_with_its_schema(era: str) -> None:
+async def test_it_is_listed_with_its_schema_and_the_shared_keys(era: str) -> None:
     async with connect(era) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert listed[NAME].input_schema == NOTES.INPUT_SCHEMA
-    assert listed[NAME].description == NOTES.DESCRIPTION
+    properties = listed[NAME].input_schema["properties"]
+    # Its own keys, then the shared ones it never listed itself (extensions.py adds them).
+    assert list(properties) == [
+        *NOTES.INPUT_SCHEMA["properties"],
+        "model",
+        "backend",
+        "output_schema",
+        "repair_attempts",
+        "persona",
+        "previous_response_id",
+    ]
+    assert properties["backend"] == extensions.BACKEND
+    assert listed[NAME].description == f"{NOTES.DESCRIPTION} {extensions.ERA}"
 
 
 @pytest.mark.anyio
@@ -141,6 +160,8 @@ async def test_it_is_listed_with_its_schema(era: str) -> None:
             "tool_choice: a choice naming tool 't'",
         ),
         (body(("me", "hi"), previous_response_id="cur_x"), "previous_response_id: got 'cur_x'"),
+        (body(("me", "hi"), backend="nobody"), "backend: must be one of 'host', 'provider', 'auto'"),
+        (body(("me", "hi"), output_schema={"type": "array"}), "output_schema"),
     ],
 )
 async def test_argument_errors_name_the_path_and_send_nothing(

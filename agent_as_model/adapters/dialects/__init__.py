@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from agent_as_model.adapters.dialects import chat, gemini, messages, prompt, responses
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
+from agent_as_model.adapters.dialects.extensions import listed
 from agent_as_model.adapters.tools.definitions import ToolShape
 
 _BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, gemini.DIALECT, prompt.DIALECT)
 
-# Tool name -> dialect, in listing order. Changed only through `register`/`unregister`.
-DIALECTS: dict[str, Dialect] = {d.NAME: d for d in _BUILT_IN}
+# Tool name -> dialect as listed (its own keys and the shared ones: extensions.py), in listing
+# order. Changed only through `register`/`unregister`.
+DIALECTS: dict[str, Dialect] = {d.NAME: listed(d) for d in _BUILT_IN}
 
 
 def register(dialect: Dialect) -> None:
     """Add a dialect (a test's, or a plug-in's) to the listing and to every room that asks."""
     if dialect.NAME in DIALECTS:
         raise ValueError(f"a dialect named {dialect.NAME!r} is registered already")
-    DIALECTS[dialect.NAME] = dialect
+    DIALECTS[dialect.NAME] = listed(dialect)
 
 
 def unregister(name: str) -> None:

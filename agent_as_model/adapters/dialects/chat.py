@@ -24,8 +24,7 @@ DESCRIPTION = (
     "tool_calls) and tool messages go in order. tools/tool_choice reach the host if it declared "
     'sampling.tools (else dropped, with a logged warning); tool calls return {"text", "tool_calls"} '
     "as JSON text. output_schema or response_format json_schema returns validated JSON text. "
-    "Before MCP 2026-07-28: one sampling/createMessage request; from 2026-07-28: an "
-    "InputRequiredResult carrying it, answered on the retry. Text only. No API key."
+    "Text only. No API key."
 )
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -184,19 +183,13 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "required": ["role"],
             },
         },
-        "model": common.MODEL_SCHEMA,
-        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "max_completion_tokens": {**common.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
         "stop": options.stop_schema(_STOP),
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
-        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
         "response_format": options.format_schema(nested=True),
-        "repair_attempts": options.REPAIR_SCHEMA,
-        "persona": contracts.PERSONA_SCHEMA,
-        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
         "functions": {"type": "null", "description": "Deprecated by OpenAI: pass tools instead."},

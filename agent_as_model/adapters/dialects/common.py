@@ -18,9 +18,10 @@ from agent_as_model.arguments import (
 )
 from agent_as_model.cursors import completion_text, tool_calls_envelope
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import BackendChoice, Completion, Request
+from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL, BackendChoice, Completion, Request
 
 __all__ = [
+    "DEFAULT_MODEL",
     "path_of",
     "reject_unknown",
     "require_list",
@@ -30,7 +31,6 @@ __all__ = [
     "type_name",
 ]
 
-DEFAULT_MODEL = "agent-default"
 DEFAULT_MAX_TOKENS = 4096
 # Hosts read maxTokens into 32-bit integers; a larger value would reach them only to break there.
 MAX_TOKENS_LIMIT = 2**31 - 1
@@ -39,28 +39,12 @@ MAX_TOKENS_LIMIT = 2**31 - 1
 # the caller knows exactly which part to remove; nothing is ever dropped silently.
 NON_TEXT_WORDS = ("image", "audio", "file", "document", "video")
 
-MODEL_SCHEMA = {
-    "type": "string",
-    "minLength": 1,
-    "default": DEFAULT_MODEL,
-    "description": "Model alias, sent to the host as a model hint; agent-default means the host's own model.",
-}
 MAX_TOKENS_SCHEMA = {
     "type": "integer",
     "minimum": 1,
     "maximum": MAX_TOKENS_LIMIT,
     "default": DEFAULT_MAX_TOKENS,
     "description": "Maximum tokens the host may generate.",
-}
-
-
-BACKEND_CHOICES: tuple[BackendChoice, ...] = ("host", "provider", "auto")
-BACKEND_SCHEMA = {
-    "type": "string",
-    "enum": list(BACKEND_CHOICES),
-    "default": "auto",
-    "description": "Who answers: 'host' (the host's own model through MCP sampling), 'provider' (the "
-    "provider this server's operator configured, if any) or 'auto' (the operator's rule).",
 }
 
 

@@ -20,24 +20,6 @@ from agent_as_model.neutral import Chain, OutputContract, Persona
 from agent_as_model.patterns import SchemaTimeout
 from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
 
-PERSONA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "input_schema": {"type": "object"},
-        "output_schema": {"type": "object"},
-    },
-    "required": ["name"],
-    "description": "A per-call contract {name, input_schema?, output_schema?}: the request object (this "
-    "tool's parameters with defaults, minus persona) must validate against input_schema before anything "
-    "is sent; the completion text must be JSON that validates against output_schema. No registry.",
-}
-PREVIOUS_SCHEMA: dict[str, Any] = {
-    "type": ["string", "null"],
-    "description": "Session cursor: '' starts a chain, 'cur_<64 hex>' continues one (checked against the "
-    "history passed back), 'resp_<32 hex>' anchors a new chain. With it, results carry the next cursor.",
-}
-
 
 def request_object_defaults(*lead: str, tools: bool = True) -> dict[str, Any]:
     """A tool's parameters in the spec's request object (section 5), each with its default:

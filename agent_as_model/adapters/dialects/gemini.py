@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.tools import definitions, listing
@@ -44,8 +44,7 @@ DESCRIPTION = (
     "responseId}. contents: user/model parts of text, functionCall, functionResponse; systemInstruction "
     "is the system prompt; generationConfig: temperature, maxOutputTokens, stopSequences, "
     "responseMimeType application/json + responseSchema (validated JSON text). tools/toolConfig reach "
-    "the host if it declared sampling.tools. camelCase or snake_case. Before MCP 2026-07-28: one "
-    "sampling/createMessage request; from 2026-07-28: an InputRequiredResult carrying it. Text only."
+    "the host if it declared sampling.tools. camelCase or snake_case. Text only."
 )
 
 # MCP's stopReason -> Gemini's finishReason. A stop sequence and a tool call both end with STOP on
@@ -865,12 +864,6 @@ INPUT_SCHEMA: dict[str, Any] = {
         "generationConfig": _CONFIG_SCHEMA,
         "tools": _TOOLS_SCHEMA,
         "toolConfig": _CHOICE_SCHEMA,
-        "model": common.MODEL_SCHEMA,
-        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
-        "repair_attempts": options.REPAIR_SCHEMA,
-        "backend": common.BACKEND_SCHEMA,
-        "persona": contracts.PERSONA_SCHEMA,
-        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
         **{

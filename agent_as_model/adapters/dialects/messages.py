@@ -24,9 +24,8 @@ DESCRIPTION = (
     "completion text. system is a string or text blocks; content is a string or blocks: text, "
     "tool_use (assistant), tool_result (user). tools/tool_choice reach the host if it declared "
     'sampling.tools (else dropped, with a logged warning); tool calls return {"text", "tool_calls"} '
-    "as JSON text. output_schema returns validated JSON text. Before MCP 2026-07-28: one "
-    "sampling/createMessage request; from 2026-07-28: an InputRequiredResult carrying it, answered "
-    "on the retry. Text only: non-text blocks are rejected. No API key."
+    "as JSON text. output_schema returns validated JSON text. Text only: non-text blocks are "
+    "rejected. No API key."
 )
 
 _ROLES = ("user", "assistant")
@@ -143,17 +142,11 @@ INPUT_SCHEMA: dict[str, Any] = {
             "anyOf": [{"type": "string"}, _TEXT_BLOCKS],
             "description": "System prompt: a string or a list of text blocks (joined by newlines).",
         },
-        "model": common.MODEL_SCHEMA,
-        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(1),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "stop_sequences": options.stop_schema(_STOP),
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
-        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
-        "repair_attempts": options.REPAIR_SCHEMA,
-        "persona": contracts.PERSONA_SCHEMA,
-        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
     },

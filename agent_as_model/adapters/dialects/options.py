@@ -268,21 +268,7 @@ def format_contract(value: object, path: str, *, nested: str | None) -> OutputCo
     return OutputContract(check_object_schema(spec["schema"], schema_path), schema_path)
 
 
-# Schema fragments for the tools' listed input schemas.
-OUTPUT_SCHEMA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "Structured output: a JSON Schema (draft 2020-12) with root type object. With a host "
-    "that takes tools it travels as one required tool; otherwise in the system prompt. The answer is "
-    "validated and returned as JSON text (keys sorted). Not together with tools.",
-}
-REPAIR_SCHEMA: dict[str, Any] = {
-    "type": "integer",
-    "minimum": 0,
-    "maximum": MAX_REPAIR_ATTEMPTS,
-    "default": 0,
-    "description": "With structured output: how many times to ask the host again, with the validation "
-    "error, when its answer does not validate.",
-}
+# Schema fragments of the products' own parameters (extensions.py has the shared keys').
 
 
 def hint_schemas(hinted: Mapping[str, str]) -> dict[str, Any]:

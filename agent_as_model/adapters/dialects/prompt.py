@@ -14,9 +14,7 @@ from agent_as_model.neutral import Completion
 NAME = "generate"
 DESCRIPTION = (
     "Send a raw prompt to the host agent's own model as one user message (no system prompt, no role "
-    "mapping) and return the completion text: the shortest path. Before MCP 2026-07-28 the server "
-    "sends one sampling/createMessage request; from 2026-07-28 it answers with an InputRequiredResult "
-    "carrying that same request and takes the completion on the retry."
+    "mapping) and return the completion text: the shortest path."
 )
 
 # The persona's request object (spec section 5): these parameters, with their defaults.
@@ -26,16 +24,8 @@ INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "prompt": {"type": "string", "description": "The prompt, sent as one user message."},
-        "model": common.MODEL_SCHEMA,
-        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
-        "persona": contracts.PERSONA_SCHEMA,
-        "previous_response_id": {
-            **contracts.PREVIOUS_SCHEMA,
-            "description": "Session cursor: '' mints one for this prompt and its completion (a 'cur_' "
-            "cursor is refused: a prompt carries no history to verify it against).",
-        },
     },
     "required": ["prompt"],
     "additionalProperties": False,

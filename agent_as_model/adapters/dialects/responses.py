@@ -36,8 +36,7 @@ DESCRIPTION = (
     "messages {role, content}, function_call, function_call_output. instructions and system/developer "
     "items become the system prompt. tools/tool_choice reach the host if it declared sampling.tools; "
     "tool calls come back as function_call items. output_schema or text.format json_schema puts "
-    "validated JSON text in output_text. Before MCP 2026-07-28: one sampling/createMessage request; "
-    "from 2026-07-28: an InputRequiredResult carrying it, answered on the retry. Text only."
+    "validated JSON text in output_text. Text only."
 )
 
 _ROLES = ("user", "assistant", "system", "developer")
@@ -157,8 +156,6 @@ INPUT_SCHEMA: dict[str, Any] = {
             ],
         },
         "instructions": {"type": "string", "description": "System prompt; leads system/developer items."},
-        "model": common.MODEL_SCHEMA,
-        "backend": common.BACKEND_SCHEMA,
         "temperature": common.temperature_schema(2),
         "max_tokens": {
             **common.MAX_TOKENS_SCHEMA,
@@ -167,15 +164,11 @@ INPUT_SCHEMA: dict[str, Any] = {
         "max_output_tokens": {**common.MAX_TOKENS_SCHEMA, "description": "The same as max_tokens."},
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
-        "output_schema": options.OUTPUT_SCHEMA_SCHEMA,
         "text": {
             "type": "object",
             "properties": {"format": options.format_schema(nested=False), "verbosity": {"type": "string"}},
             "description": "format: json_schema (as output_schema), json_object or text; verbosity: a hint.",
         },
-        "repair_attempts": options.REPAIR_SCHEMA,
-        "persona": contracts.PERSONA_SCHEMA,
-        "previous_response_id": contracts.PREVIOUS_SCHEMA,
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
     },
