@@ -1,4 +1,5 @@
-"""Wires the five tools onto an MCP server. Thin: the engine does the work.
+"""Wires the tools onto an MCP server: one per registered dialect, and the static `list_models`.
+Thin: the engine does the work.
 
 A low-level `Server` is used rather than `MCPServer`: the tools take product-shaped bodies whose
 schemas are written by hand, argument errors must name JSON paths and say that nothing was sent,
@@ -21,8 +22,9 @@ from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
 from agent_as_model import __version__, patterns
 from agent_as_model.adapters import backends
-from agent_as_model.adapters.dialects import DIALECTS, models
-from agent_as_model.adapters.dialects.common import reject_unknown
+from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.tools import models
+from agent_as_model.arguments import reject_unknown
 from agent_as_model.engine.driver import drive, error_result
 from agent_as_model.errors import CallError, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -49,8 +51,8 @@ def _tools() -> ListToolsResult:
     global _listed
     names = tuple(DIALECTS)
     if _listed is None or _listed[0] != names:
-        listed: list[Any] = [*DIALECTS.values(), models]  # each has NAME, DESCRIPTION, INPUT_SCHEMA
-        tools = [Tool(name=d.NAME, description=d.DESCRIPTION, input_schema=d.INPUT_SCHEMA) for d in listed]
+        listed: list[Dialect | models.StaticTool] = [*DIALECTS.values(), models.LIST_MODELS]
+        tools = [Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
         _listed = (names, ListToolsResult(tools=tools))
     return _listed[1]
 

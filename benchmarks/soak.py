@@ -60,7 +60,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.dialects import DIALECTS, Dialect, models
+from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.tools import models
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "2026-07-28")

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS, models
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.tools import models
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "soak.py"

@@ -26,7 +26,8 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.dialects import DIALECTS, models
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.tools import models
 from agent_as_model.server import build_server
 
 ERAS = (

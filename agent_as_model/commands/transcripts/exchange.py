@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent_as_model.adapters.dialects import models
+from agent_as_model.adapters.tools import models
 
 CLIENT_TO_SERVER = "c2s"
 SERVER_TO_CLIENT = "s2c"
