@@ -5,8 +5,7 @@ the schema bound, the legacy backend the host timeout and the progress interval,
 the frame size. docs/security.md says what each one guards against.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
 from typing import NamedTuple
 

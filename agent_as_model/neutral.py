@@ -5,8 +5,7 @@ their product's result shape; the states turn a `Request` into the MCP sampling 
 host's answer into a `Completion`. Nothing here knows a dialect or an era.
 """
 
-# No `from __future__ import annotations` here: a NamedTuple compiles each string annotation
-# into a ForwardRef when it is defined, and evaluated ones cost start-up a third less.
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, get_args
@@ -17,10 +16,8 @@ Role = Literal["user", "assistant"]
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 # Every value here is a NamedTuple: immutable like a frozen dataclass, at about the cost of a
-# plain tuple, both to make and to define. Measured: a frozen dataclass sets each field through
-# `object.__setattr__` (a 41-message conversation's blocks and turns: 361k instructions against
-# 152k), and defining one costs about 3.9M instructions at start-up against 0.7M for a NamedTuple
-# (the package defined 21 such values; bench_startup). Being tuples, they compare equal to a plain
+# plain tuple, both to make and to define (a frozen dataclass sets each field through
+# `object.__setattr__`; benchmarks/README.md has the figures). Being tuples, they compare equal to a plain
 # tuple of the same items; nothing relies on comparing them, and a block is told apart by its type
 # (`type(b) is Text`, `isinstance`). Change one with `_replace`.
 
@@ -114,8 +111,9 @@ class Chain(NamedTuple):
     previous: str
     form: ChainForm
     history: tuple[dict[str, str], ...]
-    # Responses only: the text of a trailing assistant message item. Call items passed back
-    # right after it join it into one entry, so an answer of calls alone is minted that way.
+    # For a product whose tool calls are items of their own (`Turns.calls_are_items`): the text
+    # of a trailing assistant message. Call items passed back right after it join it into one
+    # entry, so an answer of calls alone is minted that way.
     calls_join: str | None = None
 
 

@@ -14,8 +14,7 @@ through a lookup compiled at import from that machine's public structure (see `f
 measured reason). Nothing here asks which era a call runs on.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType

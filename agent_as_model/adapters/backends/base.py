@@ -6,8 +6,7 @@ here and the host answer on a retry (the 2026-07-28 round trip). The engine neve
 backend it talks to.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
 from typing import Any, NamedTuple, Protocol
 

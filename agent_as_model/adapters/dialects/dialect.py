@@ -3,7 +3,9 @@
 A dialect module builds one `Dialect` and the registry (`dialects/__init__.py`) lists it. Every
 other room asks the declaration, never a product name:
 
-- the listing (`name`, `description`, `input_schema`);
+- the listing (`NAME`, `DESCRIPTION`, `INPUT_SCHEMA`): a dialect module declares its product's
+  own keys and description; the registry lists it through `extensions.listed`, which adds the
+  shared keys and the era sentence;
 - the shared parse path (`parse.py`) reads the body from `body` (through its `view`, for a
   product whose parameters nest) and the dialect's own `read_conversation`;
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
@@ -14,8 +16,7 @@ other room asks the declaration, never a product name:
 - `agent-as-model demo` sends its `EXAMPLE`.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -32,7 +33,7 @@ ConversationReader = Callable[[Mapping[str, Any], Turns], None]
 # readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
 # max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
 # an error about a moved key names that path.
-ArgumentView = Callable[[Mapping[str, Any]], "tuple[dict[str, Any], Mapping[str, str]]"]
+ArgumentView = Callable[[Mapping[str, Any]], "tuple[Mapping[str, Any], Mapping[str, str]]"]
 # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
 # `cursor` is the next session cursor when cursors are on, else None.
 Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
@@ -62,7 +63,6 @@ class Body(NamedTuple):
     max_tokens_alias: str | None = None  # the product's own name for max_tokens
     stop: StopParameter | None = None
     native_output: NativeOutput | None = None  # the product's own way to ask for JSON
-    calls_join: bool = False  # call items passed back join a trailing assistant message item
     parallel_calls: str | None = None  # the boolean parameter whose `false` allows one tool call only
     hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = EMPTY

@@ -7,7 +7,7 @@ The body is what the official `google-genai` SDK sends: `contents` (role `user` 
 SDK writes some objects in camelCase and others in snake_case (it dumps its pydantic types with
 their field names), and its types accept both, so every key here is read in either spelling and
 errors name the spelling the caller wrote. Limits, stop sequences and the output contract live in
-`generationConfig`; the body's `view` lifts them where the shared readers look.
+`generationConfig`; the body's `view` lifts them to the names the shared readers look for.
 
 A `functionCall` without an `id` (the Gemini Developer API often sends none) gets
 `call_<content index>_<part index>`; a `functionResponse` without one answers the first call of
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -493,63 +494,70 @@ def _response_text(response: dict[str, Any]) -> tuple[str, bool]:
 # -- generationConfig and toolConfig: the body's view for the shared readers --------------------
 
 
-def _view(args: Mapping[str, Any]) -> tuple[dict[str, Any], Mapping[str, str]]:
+# generationConfig's keys that the shared readers (and `_output`) read under their own names.
+_LIFTED_CONFIG = (
+    "temperature",
+    "maxOutputTokens",
+    "stopSequences",
+    "responseMimeType",
+    "responseSchema",
+    "responseJsonSchema",
+)
+# Every name the view answers itself, null when not set: Gemini has no such key at the top level
+# (the unknown-key check refused one there), so a shared reader never reads one from there.
+# `max_tokens` is the shared limit's own name; Gemini's is generationConfig.maxOutputTokens.
+_LIFTED = (*_LIFTED_CONFIG, "max_tokens", "tool_choice")
+
+
+def _view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, str]]:
     """The arguments as the shared readers read them: all of them (every one passed the unknown-key
-    check, so a shared parameter reaches its reader here as it does for every other dialect), with
-    generationConfig's limits and toolConfig's choice lifted to the flat names those readers look
-    for. `origins` maps each lifted name to the path the caller wrote."""
-    view: dict[str, Any] = dict(args)
+    check, so a shared parameter reaches its reader here as it does for every other dialect), under
+    generationConfig's keys and toolConfig's choice, lifted to the flat names those readers look
+    for. `origins` maps each lifted name to the path the caller wrote, which errors about it name."""
+    lifted: dict[str, Any] = dict.fromkeys(_LIFTED)
     origins: dict[str, str] = {}
     raw_config, written = _top(args, "generationConfig")
     if raw_config is not None:
         config = _Object(raw_config, written, _CONFIG_KEYS, "a generationConfig key")
         config.check(_CONFIG_HINTS, _CONFIG_REFUSED)
-        view[_CONFIG] = config
-        for name in ("temperature", "maxOutputTokens", "stopSequences"):
-            view[name] = config.get(name)
+        for name in _LIFTED_CONFIG:
+            lifted[name] = config.get(name)
             origins[name] = config.at(name)
     raw_tool_config, written = _top(args, "toolConfig")
     if raw_tool_config is not None:
-        view["tool_choice"], choice_origins = _tool_choice(raw_tool_config, written, args.get("tools"))
+        lifted["tool_choice"], choice_origins = _tool_choice(raw_tool_config, written, args.get("tools"))
         origins.update(choice_origins)
-    return view, origins
-
-
-_CONFIG = " generationConfig"  # the read config in the view: not an argument name, never listed
+    return ChainMap(lifted, args), origins  # type: ignore[arg-type]
 
 
 def _output(view: Mapping[str, Any]) -> OutputContract | None:
     """responseMimeType `application/json`, with responseSchema (Gemini's Schema) or
-    responseJsonSchema (JSON Schema) as the contract; without either, any JSON object."""
-    config: _Object | None = view.get(_CONFIG)
-    if config is None:
-        return None
-    mime = config.get("responseMimeType")
-    given = [name for name in ("responseSchema", "responseJsonSchema") if name in config.values]
+    responseJsonSchema (JSON Schema) as the contract; without either, any JSON object. Read from
+    the view, so paths are the flat names; the parse path names them as the caller wrote them."""
+    mime = view.get("responseMimeType")
+    given = [name for name in ("responseSchema", "responseJsonSchema") if view.get(name) is not None]
     if len(given) > 1:
-        raise caller_error(
-            config.at(given[1]), f"asks for structured output, and so does {given[0]}: give one"
-        )
+        raise caller_error(given[1], f"asks for structured output, and so does {given[0]}: give one")
     if mime is not None:
-        mime = common.require_string(mime, config.at("responseMimeType"))
+        mime = common.require_string(mime, "responseMimeType")
     if mime is None or mime == "text/plain":
         if given:
-            raise caller_error(config.at(given[0]), "needs responseMimeType 'application/json'")
+            raise caller_error(given[0], "needs responseMimeType 'application/json'")
         return None
     if mime != "application/json":
-        where = config.at("responseMimeType")
         if mime == "text/x.enum":
             raise caller_error(
-                where, "enum output cannot be honoured: structured output here is a JSON object"
+                "responseMimeType", "enum output cannot be honoured: structured output here is a JSON object"
             )
-        raise caller_error(where, f"expected 'text/plain' or 'application/json', got {ascii(mime)}")
+        raise caller_error(
+            "responseMimeType", f"expected 'text/plain' or 'application/json', got {ascii(mime)}"
+        )
     if not given:
-        return OutputContract({"type": "object"}, config.at("responseMimeType"))
+        return OutputContract({"type": "object"}, "responseMimeType")
     name = given[0]
-    where = config.at(name)
-    value = config.get(name)
-    schema = _schema(value, where) if name == "responseSchema" else value
-    return OutputContract(check_object_schema(schema, where), where)
+    value = view[name]
+    schema = _schema(value, name) if name == "responseSchema" else value
+    return OutputContract(check_object_schema(schema, name), name)
 
 
 def _tool_choice(raw: object, path: str, tools: object) -> tuple[Any, dict[str, str]]:

@@ -62,6 +62,8 @@ def _options(
     object of the arguments as given."""
     body = dialect.body
     output = options.read_output(args, body.native_output)
+    if output is not None and origins:  # a contract read from a moved key names the caller's path
+        output = output._replace(path=_moved_path(output.path, origins))
     tools, choice = options.read_tool_options(args, dialect.tools, output)
     # One call at most: the product's top-level switch (already type-checked as a hint) or its
     # tool choice's own (read by the dialect's choice reader).
@@ -76,13 +78,7 @@ def _options(
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output)
-    chain = contracts.read_chain(
-        args,
-        dialect.NAME,
-        body.has_history,
-        turns.transcript,
-        turns.open_assistant if body.calls_join else None,
-    )
+    chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
     return _request(
         dialect,
         args,
@@ -144,8 +140,14 @@ def _request(
 
 def _moved(err: CallError, origins: Mapping[str, str]) -> CallError:
     """The error with its path as the caller wrote it, when it is about a key the view moved."""
+    path = _moved_path(err.path, origins)
+    return err if path == err.path else CallError(path, err.reason, err.kind, err.repair)
+
+
+def _moved_path(path: str, origins: Mapping[str, str]) -> str:
+    """`path` as the caller wrote it, when it starts at a key the view moved."""
     for moved in sorted(origins, key=len, reverse=True):
-        rest = err.path[len(moved) :]
-        if err.path.startswith(moved) and (not rest or rest[0] in ".["):
-            return CallError(origins[moved] + rest, err.reason, err.kind, err.repair)
-    return err
+        rest = path[len(moved) :]
+        if path.startswith(moved) and (not rest or rest[0] in ".["):
+            return origins[moved] + rest
+    return path

@@ -180,6 +180,9 @@ INPUT_SCHEMA: dict[str, Any] = {
 def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     if "input" not in args:
         raise caller_error("input", "is required")
+    # function_call items passed back join the assistant message item right before them, so a
+    # cursor over an answer of calls alone is minted as that joined entry (states/commit.py).
+    turns.calls_are_items = True
     instructions = args.get("instructions")
     if instructions is not None:
         turns.fold("system", common.require_string(instructions, "instructions"))
@@ -457,7 +460,6 @@ DIALECT = Dialect(
         text_arguments=("input", "instructions"),
         max_tokens_alias="max_output_tokens",
         native_output=_text_format,
-        calls_join=True,
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,

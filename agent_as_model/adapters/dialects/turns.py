@@ -31,6 +31,9 @@ class Turns:
         # The assistant turn a tool call may still join: set by the entry right before (an
         # assistant message or another call), cleared by anything else, a system piece included.
         self._calls_join: int | None = None
+        # Set by a product's reader whose tool calls are entries of their own, joining the
+        # assistant message before them (responses' function_call items): see `open_assistant`.
+        self.calls_are_items = False
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -86,8 +89,8 @@ class Turns:
     @property
     def open_assistant(self) -> str | None:
         """The text of a trailing assistant message that a call item passed back after it would
-        join (responses only has such separate items), or None."""
-        if self._calls_join is None or self._calls_join != len(self._turns) - 1:
+        join, or None (always, unless the reader said `calls_are_items`)."""
+        if not self.calls_are_items or self._calls_join is None or self._calls_join != len(self._turns) - 1:
             return None
         blocks = self._turns[self._calls_join][1]
         if any(type(b) is not Text for b in blocks):

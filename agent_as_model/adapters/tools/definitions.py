@@ -19,8 +19,7 @@ valid draft 2020-12 object schema (`schemas.check_object_schema`). Errors name t
 what the caller wrote, e.g. `tools[2].function.parameters.type`.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
