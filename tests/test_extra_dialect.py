@@ -98,6 +98,7 @@ NOTES = Dialect(
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    EXAMPLE={"lines": [{"who": "me", "say": "Say hello."}]},
     tools=definitions.ToolShape(
         format="notes",
         read_tool=_read_tool,

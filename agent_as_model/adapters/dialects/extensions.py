@@ -79,10 +79,16 @@ PREVIOUS_RESPONSE_ID_NO_HISTORY: dict[str, Any] = {
 }
 
 
+def takes_structured_output(dialect: Dialect) -> bool:
+    """Whether the tool takes `output_schema` (and `repair_attempts`): the listing and the parse
+    path both ask this."""
+    return dialect.tools is not None
+
+
 def properties(dialect: Dialect) -> dict[str, Any]:
     """The shared keys a dialect's tool takes, in listing order, with their schemas."""
     shared: dict[str, Any] = {"model": MODEL, "backend": BACKEND}
-    if dialect.tools is not None:
+    if takes_structured_output(dialect):
         shared.update(output_schema=OUTPUT_SCHEMA, repair_attempts=REPAIR_ATTEMPTS)
     shared["persona"] = PERSONA
     shared["previous_response_id"] = (

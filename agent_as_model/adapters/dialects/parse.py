@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, extensions, options
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
@@ -61,7 +61,8 @@ def _options(
     `given`, with `origins` the caller's paths of what it moved); the persona checks the request
     object of the arguments as given."""
     body = dialect.body
-    output = options.read_output(args, body.native_output)
+    structured = extensions.takes_structured_output(dialect)
+    output = options.read_output(args, body.native_output) if structured else None
     if output is not None and origins:  # a contract read from a moved key names the caller's path
         output = output._replace(path=_moved_path(output.path, origins))
     tools, choice = options.read_tool_options(args, dialect.tools, output)
@@ -77,7 +78,7 @@ def _options(
     persona = contracts.read_persona(given, body.request_object, output)
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
-    repair_attempts = options.read_repair_attempts(args, output)
+    repair_attempts = options.read_repair_attempts(args, output) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
     return _request(
         dialect,
