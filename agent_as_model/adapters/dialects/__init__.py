@@ -1,8 +1,9 @@
 """Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
 
-The registry below is the one list of products. To add one: write its module (its name,
-description, input schema, body shape, conversation reader, renderer and tool shapes, in one
-`Dialect`) and add it to `_BUILT_IN`. Nothing else in the package names a product.
+The registry below is the one list of products. To add one: write its module (its name, its
+own description and input schema, body shape, conversation reader, renderer and tool shapes, in
+one `Dialect`) and add it to `_BUILT_IN`. The registry holds each as listed: `extensions.listed`
+adds the keys and the sentence every tool shares. Nothing else in the package names a product.
 """
 
 from __future__ import annotations

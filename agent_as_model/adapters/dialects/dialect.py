@@ -44,7 +44,9 @@ Describer = Callable[[Completion], dict[str, Any]]
 
 
 class Body(NamedTuple):
-    """The shape of a tool's arguments beyond the conversation reader.
+    """The shape of a tool's arguments beyond the conversation reader: what the shared parse
+    path reads of the product. What only one product does is its own code, reached through a
+    callable (`native_output`, `view`) or done by its conversation reader (`Turns.calls_are_items`).
 
     `plain` are the keys of the common body (the conversation and its limits): a body with no
     other key skips every other reader, the hot path. `hints` are product parameters accepted,
@@ -59,11 +61,12 @@ class Body(NamedTuple):
     request_object: Mapping[str, Any]
     text_arguments: tuple[str, ...]  # the arguments that carry caller text (redacted by --redact)
     has_history: bool = True  # False: a `cur_` cursor has nothing to be verified against
-    max_temperature: float = 2.0
+    max_temperature: float = 2.0  # the product's range: OpenAI's and Gemini's 2, Anthropic's 1
     max_tokens_alias: str | None = None  # the product's own name for max_tokens
     stop: StopParameter | None = None
     native_output: NativeOutput | None = None  # the product's own way to ask for JSON
-    parallel_calls: str | None = None  # the boolean parameter whose `false` allows one tool call only
+    # The boolean parameter whose `false` allows one tool call only (chat's and responses').
+    parallel_calls: str | None = None
     hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = EMPTY
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
