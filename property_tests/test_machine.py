@@ -32,7 +32,7 @@ from mcp_types import (
     TextContent,
 )
 
-from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import HostAnswer, Route, SamplingSupport, Suspension
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
@@ -97,9 +97,18 @@ MOVES = legal_moves()
 TRIGGERS = tuple(dict.fromkeys(row.trigger for row in TABLE.transitions))
 
 
-def new_record(tool: str, arguments: Mapping[str, Any] | None = None, *, sampling: bool = True) -> CallRecord:
+def new_record(
+    tool: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    sampling: bool = True,
+    era: FakeEra | None = None,
+    dialect: Dialect | None = None,
+) -> CallRecord:
+    """A record routed to `era` (a stand-in that answers ANSWER when none is given)."""
     chosen = VALID_ARGUMENTS[tool] if arguments is None else arguments
-    return CallRecord(DIALECTS[tool], chosen, SamplingSupport(declared=sampling))
+    route = Route(era or FakeEra(ANSWER), SamplingSupport(declared=sampling))
+    return CallRecord(dialect or DIALECTS[tool], chosen, route)
 
 
 def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
@@ -283,19 +292,17 @@ def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenW
         plan = BrokenWork((), "validate", CallError, "reject")
         return new_record(tool, INVALID_ARGUMENTS[tool]), ANSWER, plan
     if broken == "build":
-        plan = BrokenWork(("validate",), "build", MissingCapability, "reject")
+        plan = BrokenWork(("validate", "route"), "build", MissingCapability, "reject")
         return new_record(tool, sampling=False), ANSWER, plan
     if broken == "interpret":
-        plan = BrokenWork(("validate", "build", "dispatch", "answer"), "interpret", CallError, "violate")
+        plan = BrokenWork(
+            ("validate", "route", "build", "dispatch", "answer"), "interpret", CallError, "violate"
+        )
         return new_record(tool), text_answer(role="user"), plan
     plan = BrokenWork(
-        ("validate", "build", "dispatch", "answer", "interpret"), "commit", RuntimeError, "fault"
+        ("validate", "route", "build", "dispatch", "answer", "interpret"), "commit", RuntimeError, "fault"
     )
-    return (
-        CallRecord(FAULTY_RENDER, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True)),
-        ANSWER,
-        plan,
-    )
+    return new_record("generate", dialect=FAULTY_RENDER), ANSWER, plan
 
 
 @budget(50)
@@ -387,7 +394,9 @@ class FakeEra:
         self.outcome = outcome
         self.asked: list[CreateMessageRequestParams] = []
 
-    async def exchange(self, payload: CreateMessageRequestParams, round_no: int) -> HostAnswer | Suspension:
+    async def exchange(
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension:
         self.asked.append(payload)
         await anyio.sleep(0)
         if isinstance(self.outcome, Exception):
@@ -406,34 +415,37 @@ class Drive:
 
 
 def plan_drive(tool: str, outcome: str, text: str) -> Drive:
-    record = new_record(tool)
     era = FakeEra(text_answer(text))
+    arguments: Mapping[str, Any] | None = None
+    dialect: Dialect | None = None
+    sampling = True
     if outcome == "suspended":
         params = CreateMessageRequestParams(messages=[], max_tokens=1)
         era = FakeEra(
             Suspension(InputRequiredResult(input_requests={"k": CreateMessageRequest(params=params)}))
         )
     elif outcome == "caller error":
-        record = new_record(tool, INVALID_ARGUMENTS[tool])
+        arguments = INVALID_ARGUMENTS[tool]
     elif outcome == "host violation":
         image = ImageContent(type="image", data="aGk=", mime_type="image/png")
         era = FakeEra(HostAnswer(role="assistant", blocks=(image,), model="stand-in", stop_reason=None))
     elif outcome == "host error":
         era = FakeEra(host_error("sampling/createMessage", "the host answered with error -1: no"))
     elif outcome == "no sampling":
-        record = new_record(tool, sampling=False)
+        sampling = False
     elif outcome == "fault before sending":
-        record = CallRecord(FAULTY_PARSE, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True))
+        tool, dialect = "generate", FAULTY_PARSE
     elif outcome == "fault in the era":
         era = FakeEra(RuntimeError("a bug in an era"))
     elif outcome == "fault after the answer":
-        record = CallRecord(FAULTY_RENDER, VALID_ARGUMENTS["generate"], SamplingSupport(declared=True))
+        tool, dialect = "generate", FAULTY_RENDER
+    record = new_record(tool, arguments, sampling=sampling, era=era, dialect=dialect)
     return Drive(outcome, record, era, text)
 
 
 async def run_drive(planned: Drive) -> None:
     try:
-        planned.result = await drive(planned.record, planned.era)
+        planned.result = await drive(planned.record)
     except MCPError as err:
         planned.raised = err
 

@@ -77,8 +77,6 @@ class ProviderApi(Protocol):
 class ProviderBackend:
     """The backend: the payload to the provider's model, its reply as a `HostAnswer`."""
 
-    proven = False  # one round, always built: nothing is carried from an earlier request
-
     def __init__(self, settings: ProviderSettings, api: ProviderApi) -> None:
         self.settings = settings
         self._api = api
@@ -97,18 +95,11 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
-    def repaired(self, err: CallError) -> None:
-        """Nothing to keep: the repair round is asked in this same request."""
-
-    def refusal(self, hint: str) -> CallError | None:
-        try:
-            self.model_for(hint)
-        except CallError as err:
-            return err
-        return None
-
-    async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
-        if payload is None:  # only a proven record leaves its payload unbuilt, and this is never proven
+    async def exchange(
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer:
+        # One request, every round: the payload holds all a repair needs, so nothing is kept.
+        if payload is None:  # only a proven route leaves its payload unbuilt, and this is never proven
             raise RuntimeError("the provider was handed no payload")
         model = self.model_for(_hint(payload))
         name = self.settings.provider
