@@ -46,6 +46,8 @@ ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
 # Which backend may answer (spec section 8): routing, not part of the request object of section 5.
 BackendChoice = Literal["host", "provider", "auto"]
+# The one model name every call may use: the host's own model, or a provider's configured one.
+DEFAULT_MODEL = "agent-default"
 
 
 def has_tool_blocks(turns: "tuple[Turn, ...]") -> bool:

@@ -67,15 +67,20 @@ def connect(
 
     `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
     instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
-    from agent_as_model.adapters.backends.provider import ProviderBackend, ReplayedApi, TappedApi
-    from agent_as_model.adapters.provider_names import PROVIDER_MODULES
+    from agent_as_model.adapters.backends.provider import (
+        ProviderBackend,
+        ReplayedApi,
+        SdkApi,
+        TappedApi,
+        provider_module,
+    )
 
-    mapping = importlib.import_module(PROVIDER_MODULES[settings.provider])
+    module = provider_module(settings.provider)
     api: ProviderApi
     if replay is not None:
-        api = ReplayedApi(replay, mapping.request_body, compare_requests=not redacted)
+        api = ReplayedApi(replay, module.request_body, compare_requests=not redacted)
     else:
-        api = mapping.Api(settings)
+        api = SdkApi(settings.provider, module, settings)
     if tap is not None:
         api = TappedApi(api, settings.provider, tap)
     return ProviderBackend(settings, api)
