@@ -15,8 +15,7 @@ checks it against the lookup, in the tests and in `make docs` before the diagram
 machine is built at import. Nothing here asks which era a call runs on.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: NamedTuples are defined here (why: neutral.py).
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType

@@ -7,8 +7,7 @@ earlier request of this call already took and judged. A `Router` chooses, from t
 request, the `Route` that serves a call. The engine never learns which backend it talks to.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples, which compile each
-# string annotation into a ForwardRef; evaluated annotations cost start-up less (see neutral.py).
+# No `from __future__ import annotations`: NamedTuples are defined here (why: neutral.py).
 
 from typing import Any, NamedTuple, Protocol
 
