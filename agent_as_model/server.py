@@ -98,9 +98,8 @@ def build_server(
             return _static_tool(params.name, arguments, listed_models)
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
-        route = backends.for_call(ctx, params, backend, limits)
-        record = CallRecord(dialect, arguments, route.support, route.refused, proven=route.backend.proven)
-        return await drive(record, route.backend)
+        # Who serves is the machine's `route` step, from the parsed request.
+        return await drive(CallRecord(dialect, arguments, backends.CallRouter(ctx, params, backend, limits)))
 
     server: Server[Any] = Server(
         SERVER_NAME,

@@ -25,11 +25,13 @@ def test_every_transition_is_drawn() -> None:
 
 
 def test_a_new_record_starts_where_the_machine_does() -> None:
-    from agent_as_model.adapters.backends.base import SamplingSupport
+    from agent_as_model.adapters.backends.base import Route, SamplingSupport
+    from agent_as_model.adapters.backends.sampling import LegacySampling
     from agent_as_model.adapters.dialects import DIALECTS
     from agent_as_model.states.record import CallRecord
 
-    record = CallRecord(DIALECTS["generate"], {}, SamplingSupport(declared=True))
+    route = Route(LegacySampling(None, None), SamplingSupport(declared=True))  # type: ignore[arg-type]
+    record = CallRecord(DIALECTS["generate"], {}, route)
     assert record.state == diagram.INITIAL
 
 

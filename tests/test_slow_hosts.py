@@ -142,7 +142,7 @@ class FakeSession:
 async def test_progress_is_sent_only_for_a_progress_token(token: str | int | None) -> None:
     session = FakeSession()
     backend = LegacySampling(session, "1", Limits(progress_interval=0.01), token)  # type: ignore[arg-type]
-    answer = await backend.exchange(CreateMessageRequestParams(messages=[], max_tokens=5), 0)
+    answer = await backend.exchange(CreateMessageRequestParams(messages=[], max_tokens=5), 0, ())
     assert answer.blocks[0].text == "done"
     if token is None:
         assert session.progress == []

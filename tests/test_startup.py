@@ -30,6 +30,14 @@ def test_jsonschema_is_imported_when_a_schema_is_first_checked() -> None:
     assert _loaded_after(checked, "jsonschema", "referencing") == [True, True]
 
 
+def test_no_transitions_machine_is_built_at_import() -> None:
+    # transitions checks the table in the tests and in `make docs` (engine/checked.py); serving
+    # fires through the lookup machine.py derives from the table, so it does not even load it.
+    assert _loaded_after("import agent_as_model.server", "transitions") == [False]
+    checked = "import agent_as_model.server\nfrom agent_as_model.engine import checked\nchecked.check()"
+    assert _loaded_after(checked, "transitions") == [True]
+
+
 def test_the_pattern_engine_is_imported_when_a_pattern_is_first_checked() -> None:
     assert _loaded_after("import agent_as_model.server", "regex") == [False]
     checked = "import agent_as_model.server\nfrom agent_as_model import schemas\n"

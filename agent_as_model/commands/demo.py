@@ -191,12 +191,14 @@ async def _provider_call() -> None:
 @contextmanager
 def _demo_key() -> Iterator[None]:
     """The stand-in takes any key; the operator's own key is never sent to it."""
-    saved = os.environ.get("OPENAI_API_KEY")
-    os.environ["OPENAI_API_KEY"] = DEMO_KEY
+    from agent_as_model.adapters.backends.provider_openai import KEY_VARIABLE
+
+    saved = os.environ.get(KEY_VARIABLE)
+    os.environ[KEY_VARIABLE] = DEMO_KEY
     try:
         yield
     finally:
         if saved is None:
-            os.environ.pop("OPENAI_API_KEY", None)
+            os.environ.pop(KEY_VARIABLE, None)
         else:
-            os.environ["OPENAI_API_KEY"] = saved
+            os.environ[KEY_VARIABLE] = saved

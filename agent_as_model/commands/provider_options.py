@@ -1,7 +1,8 @@
 """The operator's provider settings (spec section 8): flags of `serve`, each with an environment
 variable, read into one `ProviderSettings` (or None: no provider, the default; no key is read).
 
-Keys are never flags: the official SDKs read them from OPENAI_API_KEY / ANTHROPIC_API_KEY.
+Keys are never flags: the official SDKs read them from the environment variable each provider
+module declares (`KEY_VARIABLE`), which the help text names.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-from agent_as_model.adapters.provider_names import POLICIES, PROVIDERS
+from agent_as_model.adapters.provider_names import POLICIES, key_variables, providers
 
 if TYPE_CHECKING:  # the backend loads the MCP SDK: imported only when a provider is configured
     import argparse
@@ -41,12 +42,13 @@ TRUE = ("1", "true", "yes", "on")
 
 
 def add_provider_options(parser: argparse.ArgumentParser) -> None:
+    keys = " / ".join(f"{variable} ({name})" for name, variable in key_variables().items())
     group = parser.add_argument_group(
         "provider (opt-in; see docs/providers.md)",
         "Let a provider's model answer when the host cannot sample (or always). Off by default: "
-        "without --provider no key is read. Keys come only from OPENAI_API_KEY / ANTHROPIC_API_KEY.",
+        f"without --provider no key is read. Keys come only from {keys}.",
     )
-    group.add_argument("--provider", choices=PROVIDERS, help=f"the provider ({ENV['provider']})")
+    group.add_argument("--provider", choices=providers(), help=f"the provider ({ENV['provider']})")
     group.add_argument(
         "--provider-base-url",
         metavar="URL",
@@ -106,8 +108,8 @@ def provider_settings(
         if others:
             parser.error(f"{', '.join(others)} need(s) --provider (or {ENV['provider']})")
         return None
-    if provider not in PROVIDERS:
-        parser.error(f"{ENV['provider']}: expected one of {', '.join(PROVIDERS)}, got {provider!r}")
+    if provider not in providers():
+        parser.error(f"{ENV['provider']}: expected one of {', '.join(providers())}, got {provider!r}")
     model = value("provider_model")
     if not model:
         parser.error(f"--provider {provider} needs --provider-model (or {ENV['provider_model']})")
@@ -118,7 +120,7 @@ def provider_settings(
     from agent_as_model.adapters.backends.provider import ProviderSettings
 
     return ProviderSettings(
-        provider=provider,  # type: ignore[arg-type]  # checked against PROVIDERS above
+        provider=provider,  # type: ignore[arg-type]  # checked against providers() above
         model=model,
         models=models,
         base_url=value("provider_base_url"),

@@ -17,7 +17,7 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
-from agent_as_model.adapters.backends.base import Backend, Suspension
+from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.engine.machine import STATE, fire, told, way_out
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.record import CallRecord
@@ -25,14 +25,16 @@ from agent_as_model.states.record import CallRecord
 log = logging.getLogger("agent_as_model")
 
 
-async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputRequiredResult:
-    # The record is fired through a lookup compiled from the shared machine and never attached
-    # to it, so no call leaves anything on the machine (and no reference cycle for the collector).
+async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
+    # The record is fired through the lookup derived from the table: nothing of a call is left
+    # on a shared object (and no reference cycle for the collector).
     try:
         while not (state := STATE[record.state]).terminal:
             if state.exchange:
-                # The payload is None only on a proven record (see CallRecord.proven).
-                outcome = await backend.exchange(record.built_payload, record.round_no)
+                # The route chosen before this state serves; the payload is None only on a proven
+                # route (see Route.proven).
+                backend = record.route.backend
+                outcome = await backend.exchange(record.built_payload, record.round_no, record.findings)
                 if isinstance(outcome, Suspension):
                     fire(record, "suspend")
                     return outcome.result
@@ -50,13 +52,12 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
                 # The table decides whether this may be tried again (a repair while
                 # repair_attempts last): a guarded transition, not a decision of the driver's.
                 if state.on_error is not None and fire(record, state.on_error, err):
-                    backend.repaired(err)  # a backend that replays rounds keeps the finding
                     continue
                 raise
         # The only way to end without an error or a suspension is `commit`, which made the result.
         return record.result
     except CallError as err:
-        message = err.message(record.tool, leave(record, err.kind, backend.who))
+        message = err.message(record.tool, leave(record, err.kind, _who(record)))
         log.info("%s", message)
         return error_result(message)
     except MissingCapability as err:
@@ -68,8 +69,13 @@ async def drive(record: CallRecord, backend: Backend) -> CallToolResult | InputR
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        sent = leave(record, "fault", backend.who)
+        sent = leave(record, "fault", _who(record))
         return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
+
+
+def _who(record: CallRecord) -> str | None:
+    backend = record.backend
+    return None if backend is None else backend.who
 
 
 def leave(record: CallRecord, failure: str, who: str | None = None) -> str:

@@ -6,12 +6,13 @@ state) let the backend exchange the payload. Its transitions come happy path fir
 ways out; `work` is the pure function of `states/` that a transition runs before the state
 changes. If it raises, the state stays where it was and the driver takes the way out the table
 names for that kind of failure. Everything else here (`STATES`, `INITIAL`, `TERMINAL`, `STATE`,
-the lookup `fire` uses) is derived from the table.
+the lookup `fire` uses) is derived from the table, and checked as it is derived.
 
-transitions defines and checks the machine: a `transitions.Machine` is built from the table
-once, at import. A call's record is never attached to it (`add_model`): `fire` moves a record
-through a lookup compiled at import from that machine's public structure (see `fire` for the
-measured reason). Nothing here asks which era a call runs on.
+`fire` moves a record through that lookup, not through a `transitions.Machine` (why, with the
+measured cost: benchmarks/README.md, "The call machine"). transitions earns its place where it
+costs a call nothing: `engine/checked.py` builds a `transitions.Machine` from this same table and
+checks it against the lookup, in the tests and in `make docs` before the diagram is drawn. No
+machine is built at import. Nothing here asks which era a call runs on.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
@@ -20,15 +21,13 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from transitions import Machine
-from transitions.core import MachineError
-
 from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
+from agent_as_model.states.route import route_call
 from agent_as_model.states.validate import checks_caller_schemas, validate_call
 
 Work = Callable[..., None]
@@ -88,7 +87,8 @@ TABLE = Table(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
         State("received", NOTHING_SENT, then="validate", off_loop=checks_caller_schemas),
-        State("validated", NOTHING_SENT, then="build"),
+        State("validated", NOTHING_SENT, then="route"),
+        State("routed", NOTHING_SENT, then="build"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
         State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),
@@ -103,7 +103,9 @@ TABLE = Table(
     transitions=(
         # Transition(trigger, source(s), dest, work, guard)
         Transition("validate", "received", "validated", validate_call),
-        Transition("build", "validated", "payload_ready", build_payload_for),
+        # who serves the call: chosen from the parsed request (the era, the operator's provider)
+        Transition("route", "validated", "routed", route_call),
+        Transition("build", "routed", "payload_ready", build_payload_for),
         Transition("dispatch", "payload_ready", "awaiting_host"),
         # the backend: the legacy era always answers; the modern era answers on a bound retry
         Transition("answer", "awaiting_host", "answered", take_answer),
@@ -114,12 +116,12 @@ TABLE = Table(
         Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
         Transition("commit", "interpreted", "committed", commit_result),
         # ways out: a caller error before anything was sent, a host contract violation after
-        Transition("reject", ("received", "validated", "payload_ready"), "rejected"),
+        Transition("reject", ("received", "validated", "routed", "payload_ready"), "rejected"),
         Transition("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
         # an internal fault in any live state (a bug of ours: logged, never shown to the client)
         Transition(
             "fault",
-            ("received", "validated", "payload_ready", "awaiting_host", "answered", "interpreted"),
+            ("received", "validated", "routed", "payload_ready", "awaiting_host", "answered", "interpreted"),
             "faulted",
         ),
     ),
@@ -139,49 +141,29 @@ def sources(transition: Transition) -> tuple[str, ...]:
     return (source,) if isinstance(source, str) else source
 
 
-def _build(table: Table) -> Machine:
-    """The transitions machine of the table: transitions checks its states and transitions."""
-    specs: list[dict[str, Any]] = []
-    for row in table.transitions:
-        spec: dict[str, Any] = {"trigger": row.trigger, "source": list(sources(row)), "dest": row.dest}
-        if row.work is not None:
-            spec["before"] = row.work
-        if row.guard is not None:
-            spec["conditions"] = row.guard
-        specs.append(spec)
-    return Machine(
-        model=None,  # no call record is ever attached (see `fire`)
-        states=[state.name for state in table.states],
-        transitions=specs,
-        initial=table.states[0].name,
-        auto_transitions=False,
-        ignore_invalid_triggers=False,
-    )
-
-
-MACHINE = _build(TABLE)
-
 Move = tuple[str, Guard | None, Work | None]  # dest, guard, work
 
 
-def _compile(table: Table, machine: Machine) -> dict[tuple[str, str], Move]:
-    """{(trigger, source): (dest, guard, work)}, from the machine's public structure, each entry
-    cross-checked against the table row it came from; and the checks the driver relies on."""
+class IllegalTrigger(Exception):
+    """A trigger fired from a state the table gives no such transition (our bug, never a caller's)."""
+
+
+def _compile(table: Table) -> dict[tuple[str, str], Move]:
+    """{(trigger, source): (dest, guard, work)} from the table's rows, and the checks the driver
+    relies on: each row names known states, one transition per trigger and state (`fire` takes
+    the one it finds), a state is terminal exactly when nothing leaves it, and each live state's
+    next step and the catch-all way out are in the table."""
     moves: dict[tuple[str, str], Move] = {}
     names = {state.name for state in table.states}
     for row in table.transitions:
         if row.dest not in names or not set(sources(row)) <= names:
             raise ValueError(f"{row} names a state the table does not have")
         for source in sources(row):
-            reported = machine.get_transitions(trigger=row.trigger, source=source)
-            # one transition per trigger and state: `fire` takes the one it finds
-            if [(t.source, t.dest) for t in reported] != [(source, row.dest)]:
-                raise ValueError(f"the machine has {reported} for '{row.trigger}' from {source}")
+            if (row.trigger, source) in moves:
+                raise ValueError(f"two transitions for '{row.trigger}' from {source}")
             moves[row.trigger, source] = (row.dest, row.guard, row.work)
     for state in table.states:
-        triggers = set(machine.get_triggers(state.name))
-        if triggers != {trigger for trigger, source in moves if source == state.name}:
-            raise ValueError(f"the machine and the table disagree on the triggers from {state.name}")
+        triggers = {trigger for trigger, source in moves if source == state.name}
         if state.terminal != (not triggers):
             raise ValueError(f"{state.name}: a state is terminal exactly when nothing leaves it")
         if state.terminal:
@@ -196,24 +178,22 @@ def _compile(table: Table, machine: Machine) -> dict[tuple[str, str], Move]:
     return moves
 
 
-_MOVES = _compile(TABLE, MACHINE)
+MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_compile(TABLE))
 
 
 def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
     """Move a call record along the machine: the one way the driver changes a state.
 
-    Exactly what the table uses: the source check (an illegal trigger raises transitions'
-    `MachineError` and the state stays), the guard (False: not taken, the state stays), the
-    work (if it raises, the state stays), the state change. Why not transitions' own firing:
-    measured on the whole server over stdio, its general path (an EventData, prepare /
-    condition / exit / enter / after / finalize hooks, this table has none, and debug logging at
-    each step) with a record attached per call through `add_model` put our CPU per call at
-    1.21-1.55x a bare SDK server; this lookup removes that overhead.
+    Exactly what the table uses: the source check (an illegal trigger raises `IllegalTrigger`
+    and the state stays), the guard (False: not taken, the state stays), the work (if it raises,
+    the state stays), the state change. transitions' own firing does more, none of which this
+    table uses (hooks, event data, logging at each step), at a measured cost per call
+    (benchmarks/README.md, "The call machine").
     """
     state = record.state
-    move = _MOVES.get((trigger, state))
+    move = MOVES.get((trigger, state))
     if move is None:
-        raise MachineError(f"Can't trigger event {trigger} from state {state}!")
+        raise IllegalTrigger(f"can't trigger {trigger} from state {state}")
     dest, guard, work = move
     if guard is not None and not guard(record, *args):
         return False
@@ -230,7 +210,7 @@ def way_out(state: str, failure: str) -> str | None:
         return None
     ways = TABLE.ways_out
     trigger = ways.by_failure.get(failure, ways.otherwise)
-    return trigger if (trigger, state) in _MOVES else ways.otherwise
+    return trigger if (trigger, state) in MOVES else ways.otherwise
 
 
 def told(left: str, now: str, who: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""validated -> payload_ready: the neutral request becomes one sampling/createMessage payload.
+"""routed -> payload_ready: the neutral request becomes one sampling/createMessage payload.
 
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
 it in an InputRequiredResult.
@@ -44,6 +44,7 @@ from agent_as_model.neutral import (
     has_tool_blocks,
 )
 from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured
+from agent_as_model.states.validate import check_conversation
 
 log = logging.getLogger("agent_as_model")
 
@@ -55,17 +56,19 @@ STRUCTURED_DESCRIPTION = (
 
 
 def build_payload_for(record: CallRecord) -> None:
-    # The backend checks sit here, after validation and before anything is sent: a call that
-    # asked for a backend this server cannot give gets a caller error, and a call served by a
-    # host that cannot sample a clear -32021, on both eras alike.
-    if record.refused is not None:
-        raise record.refused
-    if not record.sampling.declared:
+    route = record.route
+    # A proven retry's conversation passed these checks on an earlier round, and is bound to it
+    # (`Route.proven`): checking it again proves nothing new.
+    if not route.proven:
+        check_conversation(record.request)
+    # After the arguments' checks and before anything is sent: a call served by a host that
+    # cannot sample gets a clear -32021, on both eras alike.
+    if not route.support.declared:
         raise MissingCapability({"sampling": {}})
-    record.plan = plan_for(record.request, record.sampling.tools)  # interpret reads the plan
-    # A proven record's payload was built on an earlier round and its answer is bound to it
-    # (record.proven): it is built again only if a repair needs it (`payload_of`).
-    if not record.proven:
+    record.plan = plan_for(record.request, route.support.tools)  # interpret reads the plan
+    # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
+    # built again only if a repair needs it (`payload_of`).
+    if not route.proven:
         record.payload = build_payload(record.request, record.plan)
 
 

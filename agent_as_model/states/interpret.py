@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from agent_as_model.adapters.backends.base import HostAnswer
+from agent_as_model.adapters.backends.base import HostAnswer, Replayed
 from agent_as_model.arguments import type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
@@ -27,8 +27,11 @@ from agent_as_model.states.record import CallRecord, HostPlan
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
 
 
-def take_answer(record: CallRecord, answer: HostAnswer) -> None:
-    record.host_answer = answer
+def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:
+    if isinstance(answer, Replayed):  # judged by an earlier request of this call (2026-07-28)
+        record.host_answer, record.judged = answer.answer, answer.finding
+    else:
+        record.host_answer = answer
 
 
 def checks_output(record: CallRecord) -> bool:
@@ -44,10 +47,10 @@ def checks_output(record: CallRecord) -> bool:
 
 def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
-    if answer.established is not None:
+    if record.judged is not None:
         # An earlier request of this call checked this very answer (sealed in its state) and
         # asked for a repair: the same finding, without checking it again (repairs stay linear).
-        raise answer.established
+        raise record.judged
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
     if not answer.blocks:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
-from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
 from agent_as_model.errors import CallError
 from agent_as_model.neutral import EMPTY, Completion, Request
 
@@ -53,12 +53,13 @@ class CallRecord:
     __slots__ = (
         "dialect",
         "arguments",
-        "sampling",
-        "refused",
+        "router",
         "state",
         "plan",
         "round_no",
-        "proven",
+        "findings",
+        "judged",
+        "_route",
         "_request",
         "_payload",
         "_host_answer",
@@ -66,30 +67,22 @@ class CallRecord:
         "_result",
     )
 
-    def __init__(
-        self,
-        dialect: Dialect,
-        arguments: Mapping[str, Any],
-        sampling: SamplingSupport,
-        refused: CallError | None = None,
-        proven: bool = False,
-    ) -> None:
+    def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], router: Router) -> None:
         self.dialect = dialect
         self.arguments = arguments
-        # What the backend serving this call can take: the host's declared sampling, or all of
-        # it for a provider's API (the backend is chosen before the record is made).
-        self.sampling = sampling
-        # The call asked for a backend this server cannot give it: raised at build, before
-        # anything is sent (after the arguments are checked, so their errors come first).
-        self.refused = refused
+        # Chooses who serves this call from its parsed request (the `route` step). A `Route` is
+        # the router of a call it always serves.
+        self.router = router
         self.state = "received"  # owned by the machine: only engine.machine.fire changes it
         self.plan = NO_PLAN  # build (shared: a plan is never changed, only replaced)
         self.round_no = 0  # 0 for the first ask; one more for each repair (spec section 3)
-        # Set by the backend (`Backend.proven`): an earlier round of this very request validated
-        # it and built its payload, and the backend holds the host's answer bound to that payload.
-        # Then validate skips the checks that would prove nothing new (tool-turn order, the
-        # cursor) and build leaves the payload unbuilt until a repair needs it (`built_payload`).
-        self.proven = proven
+        # What each earlier round's answer was found to break, in order (repair appends): the
+        # backend is handed them with each round (`Backend.exchange`).
+        self.findings: tuple[CallError, ...] = ()
+        # answer: set when the backend replayed an answer an earlier request already judged
+        # (`Replayed`): interpret raises this finding instead of checking the answer again.
+        self.judged: CallError | None = None
+        self._route: Route | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
@@ -99,6 +92,28 @@ class CallRecord:
     @property
     def tool(self) -> str:
         return self.dialect.NAME
+
+    @property
+    def route(self) -> Route:  # route
+        return _filled(self._route, "route", "route")
+
+    @route.setter
+    def route(self, route: Route) -> None:
+        self._route = route
+
+    @property
+    def proven(self) -> bool:
+        """The route says this request is a proven retry (`Route.proven`): an earlier round of
+        this very request validated it and built its payload, and the backend holds the host's
+        answer bound to that payload. Then build skips the checks that would prove nothing new
+        (tool-turn order, the cursor) and leaves the payload unbuilt until a repair needs it."""
+        return self.route.proven
+
+    @property
+    def backend(self) -> Backend | None:
+        """Who serves the call, once routed (None before: nothing can have been sent)."""
+        route = self._route
+        return None if route is None else route.backend
 
     @property
     def request(self) -> Request:  # validate
@@ -132,6 +147,7 @@ class CallRecord:
     def forget_answer(self) -> None:
         """A repair round asks again: the answer it repaired is no longer this call's answer."""
         self._host_answer = None
+        self.judged = None
 
     @property
     def completion(self) -> Completion:  # interpret

@@ -6,7 +6,7 @@ the host's own answer as an assistant turn, and the validation error as the next
 the result of a tool call to follow it), plain text otherwise. The message is the error's
 `repair` text: the same JSON pointer and rule the caller would read, told to the model about its
 own answer.
-On 2026-07-28 the new payload is a round of its own, bound like the first (eras/modern.py).
+On 2026-07-28 the new payload is a round of its own, bound like the first (backends/mrtr.py).
 """
 
 from __future__ import annotations
@@ -56,4 +56,5 @@ def ask_again(record: CallRecord, err: CallError) -> None:
         )
     record.payload = payload.model_copy(update={"messages": [*payload.messages, said, fix]})
     record.round_no += 1
+    record.findings = (*record.findings, err)  # handed to the backend with the next round
     record.forget_answer()

@@ -1,10 +1,12 @@
-"""received -> validated: the dialect reads the arguments into a neutral request, the
-conversation's tool turns are checked against MCP's ordering rules, and a session cursor is
-verified against the history passed back: all before anything is sent.
+"""received -> validated: the dialect reads the arguments into a neutral request, before
+anything is sent. The checks of the conversation as a whole (below) run at build, once the route
+says whether this request is a proven retry that already passed them (`check_conversation`).
 
-Those rules (SEP-1577; the SDK's `validate_tool_use_result_messages` checks the last two messages
-only, and raises an opaque error) are checked here over the whole conversation, so a malformed
-sequence is a caller error naming the turn, before anything is sent, on both eras alike:
+The conversation's tool turns are checked against MCP's ordering rules, and a session cursor is
+verified against the history passed back. Those rules (SEP-1577; the SDK's
+`validate_tool_use_result_messages` checks the last two messages only, and raises an opaque
+error) are checked here over the whole conversation, so a malformed sequence is a caller error
+naming the turn, before anything is sent, on both eras alike:
 - a turn with tool results holds only tool results and follows an assistant turn with tool calls;
 - the results answer exactly the calls of that turn (same ids, each once);
 - an assistant turn with tool calls is followed by their results.
@@ -14,21 +16,22 @@ from __future__ import annotations
 
 from agent_as_model import cursors
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ToolResult, ToolUse, Turn, has_tool_blocks
+from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
 from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    request = record.dialect.parse(record.arguments)  # the later states read the request
-    # A proven record's arguments passed these checks on an earlier round, and are bound to it
-    # (record.proven): checking them again proves nothing new.
-    if not record.proven:
-        check_tool_turns(request.turns)
-        chain = request.chain
-        if chain is not None:  # a cur_ cursor must match the history passed back (spec section 6)
-            previous = cursors.Previous(chain.form, chain.previous)
-            cursors.verify(previous, request.model, request.tool, chain.history)
-    record.request = request
+    record.request = record.dialect.parse(record.arguments)  # the later states read the request
+
+
+def check_conversation(request: Request) -> None:
+    """The tool-turn order over the whole conversation, and a cur_ cursor against the history
+    passed back (spec section 6)."""
+    check_tool_turns(request.turns)
+    chain = request.chain
+    if chain is not None:
+        previous = cursors.Previous(chain.form, chain.previous)
+        cursors.verify(previous, request.model, request.tool, chain.history)
 
 
 def checks_caller_schemas(record: CallRecord) -> bool:

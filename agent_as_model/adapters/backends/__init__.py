@@ -6,33 +6,31 @@
   official SDK, opt-in (spec section 8);
 - `fallback`: the host first, the provider when the host declines or fails.
 
-`for_call` is the one place that decides which backend serves a call: by the negotiated protocol
-version (spec section 2), and, when the operator configured a provider, by the operator's rule,
-what the host declared and the call's `backend` argument. Everything after it is the same code
-whichever serves.
+`router.CallRouter` is the one place that decides which backend serves a call, from its parsed
+request (the machine's `route` step asks it): by the negotiated protocol version (spec section
+2), and, when the operator configured a provider, by the operator's rule, what the host declared
+and the request's `backend`, `model` and `tools`. Everything after it is the same code whichever
+serves.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-from mcp.server import ServerRequestContext
-from mcp_types import CallToolRequestParams
-from mcp_types.version import is_version_at_least
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.backends.base import (
     Backend,
     HostAnswer,
     ProviderUnavailable,
+    Replayed,
+    Route,
+    Router,
     SamplingSupport,
     Suspension,
 )
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
-from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
-from agent_as_model.errors import CallError, caller_error
-from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.adapters.backends.router import CallRouter, is_modern
+from agent_as_model.adapters.backends.sampling import LegacySampling
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends.provider import (
@@ -57,26 +55,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-MODERN_FROM = "2026-07-28"
-CHOICES = ("host", "provider", "auto")
-# A provider's API takes everything the payload can carry: tool blocks, tools, a tool choice.
-PROVIDER_SUPPORT = SamplingSupport(declared=True, tools=True)
-
-
-def is_modern(protocol_version: str | None) -> bool:
-    """Whether a negotiated protocol version is of the 2026-07-28 era (the one place that says so)."""
-    return is_version_at_least(protocol_version or "", MODERN_FROM)
-
-
-class Route(NamedTuple):
-    """Who serves a call, what it can take (the call's payload is built for that), and, when the
-    call asked for what this server cannot give, the caller error to raise before anything is sent."""
-
-    backend: Backend
-    support: SamplingSupport
-    refused: CallError | None = None
-
-
 def connect(
     settings: ProviderSettings,
     *,
@@ -89,89 +67,42 @@ def connect(
 
     `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
     instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
-    from agent_as_model.adapters.backends.provider import ProviderBackend, ReplayedApi, TappedApi
-    from agent_as_model.adapters.provider_names import PROVIDER_MODULES
+    from agent_as_model.adapters.backends.provider import (
+        ProviderBackend,
+        ReplayedApi,
+        SdkApi,
+        TappedApi,
+        provider_module,
+    )
 
-    mapping = importlib.import_module(PROVIDER_MODULES[settings.provider])
+    module = provider_module(settings.provider)
     api: ProviderApi
     if replay is not None:
-        api = ReplayedApi(replay, mapping.request_body, compare_requests=not redacted)
+        api = ReplayedApi(replay, module.request_body, compare_requests=not redacted)
     else:
-        api = mapping.Api(settings)
+        api = SdkApi(settings.provider, module, settings)
     if tap is not None:
         api = TappedApi(api, settings.provider, tap)
     return ProviderBackend(settings, api)
 
 
-def for_call(
-    ctx: ServerRequestContext,
-    params: CallToolRequestParams,
-    provider: ProviderBackend | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-) -> Route:
-    host_support = SamplingSupport.of(ctx.session.client_capabilities)
-    host: Backend
-    if is_modern(ctx.protocol_version):
-        host = ModernRoundTrip(params.request_state, params.input_responses, host_support)
-    else:
-        host = LegacySampling(ctx.session, ctx.request_id, limits, progress_token(params))
-    arguments = params.arguments or {}
-    # A bad value is the parse's to refuse, with its path, before anything is sent: here it is "auto".
-    choice = arguments.get("backend")
-    choice = choice if choice in CHOICES else "auto"
-    if provider is None:
-        if choice == "provider":
-            return Route(host, host_support, _no_provider())
-        return Route(host, host_support)
-    if choice == "host":  # the caller's choice: the host alone, -32021 if it cannot sample
-        return Route(host, host_support)
-    if choice == "provider" or _provider_serves(provider.settings, host_support, arguments):
-        return Route(provider, PROVIDER_SUPPORT, provider.refusal(_model(arguments)))
-    if provider.settings.on_host_error:
-        from agent_as_model.adapters.backends.fallback import HostThenProvider
-
-        return Route(HostThenProvider(host, provider, provider.settings.provider), host_support)
-    return Route(host, host_support)
-
-
-def _no_provider() -> CallError:
-    return caller_error(
-        "backend",
-        "'provider' needs a provider, and this server has none configured (its operator starts it "
-        "with --provider: see docs/providers.md); use 'host' or 'auto'",
-    )
-
-
-def _provider_serves(settings: ProviderSettings, host: SamplingSupport, arguments: Mapping[str, Any]) -> bool:
-    """The operator's rule for `auto` (spec section 8)."""
-    if settings.use == "always" or not host.declared:
-        return True
-    tools = arguments.get("tools")
-    return bool(tools) and isinstance(tools, list) and not host.tools
-
-
-def _model(arguments: Mapping[str, Any]) -> str:
-    from agent_as_model.adapters.backends.provider import DEFAULT_MODEL
-
-    model = arguments.get("model")
-    return model if isinstance(model, str) and model else DEFAULT_MODEL
-
-
 __all__ = [
     "Backend",
+    "CallRouter",
     "HostAnswer",
     "LegacySampling",
     "ModernRoundTrip",
     "ProviderBackend",
     "ProviderSettings",
     "ProviderUnavailable",
+    "Replayed",
     "Route",
+    "Router",
     "Tap",
     "settings_from_json",
     "settings_json",
     "SamplingSupport",
     "Suspension",
     "connect",
-    "for_call",
     "is_modern",
 ]

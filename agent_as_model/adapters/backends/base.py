@@ -2,8 +2,9 @@
 
 A backend takes the sampling payload (the same `CreateMessageRequestParams` on every backend) and
 gives back the model's answer as a `HostAnswer`, or a `Suspension` when this request must end
-here and the host answer on a retry (the 2026-07-28 round trip). The engine never learns which
-backend it talks to.
+here and the host answer on a retry (the 2026-07-28 round trip), or a `Replayed` answer that an
+earlier request of this call already took and judged. A `Router` chooses, from the parsed
+request, the `Route` that serves a call. The engine never learns which backend it talks to.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
@@ -19,6 +20,7 @@ from mcp_types import (
 )
 
 from agent_as_model.errors import CallError
+from agent_as_model.neutral import Request
 
 
 class SamplingSupport(NamedTuple):
@@ -48,23 +50,21 @@ class HostAnswer(NamedTuple):
     stop_reason: str | None
     # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
     source: str = "host"
-    # What an earlier request of this call already established about this answer (a replayed
-    # round on 2026-07-28): the output-contract error it led to, so it is not checked again.
-    established: CallError | None = None
 
     @classmethod
-    def of(
-        cls, result: CreateMessageResult | CreateMessageResultWithTools, established: CallError | None = None
-    ) -> "HostAnswer":
+    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> "HostAnswer":
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(
-            role=result.role,
-            blocks=blocks,
-            model=result.model,
-            stop_reason=result.stop_reason,
-            established=established,
-        )
+        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+
+
+class Replayed(NamedTuple):
+    """An answer an earlier request of this call already took and judged (a repair round's retry
+    on 2026-07-28 replays the rounds before it): `finding` is the output-contract error it led
+    to, so it is not checked again and the same repair follows (repairs stay linear)."""
+
+    answer: HostAnswer
+    finding: CallError
 
 
 class Suspension(NamedTuple):
@@ -97,19 +97,36 @@ class Backend(Protocol):
     @property
     def who(self) -> str | None: ...
 
-    # True when this request is a retry whose answer the backend already holds, bound (sealed) to
-    # exactly the payload this request would build: the request was validated and its payload
-    # built by an earlier round, and nothing it could prove again has changed. The call record
-    # carries this (`CallRecord.proven`), so the state work skips what would prove nothing new.
-    proven: bool
-
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int
-    ) -> HostAnswer | Suspension:
-        """`payload` is None only for a proven record, for the rounds the backend holds answers to."""
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension | Replayed:
+        """Round `round_no` of the call (0, then one more per repair). `findings`: what each earlier
+        round's answer was found to break, in order (the repairs the payload already holds); a
+        backend that carries rounds across requests seals them with its state. `payload` is None
+        only on a proven route (see `Route`), for the rounds the backend holds answers to."""
         ...
 
-    def repaired(self, err: CallError) -> None:
-        """The last answer broke the output contract (`err`) and a repair round follows. A backend
-        that carries rounds across requests (2026-07-28) keeps the finding; the others ignore it."""
-        ...
+
+class Route(NamedTuple):
+    """Who serves a call, and what it can take (the payload is built for that).
+
+    `proven`: this request is a 2026-07-28 retry whose sealed state binds the host's answer to
+    exactly the payload this request would build, so the request was validated and its payload
+    built by an earlier round and nothing it could prove again has changed: the state work skips
+    those checks and leaves the payload unbuilt until a repair needs it. Only the router sets
+    it, from the backend it chose (mrtr.py says what binds it)."""
+
+    backend: Backend
+    support: SamplingSupport
+    proven: bool = False
+
+    def route(self, request: Request) -> "Route":
+        """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
+        return self
+
+
+class Router(Protocol):
+    """Chooses the route of one call from its parsed request; raises the caller error of a call
+    that asked for what this server cannot give (nothing has been sent)."""
+
+    def route(self, request: Request) -> Route: ...

@@ -13,33 +13,29 @@ import logging
 
 from mcp_types import CreateMessageRequestParams
 
-from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Replayed, Suspension
 from agent_as_model.errors import CallError
 
 log = logging.getLogger("agent_as_model")
 
 
 class HostThenProvider:
-    """Until the host declines, this is the host: what it has proven and every repair finding are
-    the host's (on 2026-07-28 its rounds carry them across requests)."""
+    """Until the host declines, this is the host: every round goes to it, with the findings of the
+    rounds before (on 2026-07-28 its rounds carry them across requests)."""
 
     def __init__(self, host: Backend, provider: Backend, provider_name: str) -> None:
         self._host = host
         self._provider = provider
         self._name = provider_name
         self.who: str | None = None  # the host, until it declines
-        self.proven = host.proven
-
-    def repaired(self, err: CallError) -> None:
-        (self._host if self.who is None else self._provider).repaired(err)
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int
-    ) -> HostAnswer | Suspension:
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension | Replayed:
         if self.who is None:
             try:
-                return await self._host.exchange(payload, round_no)
+                return await self._host.exchange(payload, round_no, findings)
             except HostDeclined as err:
                 log.info("the host declined (%s): asking the provider %s instead", err.reason, self._name)
                 self.who = f"The host declined; the provider {self._name}"
-        return await self._provider.exchange(payload, round_no)
+        return await self._provider.exchange(payload, round_no, findings)

@@ -14,8 +14,9 @@ foreign or tampered one, never reaches us: the SDK refuses it with -32602). The 
 binds the rest: the round, the host's `sampling.tools`, the server version, and the earlier
 rounds' answers. So a retry whose state unsealed and matches is *proven*: the cursor check, the
 payload build and a digest of the payload would prove nothing the first round did not, and the
-record is told so (`proven`), so the state work skips them (docs/architecture.md). That relies
-on the boundary being installed: `server.build_server` always installs it, and a test checks so.
+router says so on the call's route (`Route.proven`), so the state work skips them
+(docs/architecture.md). That relies on the boundary being installed: `server.build_server`
+always installs it, and a test checks so.
 
 A repair (structured output that did not validate) is one more round. Its payload holds the
 host's earlier answers, which the retried arguments do not, so its state carries them (sealed
@@ -27,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcp_types import (
     CreateMessageRequest,
@@ -38,7 +39,7 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.backends.base import HostAnswer, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension
 from agent_as_model.errors import CallError, host_error
 
 log = logging.getLogger("agent_as_model")
@@ -66,35 +67,28 @@ class ModernRoundTrip:
         self._responses = input_responses or {}
         self._tools = sampling.tools
         self._server = server_version
-        bound = _read(request_state)
         # What the state binds, when it binds this request: the round it was minted for, and the
         # host's answers to the rounds before it. Read and checked once, here.
-        self._why, self._round, self._earlier, self._established = _binding(
-            request_state, bound, self._tools, self._server, self._responses
+        self._binding = _binding(
+            request_state, _read(request_state), self._tools, self._server, self._responses
         )
-        # Told to the call record: the earlier round's checks and payload hold for this request.
-        self.proven = self._why is None
+        # The router puts this on the call's route: the earlier round's checks and payload hold.
+        self.proven = self._binding.why is None
         # The answers of the rounds this request has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
-        # What each of those answers was found to break (the repair it led to), carried with
-        # them so the retry does not check an earlier answer again: repairs stay linear.
-        self._repairs: list[dict[str, str]] = []
-
-    def repaired(self, err: CallError) -> None:
-        """The driver's note: the last answer broke the output contract and a repair follows."""
-        self._repairs.append({"path": err.path, "reason": err.reason, "repair": err.repair or ""})
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int
-    ) -> HostAnswer | Suspension:
-        if self.proven and round_no <= self._round:
-            if round_no < self._round:
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension | Replayed:
+        bound = self._binding
+        if self.proven and round_no <= bound.round_no:
+            if round_no < bound.round_no:
                 # A repair round's retry replays the rounds before it with their recorded answers.
                 # With it comes what each was found to break, so it is not checked again.
-                earlier = self._earlier[round_no]
+                earlier = bound.earlier[round_no]
                 self._answers.append(earlier)
-                return HostAnswer.of(earlier, _found(self._established[round_no]))
+                return Replayed(HostAnswer.of(earlier), _found(bound.findings[round_no]))
             answer = self._responses[KEY]
             if not isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
                 raise host_error(
@@ -105,8 +99,8 @@ class ModernRoundTrip:
             return HostAnswer.of(answer)
         # Not proven (round one, or a retry whose state binds another payload), or a repair
         # past the bound round: this round's payload goes to the host.
-        if self._why is not None and (self._state is not None or self._responses):
-            log.info("asking the host again: %s", self._why)
+        if bound.why is not None and (self._state is not None or self._responses):
+            log.info("asking the host again: %s", bound.why)
         if payload is None:  # only a proven record comes without one, and only up to its round
             raise RuntimeError(f"round {round_no} must be asked, but its payload was not built")
         return Suspension(
@@ -116,7 +110,9 @@ class ModernRoundTrip:
                 self._tools,
                 self._server,
                 self._answers[:round_no],
-                self._repairs[:round_no],
+                # What each of those answers broke (the repair it led to), sealed with them so the
+                # retry does not check an earlier answer again: repairs stay linear.
+                [_finding(err) for err in findings[:round_no]],
             )
         )
 
@@ -157,7 +153,16 @@ def _read(state: str | None) -> dict[str, Any] | None:
     return bound
 
 
-Binding = tuple[str | None, int, list[CreateMessageResultWithTools], list[dict[str, str]]]
+class Binding(NamedTuple):
+    """What a retry's state binds. `why` is None when it binds the host's answer to exactly this
+    request's payload, and then `round_no` is the round it was minted for, `earlier` the host's
+    answers to the rounds before it and `findings` what each of those broke; otherwise `why`
+    says why the answer cannot be taken, and there is nothing else."""
+
+    why: str | None
+    round_no: int = -1
+    earlier: tuple[CreateMessageResultWithTools, ...] = ()
+    findings: tuple[dict[str, str], ...] = ()
 
 
 def _binding(
@@ -167,35 +172,33 @@ def _binding(
     server_version: str,
     responses: Mapping[str, Any],
 ) -> Binding:
-    """(why the retry's answer cannot be taken or None, the round the state binds, the earlier
-    rounds' answers). None: the state binds the host's answer to exactly this request's payload."""
     if state is None:
-        return "the retry carried no requestState", -1, [], []
+        return Binding("the retry carried no requestState")
     if bound is None:
-        return "the requestState is not ours", -1, [], []
+        return Binding("the requestState is not ours")
     round_no = bound.get("round")
     if type(round_no) is not int or round_no < 0:
-        return "the requestState is not ours", -1, [], []
+        return Binding("the requestState is not ours")
     if bound.get("server") != server_version:
-        return "the requestState was minted by another server version", -1, [], []
+        return Binding("the requestState was minted by another server version")
     if bound.get("tools") is not host_tools:
-        return "the requestState was minted for a host that declared other sampling.tools", -1, [], []
+        return Binding("the requestState was minted for a host that declared other sampling.tools")
     if KEY not in responses:
-        return f"the retry carried no answer under '{KEY}'", -1, [], []
-    earlier: list[CreateMessageResultWithTools] = []
-    if round_no:  # a repair round: the earlier rounds' answers, as sealed
-        recorded = bound.get("answers")
-        if not isinstance(recorded, list) or len(recorded) != round_no:
-            return "the requestState does not hold the earlier rounds' answers", -1, [], []
-        try:
-            earlier = [CreateMessageResultWithTools.model_validate(a) for a in recorded]
-        except ValueError:
-            return "the requestState does not hold the earlier rounds' answers", -1, [], []
-        found = bound.get("repairs")
-        if not _all_findings(found, round_no):
-            return "the requestState does not hold what the earlier rounds' answers broke", -1, [], []
-        return None, round_no, earlier, found  # type: ignore[return-value]  # checked just above
-    return None, round_no, earlier, []
+        return Binding(f"the retry carried no answer under '{KEY}'")
+    if not round_no:
+        return Binding(None, round_no)
+    # A repair round: the earlier rounds' answers, and what each broke, as sealed.
+    recorded = bound.get("answers")
+    if not isinstance(recorded, list) or len(recorded) != round_no:
+        return Binding("the requestState does not hold the earlier rounds' answers")
+    try:
+        earlier = tuple(CreateMessageResultWithTools.model_validate(a) for a in recorded)
+    except ValueError:
+        return Binding("the requestState does not hold the earlier rounds' answers")
+    found = bound.get("repairs")
+    if not _all_findings(found, round_no):
+        return Binding("the requestState does not hold what the earlier rounds' answers broke")
+    return Binding(None, round_no, earlier, tuple(found))  # type: ignore[arg-type]  # checked just above
 
 
 def _all_findings(found: object, rounds: int) -> bool:
@@ -208,6 +211,10 @@ def _all_findings(found: object, rounds: int) -> bool:
             for f in found
         )
     )
+
+
+def _finding(err: CallError) -> dict[str, str]:
+    return {"path": err.path, "reason": err.reason, "repair": err.repair or ""}
 
 
 def _found(finding: dict[str, str]) -> CallError:

@@ -2,9 +2,11 @@
 to an OpenAI-compatible or Anthropic API through its official SDK, read back as a `HostAnswer`.
 
 Off by default: nothing here runs, and no key is read, unless the operator configures a provider
-(`ProviderSettings`). The mapping of each API lives in its own module (`provider_openai`,
-`provider_anthropic`), which imports its SDK only when that provider is configured; this module
-holds what both share: the settings, the model allow-list, and how a failed exchange is told.
+(`ProviderSettings`). A provider API is one module (`provider_openai`, `provider_anthropic`; see
+`ProviderModule` for what it declares: its request body, its reply reader, its SDK, the SDK's
+error base class and its key variable) and one line in `adapters/provider_names.py`. This module
+holds what they share: the settings, the model allow-list, the SDK's import and client set-up,
+the request and its error handling (`SdkApi`), and how a failed exchange is told.
 
 A model name is never silently mapped: `agent-default` is the configured model, any other name
 must be on the allow-list, or the call is an error that lists the allowed names.
@@ -12,19 +14,20 @@ must be on the allow-list, or the call is an error that lists the allowed names.
 
 from __future__ import annotations
 
+import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
-from agent_as_model.adapters.backends.base import HostAnswer
-from agent_as_model.adapters.provider_names import POLICIES, PROVIDERS, ProviderName, UsePolicy
+from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
+from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
 from agent_as_model.errors import CallError, caller_error, host_error
+from agent_as_model.neutral import DEFAULT_MODEL
 
 log = logging.getLogger("agent_as_model")
-
-DEFAULT_MODEL = "agent-default"  # the one name every caller may use (it means the configured model)
 
 
 class ProviderSettings(NamedTuple):
@@ -74,10 +77,110 @@ class ProviderApi(Protocol):
         ...
 
 
+# How a provider module's client sends one request body: the SDK's own `create`, awaited.
+Send = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class ProviderModule(Protocol):
+    """What a provider module declares: the module is the provider (`adapters/provider_names.py`
+    registers it by its import path, and a test may register one of its own)."""
+
+    # The import name of the API's official SDK, which is also this project's extra for it.
+    SDK: str
+    # The name, in the SDK, of the class every error it raises derives from.
+    ERROR_BASE: str
+    # The environment variable the SDK reads its key from (the only place a key comes from);
+    # `serve --help` and docs/providers.md name it.
+    KEY_VARIABLE: str
+
+    def client(self, sdk: ModuleType, settings: ProviderSettings) -> Send:
+        """The SDK's client for the settings, as the function that sends a body. The SDK reads the
+        key itself; its own timeout and retries (with backoff) apply. Raise `ProviderUnavailable`
+        for what the SDK would only find on the first request (a missing key)."""
+        ...
+
+    def request_body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        """The API's request body for this payload (what is sent, without the SDK's headers)."""
+        ...
+
+    def read_reply(self, response: Any) -> Reply:
+        """The SDK's response, in MCP's sampling vocabulary; raise (AttributeError, TypeError,
+        KeyError, IndexError, ValueError) for one that cannot be read."""
+        ...
+
+
+def provider_module(name: ProviderName) -> ProviderModule:
+    """The registered module of provider `name` (imported now; it imports no SDK)."""
+    module: ProviderModule = importlib.import_module(PROVIDER_MODULES[name])  # type: ignore[assignment]
+    return module
+
+
+class SdkApi:
+    """A provider's API through its official SDK: what every provider module shares. The SDK is
+    imported, and its client made, only now (the provider was configured)."""
+
+    def __init__(self, name: ProviderName, module: ProviderModule, settings: ProviderSettings) -> None:
+        self._module = module
+        try:
+            sdk = importlib.import_module(module.SDK)
+        except ImportError:
+            extra = module.SDK
+            raise ProviderUnavailable(
+                f"--provider {name} needs the {extra} SDK: install this project with its {extra} extra "
+                f"(pip install '/path/to/checkout[{extra}]'), or pip install {extra} beside it"
+            ) from None
+        self._sdk = sdk
+        self._error_base: type[Exception] = getattr(sdk, module.ERROR_BASE)
+        try:
+            self._send = module.client(sdk, settings)
+        except self._error_base as err:
+            raise ProviderUnavailable(
+                f"--provider {name}: {first_line(err)} (set {module.KEY_VARIABLE})"
+            ) from None
+
+    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
+        return self._module.request_body(payload, model)
+
+    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
+        try:
+            response = await self._send(self._module.request_body(payload, model))
+        except ValueError as err:  # the SDKs let a body that is not JSON through as a decode error
+            raise _Unreadable(f"not JSON: {err}") from None
+        try:
+            return self._module.read_reply(response)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
+            raise _Unreadable(str(err)) from None
+
+    def failure(self, err: Exception) -> Failure | None:
+        # The official SDKs generated alike (openai, anthropic) share these error classes' names.
+        sdk = self._sdk
+        if isinstance(err, _Unreadable):
+            return unreadable(err.detail)
+        if isinstance(err, sdk.APITimeoutError):
+            return Failure(None, "no answer within --provider-timeout, still after the configured retries")
+        if isinstance(err, sdk.APIConnectionError):
+            return Failure(None, "could not connect (is the server at --provider-base-url running?)")
+        if isinstance(err, sdk.APIResponseValidationError):
+            return Failure(err.status_code, "its answer could not be read")
+        if isinstance(err, sdk.APIStatusError):
+            return Failure(err.status_code, status_words(err.status_code, self._module.KEY_VARIABLE))
+        if isinstance(err, self._error_base):
+            return Failure(None, first_line(err))
+        return None
+
+
+class _Unreadable(Exception):
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def first_line(err: Exception) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0]
+
+
 class ProviderBackend:
     """The backend: the payload to the provider's model, its reply as a `HostAnswer`."""
-
-    proven = False  # one round, always built: nothing is carried from an earlier request
 
     def __init__(self, settings: ProviderSettings, api: ProviderApi) -> None:
         self.settings = settings
@@ -97,18 +200,11 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
-    def repaired(self, err: CallError) -> None:
-        """Nothing to keep: the repair round is asked in this same request."""
-
-    def refusal(self, hint: str) -> CallError | None:
-        try:
-            self.model_for(hint)
-        except CallError as err:
-            return err
-        return None
-
-    async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
-        if payload is None:  # only a proven record leaves its payload unbuilt, and this is never proven
+    async def exchange(
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer:
+        # One request, every round: the payload holds all a repair needs, so nothing is kept.
+        if payload is None:  # only a proven route leaves its payload unbuilt, and this is never proven
             raise RuntimeError("the provider was handed no payload")
         model = self.model_for(_hint(payload))
         name = self.settings.provider
@@ -179,7 +275,7 @@ def settings_json(settings: ProviderSettings) -> dict[str, Any]:
 def settings_from_json(value: dict[str, Any]) -> ProviderSettings:
     provider = value.get("provider")
     use = value.get("use", "when-host-cannot")
-    if provider not in PROVIDERS or use not in POLICIES or not isinstance(value.get("model"), str):
+    if provider not in PROVIDER_MODULES or use not in POLICIES or not isinstance(value.get("model"), str):
         raise ValueError("not provider settings")
     return ProviderSettings(
         provider=provider,

@@ -16,6 +16,7 @@ are), and the model the API named.
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
 from typing import Any
 
 from mcp_types import (
@@ -26,13 +27,7 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider import (
-    Failure,
-    ProviderSettings,
-    Reply,
-    status_words,
-    unreadable,
-)
+from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
 
 STOP_REASONS = {
     "end_turn": "endTurn",
@@ -42,77 +37,32 @@ STOP_REASONS = {
 }
 CHOICES = {"auto": {"type": "auto"}, "none": {"type": "none"}, "required": {"type": "any"}}
 
-
-# The environment variable the official SDK reads its key from (the only place a key comes from).
+SDK = "anthropic"
+ERROR_BASE = "AnthropicError"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
-class AnthropicApi:
-    def __init__(self, settings: ProviderSettings) -> None:
-        try:
-            import anthropic
-        except ImportError:
-            raise ProviderUnavailable(
-                "--provider anthropic needs the anthropic SDK: install this project with its anthropic extra "
-                "(pip install '/path/to/checkout[anthropic]'), or pip install anthropic beside it"
-            ) from None
-        self._sdk = anthropic
-        try:
-            # The SDK reads ANTHROPIC_API_KEY itself; its own timeout and retries (with backoff) apply.
-            self._client = anthropic.AsyncAnthropic(
-                base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
-            )
-        except anthropic.AnthropicError as err:
-            raise ProviderUnavailable(f"--provider anthropic: {_first_line(err)}") from None
-        # Unlike OpenAI's, this SDK builds a client without credentials and fails only on the first
-        # request (a TypeError): find it now, as a start-up error.
-        if self._client.api_key is None and self._client.auth_token is None:
-            raise ProviderUnavailable(
-                f"--provider anthropic: no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)"
-            )
-        # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
-        # documented extra body field (docs/providers.md).
-        self._temperature_keyword = (
-            "temperature" in inspect.signature(self._client.messages.create).parameters
+def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
+    anthropic = sdk.AsyncAnthropic(
+        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+    )
+    # Unlike OpenAI's, this SDK builds a client without credentials and fails only on the first
+    # request (a TypeError): find it now, as a start-up error.
+    if anthropic.api_key is None and anthropic.auth_token is None:
+        raise ProviderUnavailable(
+            f"--provider anthropic: no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)"
         )
+    # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
+    # documented extra body field (docs/providers.md).
+    temperature_keyword = "temperature" in inspect.signature(anthropic.messages.create).parameters
 
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        return request_body(payload, model)
+    async def send(body: dict[str, Any]) -> Any:
+        if "temperature" in body and not temperature_keyword:
+            body = {**body, "extra_body": {"temperature": body["temperature"]}}
+            del body["temperature"]
+        return await anthropic.messages.create(**body)
 
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        body = request_body(payload, model)
-        if "temperature" in body and not self._temperature_keyword:
-            body["extra_body"] = {"temperature": body.pop("temperature")}
-        try:
-            response = await self._client.messages.create(**body)
-        except ValueError as err:  # the SDK lets a body that is not JSON through as a decode error
-            raise _Unreadable(f"not JSON: {err}") from None
-        try:
-            return read_reply(response)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
-            raise _Unreadable(str(err)) from None
-
-    def failure(self, err: Exception) -> Failure | None:
-        sdk = self._sdk
-        if isinstance(err, _Unreadable):
-            return unreadable(err.detail)
-        if isinstance(err, sdk.APITimeoutError):
-            return Failure(None, "no answer within --provider-timeout, still after the configured retries")
-        if isinstance(err, sdk.APIConnectionError):
-            return Failure(None, "could not connect (is the server at --provider-base-url running?)")
-        if isinstance(err, sdk.APIResponseValidationError):
-            return Failure(err.status_code, "its answer could not be read")
-        if isinstance(err, sdk.APIStatusError):
-            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE))
-        if isinstance(err, sdk.AnthropicError):
-            return Failure(None, _first_line(err))
-        return None
-
-
-class _Unreadable(Exception):
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
+    return send
 
 
 def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
@@ -179,10 +129,3 @@ def read_reply(response: Any) -> Reply:
         raise ValueError("model is missing")
     reason = response.stop_reason
     return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
-
-
-def _first_line(err: Exception) -> str:
-    return (str(err).splitlines() or [type(err).__name__])[0]
-
-
-Api = AnthropicApi  # the name `backends.connect` builds this provider's API by

@@ -20,6 +20,7 @@ Back: the message's `content` as one text block, each `tool_calls` entry as a `t
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 from mcp_types import (
@@ -29,78 +30,26 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider import (
-    Failure,
-    ProviderSettings,
-    Reply,
-    status_words,
-    unreadable,
-)
+from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 ERROR_PREFIX = "[error] "
 
-
-# The environment variable the official SDK reads its key from (the only place a key comes from).
+SDK = "openai"
+ERROR_BASE = "OpenAIError"
 KEY_VARIABLE = "OPENAI_API_KEY"
 
 
-class OpenAIApi:
-    def __init__(self, settings: ProviderSettings) -> None:
-        try:
-            import openai
-        except ImportError:
-            raise ProviderUnavailable(
-                "--provider openai needs the openai SDK: install this project with its openai extra "
-                "(pip install '/path/to/checkout[openai]'), or pip install openai beside it"
-            ) from None
-        self._sdk = openai
-        try:
-            # The SDK reads OPENAI_API_KEY itself; its own timeout and retries (with backoff) apply.
-            self._client = openai.AsyncOpenAI(
-                base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
-            )
-        except openai.OpenAIError as err:
-            raise ProviderUnavailable(
-                f"--provider openai: {_first_line(err)} (set {KEY_VARIABLE}; any value for a "
-                "local server that needs no key)"
-            ) from None
+def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
+    # A local server that needs no key still needs the variable set: any value does.
+    openai = sdk.AsyncOpenAI(
+        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+    )
 
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        return request_body(payload, model)
+    async def send(body: dict[str, Any]) -> Any:
+        return await openai.chat.completions.create(**body)
 
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        try:
-            response = await self._client.chat.completions.create(**request_body(payload, model))
-        except ValueError as err:  # the SDK lets a body that is not JSON through as a decode error
-            raise _Unreadable(f"not JSON: {err}") from None
-        try:
-            return read_reply(response)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
-            raise _Unreadable(str(err)) from None
-
-    def failure(self, err: Exception) -> Failure | None:
-        sdk = self._sdk
-        if isinstance(err, _Unreadable):
-            return unreadable(err.detail)
-        if isinstance(err, sdk.APITimeoutError):
-            return Failure(None, "no answer within --provider-timeout, still after the configured retries")
-        if isinstance(err, sdk.APIConnectionError):
-            return Failure(None, "could not connect (is the server at --provider-base-url running?)")
-        if isinstance(err, sdk.APIResponseValidationError):
-            return Failure(err.status_code, "its answer could not be read")
-        if isinstance(err, sdk.APIStatusError):
-            return Failure(err.status_code, status_words(err.status_code, KEY_VARIABLE))
-        if isinstance(err, sdk.OpenAIError):
-            return Failure(None, _first_line(err))
-        return None
-
-
-class _Unreadable(Exception):
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
+    return send
 
 
 def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
@@ -193,10 +142,3 @@ def read_reply(response: Any) -> Reply:
     if not isinstance(model, str):
         raise ValueError("model is missing")
     return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
-
-
-def _first_line(err: Exception) -> str:
-    return (str(err).splitlines() or [type(err).__name__])[0]
-
-
-Api = OpenAIApi  # the name `backends.connect` builds this provider's API by

@@ -28,7 +28,6 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 
 class LegacySampling:
-    proven = False  # every call asks the host: nothing is carried from an earlier request
     who = None  # the host
 
     def __init__(
@@ -45,11 +44,12 @@ class LegacySampling:
         self._limits = limits
         self._progress_token = progress_token
 
-    def repaired(self, err: CallError) -> None:
-        """Nothing to keep: the repair round is asked in this same request."""
-
-    async def exchange(self, payload: CreateMessageRequestParams | None, round_no: int) -> HostAnswer:
-        if payload is None:  # never proven, so the payload is always built
+    async def exchange(
+        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer:
+        # A repair round is asked in this same request: its payload holds all it needs, findings
+        # included, so nothing is kept across requests.
+        if payload is None:  # a route to this backend is never proven, so the payload is always built
             raise RuntimeError("the sampling backend needs the payload")
         timeout = self._limits.host_timeout
         try:

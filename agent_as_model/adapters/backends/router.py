@@ -1,0 +1,101 @@
+"""Which backend serves a call: the one place that decides, from the call's parsed request.
+
+By the negotiated protocol version (spec section 2): the host through sampling before 2026-07-28,
+through a multi-round-trip request from then on. When the operator configured a provider (spec
+section 8), also by the operator's rule, what the host declared, and the request's `backend`,
+`model` and `tools`. Everything after the choice is the same code whichever serves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcp.server import ServerRequestContext
+from mcp_types import CallToolRequestParams
+from mcp_types.version import is_version_at_least
+
+from agent_as_model.adapters.backends.base import Backend, Route, SamplingSupport
+from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
+from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
+from agent_as_model.errors import CallError, caller_error
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.neutral import Request
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.backends.provider import ProviderBackend, ProviderSettings
+
+MODERN_FROM = "2026-07-28"
+# A provider's API takes everything the payload can carry: tool blocks, tools, a tool choice.
+PROVIDER_SUPPORT = SamplingSupport(declared=True, tools=True)
+
+
+def is_modern(protocol_version: str | None) -> bool:
+    """Whether a negotiated protocol version is of the 2026-07-28 era (the one place that says so)."""
+    return is_version_at_least(protocol_version or "", MODERN_FROM)
+
+
+class CallRouter:
+    """The router of one tools/call request: what the request's protocol context says (era, the
+    host's capabilities, a retry's state and answers) and the operator's provider, if any. The
+    machine's `route` step hands it the parsed request (`states/route.py`)."""
+
+    __slots__ = ("_ctx", "_params", "_provider", "_limits")
+
+    def __init__(
+        self,
+        ctx: ServerRequestContext,
+        params: CallToolRequestParams,
+        provider: ProviderBackend | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self._ctx = ctx
+        self._params = params
+        self._provider = provider
+        self._limits = limits
+
+    def route(self, request: Request) -> Route:
+        support = SamplingSupport.of(self._ctx.session.client_capabilities)
+        provider = self._provider
+        choice = request.backend
+        if provider is None:
+            if choice == "provider":
+                raise _no_provider()
+        elif choice != "host":  # "host" is the caller's choice: the host alone, -32021 if it cannot sample
+            if choice == "provider" or _provider_serves(provider.settings, support, request):
+                provider.model_for(request.model)  # a name it may not use: the caller's error, now
+                return Route(provider, PROVIDER_SUPPORT)
+            if provider.settings.on_host_error:
+                from agent_as_model.adapters.backends.fallback import HostThenProvider
+
+                host = self._host(support)
+                fallback = HostThenProvider(host, provider, provider.settings.provider)
+                return Route(fallback, support, _proven(host))
+        host = self._host(support)
+        return Route(host, support, _proven(host))
+
+    def _host(self, support: SamplingSupport) -> Backend:
+        ctx, params = self._ctx, self._params
+        if is_modern(ctx.protocol_version):
+            return ModernRoundTrip(params.request_state, params.input_responses, support)
+        return LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
+
+
+def _proven(host: Backend) -> bool:
+    # Only a 2026-07-28 round trip carries rounds across requests, so only it can prove a retry.
+    return isinstance(host, ModernRoundTrip) and host.proven
+
+
+def _no_provider() -> CallError:
+    return caller_error(
+        "backend",
+        "'provider' needs a provider, and this server has none configured (its operator starts it "
+        "with --provider: see docs/providers.md); use 'host' or 'auto'",
+    )
+
+
+def _provider_serves(settings: ProviderSettings, host: SamplingSupport, request: Request) -> bool:
+    """The operator's rule for `auto` (spec section 8): always, or when the host cannot take the
+    call (no sampling, or tools to forward and no `sampling.tools`)."""
+    if settings.use == "always" or not host.declared:
+        return True
+    return bool(request.tools) and not host.tools
