@@ -246,38 +246,34 @@ def edited_unit(draw: st.DrawFn, history: History, index: int) -> Unit:
     unit = history.units[index]
     if isinstance(unit, Said):
         said = draw(saids((unit.role,)))
-        return (
-            said
-            if said.text != unit.text
-            else replace(said, pieces=(*said.pieces[:-1], unlike(said.pieces[-1])))
-        )
+        return said if said.text != unit.text else said._replace(text=unlike(said.text))
     last = index == last_assistant(history.units)  # its results come after the cut
     what = draw(st.sampled_from(["text", "name", "input", "id"] + ([] if last else ["result"])))
     n = draw(st.integers(0, len(unit.calls) - 1))
     call = unit.calls[n]
     if what == "text":
-        return replace(unit, text=other_than(unit.text, draw(texts)))
+        return unit._replace(text=other_than(unit.text, draw(texts)))
     if what == "result":
         k = draw(st.integers(0, len(unit.results) - 1))
         ident, old = unit.results[k]
         new = (ident, other_than(old, draw(texts)))
-        return replace(unit, results=(*unit.results[:k], new, *unit.results[k + 1 :]))
+        return unit._replace(results=(*unit.results[:k], new, *unit.results[k + 1 :]))
     if what == "name":
-        changed = replace(call, name=other_than(call.name, draw(tool_names)))
+        changed = call._replace(name=other_than(call.name, draw(tool_names)))
     elif what == "input":
         given = draw(inputs)
         if oracle.canonical(given) == oracle.canonical(call.input):
             given = {**given, "changed": not given.get("changed", False)}
-        changed = replace(call, input=given)
+        changed = call._replace(input=given)
     else:  # the call id, and its result's with it, so the turn stays answered
         taken = {c.id for c in unit.calls}
         ident = draw(call_ids)
         while ident in taken:
             ident = unlike(ident)
-        changed = replace(call, id=ident)
+        changed = call._replace(id=ident)
         results = tuple((ident if r == call.id else r, text) for r, text in unit.results)
-        unit = replace(unit, results=results)
-    return replace(unit, calls=(*unit.calls[:n], changed, *unit.calls[n + 1 :]))
+        unit = unit._replace(results=results)
+    return unit._replace(calls=(*unit.calls[:n], changed, *unit.calls[n + 1 :]))
 
 
 @st.composite
@@ -303,7 +299,7 @@ def changed(draw: st.DrawFn, history: History, can_port: bool) -> tuple[str, His
         old = body[i]
         assert isinstance(old, Said)
         allowed = roles_of(tool, portable=False) if i >= first else ("user", "assistant")
-        body[i] = replace(old, role=draw(st.sampled_from([r for r in allowed if r != old.role])))
+        body[i] = old._replace(role=draw(st.sampled_from([r for r in allowed if r != old.role])))
     elif kind == "drop":
         del body[draw(st.integers(0, k))]
     elif kind == "add":

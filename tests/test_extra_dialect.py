@@ -257,15 +257,15 @@ def test_export_tools_writes_its_shape(capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.stdio
-def test_it_is_served_over_stdio_and_fuzzed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_it_is_served_over_stdio_and_fuzzed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The server registers the dialect and nothing else (tests/extra_dialect_server.py); the fuzzer,
     # here, knows it from the same registration: its --tools choices come from the registry.
     root = Path(__file__).resolve().parent.parent
     against = f"{sys.executable} -m tests.extra_dialect_server"
     args = ["fuzz", "--against", against, "--tools", NAME, "--examples", "25", "--seed", "2"]
-    import os
-
-    os.chdir(root)
+    monkeypatch.chdir(root)  # `python -m tests.extra_dialect_server` is found from here
     status = main([*args, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0, out
@@ -278,3 +278,13 @@ def test_it_is_served_over_stdio_and_fuzzed(capsys: pytest.CaptureFixture[str], 
     expected |= {"tamper (reorder)", "tamper (model)"}
     assert set(counts) == expected, out
     assert all(int(n) > 0 for rule, n in counts.items() if rule != "branch"), out
+
+
+def test_it_is_property_tested_like_every_registered_dialect() -> None:
+    # The registry-driven cursor properties, run for this dialect: registered, it is one of the
+    # tools they iterate over, written and read through the writing it declares.
+    from property_tests.registry_cursors import chains_hold, changes_are_refused, history_tools
+
+    assert NAME in history_tools()
+    chains_hold(NAME)()
+    changes_are_refused(NAME)()
