@@ -52,8 +52,10 @@ from property_tests.conversations import (
     tool_names,
     tool_turns,
     units,
+    writing_of,
 )
 from property_tests.cursor_oracle import DEFAULT_MODEL, GENERATE, MESSAGES, RESPONSES
+from property_tests.registry_cursors import written_tools
 from property_tests.results import error_text, only_text
 from property_tests.strategies import TOOLS, texts, valid_cases
 from tests.scripted_host import ERAS, ScriptedHost, connect
@@ -520,33 +522,17 @@ non_strings = (
     | st.dictionaries(st.text(max_size=4), st.integers(), max_size=2)
 )
 
-MINIMAL: dict[str, dict[str, Any]] = {
-    "chat_complete": {
-        "messages": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "messages_create": {
-        "messages": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "responses_create": {
-        "input": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "generate": {"prompt": "Hi"},
-}
+
+def minimal(tool: str) -> dict[str, Any]:
+    """A small valid request in the tool's own shape, written by its dialect's writing: a history
+    with an assistant turn where the tool has one, else one user message."""
+    units: list[Unit] = [Said("user", "Hi")]
+    if writing_of(tool).roles != ("user",):
+        units += [Said("assistant", "Hello."), Said("user", "Bye")]
+    return render(tool, units, random.Random(0))
 
 
-@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("tool", written_tools())
 @budget(30)
 @given(value=malformed_strings | non_strings)
 def test_a_malformed_previous_response_id_is_refused_before_anything_is_sent(
@@ -555,7 +541,7 @@ def test_a_malformed_previous_response_id_is_refused_before_anything_is_sent(
     async def on(era: str) -> str:
         host = ScriptedHost("never")
         async with connect(era, host) as client:
-            result = await client.call_tool(tool, {**MINIMAL[tool], "previous_response_id": value})
+            result = await client.call_tool(tool, {**minimal(tool), "previous_response_id": value})
         assert host.asked == 0
         return refusal(tool, result)
 
