@@ -1,7 +1,8 @@
 """Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
 
 The registry below is the one list of products. To add one: write its module (its name,
-description, input schema, body shape, conversation reader, renderer and tool shapes, in one
+description, input schema, body shape, conversation reader, renderer, tool shapes, and how a caller
+writes its requests and reads its results (`writing`), in one
 `Dialect`) and add it to `_BUILT_IN`. Nothing else in the package names a product.
 """
 
