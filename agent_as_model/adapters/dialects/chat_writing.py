@@ -6,9 +6,8 @@ Each message keeps its role; an assistant turn that called tools is one message 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.writing import (
     Said,
@@ -18,6 +17,9 @@ from agent_as_model.adapters.dialects.writing import (
     read_text_result,
     text_parts,
 )
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 
 def write(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:

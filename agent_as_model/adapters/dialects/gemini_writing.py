@@ -10,9 +10,8 @@ may join as text parts after them.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.writing import (
     Reading,
@@ -25,6 +24,9 @@ from agent_as_model.adapters.dialects.writing import (
     read_object,
     refuse,
 )
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 _ROLES = {"user": "user", "assistant": "model"}
 

@@ -7,9 +7,8 @@ blocks, which a following user text may join (as text blocks after the results).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.writing import (
     Said,
@@ -20,6 +19,9 @@ from agent_as_model.adapters.dialects.writing import (
     refuse,
     text_parts,
 )
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 
 def write(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.writing import Said, Unit, Writing, read_text_result, refuse
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 
 def write(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:

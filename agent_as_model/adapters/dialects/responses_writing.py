@@ -11,9 +11,8 @@ message gets an empty message item of its own.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.writing import (
     Reading,
@@ -27,6 +26,9 @@ from agent_as_model.adapters.dialects.writing import (
     read_object,
     text_parts,
 )
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 
 def write(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:

@@ -17,12 +17,14 @@ of which a cursor must not see; without one it writes the plainest.
 # No `from __future__ import annotations`: this module defines NamedTuples (see neutral.py).
 
 import json
-import random
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_as_model.cursors import completion_text
 from agent_as_model.neutral import ToolUse
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 
 class Said(NamedTuple):
