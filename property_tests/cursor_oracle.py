@@ -147,6 +147,21 @@ TRANSCRIPTS = {
 }
 
 
+def units_transcript(units: Sequence[Any]) -> list[Entry]:
+    """The transcript of a conversation of units (a message: `.role`, `.text`; a tool turn:
+    `.text`, `.calls` of `.id`, `.name`, `.input`, and `.results` of (call id, text)), read by the
+    table "Tool turns" of docs/cursors.md, which every product's shape of a turn gives: a message
+    is one entry, role kept; a tool turn is the envelope's entry, then one `tool` entry a result."""
+    entries: list[Entry] = []
+    for unit in units:
+        if not hasattr(unit, "calls"):
+            entries.append({"role": unit.role, "content": unit.text})
+            continue
+        entries.append(completion_entry(unit.text, [(c.id, c.name, c.input) for c in unit.calls]))
+        entries += [tool_entry(ident, text) for ident, text in unit.results]
+    return entries
+
+
 def tool_entry(call_id: str, content: str) -> Entry:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the four completion tools.
+"""Hypothesis strategies for the completion tools whose wire this module writes (`TOOLS`).
 
 `valid_cases(tool)` draws a random request that each dialect's INPUT_SCHEMA accepts, together
 with the sampling params the host must receive for it. That expectation is written here from
@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.dialects.common import path_of
 
-TOOLS = ("chat_complete", "messages_create", "responses_create", "generate")
 DEFAULT_MODEL = "agent-default"
 DEFAULT_MAX_TOKENS = 4096
 TURN_ROLES = ("user", "assistant")
@@ -261,6 +260,12 @@ _VALID: dict[str, Callable[[], st.SearchStrategy[Case]]] = {
     "responses_create": responses_cases,
     "generate": generate_cases,
 }
+
+
+# The products whose requests and sampling params this module writes from spec section 1.1 (a
+# product's own oracle: gemini_generate_content's is property_tests/test_gemini_arguments.py).
+# Every registered dialect, these included, is driven by property_tests/test_registry_cursors.py.
+TOOLS = tuple(_VALID)
 
 
 def valid_cases(tool: str) -> st.SearchStrategy[Case]:

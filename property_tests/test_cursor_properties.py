@@ -16,6 +16,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.cursors import (
     Previous,
     canonical,
@@ -30,8 +31,9 @@ from agent_as_model.cursors import (
 from agent_as_model.errors import CallError
 from property_tests.budget import budget
 
-TOOLS = ("chat_complete", "messages_create", "responses_create", "generate")
-HISTORY_TOOLS = TOOLS[:3]
+# The tool names a cursor commits to: the registry's (a tool with a history may be continued).
+TOOLS = tuple(DIALECTS)
+HISTORY_TOOLS = tuple(name for name, dialect in DIALECTS.items() if dialect.body.has_history)
 ROLES = ("system", "developer", "user", "assistant")
 
 Entry = dict[str, str]

@@ -52,8 +52,10 @@ from property_tests.conversations import (
     tool_names,
     tool_turns,
     units,
+    writing_of,
 )
 from property_tests.cursor_oracle import DEFAULT_MODEL, GENERATE, MESSAGES, RESPONSES
+from property_tests.registry_cursors import written_tools
 from property_tests.results import error_text, only_text
 from property_tests.strategies import TOOLS, texts, valid_cases
 from tests.scripted_host import ERAS, ScriptedHost, connect
@@ -246,38 +248,34 @@ def edited_unit(draw: st.DrawFn, history: History, index: int) -> Unit:
     unit = history.units[index]
     if isinstance(unit, Said):
         said = draw(saids((unit.role,)))
-        return (
-            said
-            if said.text != unit.text
-            else replace(said, pieces=(*said.pieces[:-1], unlike(said.pieces[-1])))
-        )
+        return said if said.text != unit.text else said._replace(text=unlike(said.text))
     last = index == last_assistant(history.units)  # its results come after the cut
     what = draw(st.sampled_from(["text", "name", "input", "id"] + ([] if last else ["result"])))
     n = draw(st.integers(0, len(unit.calls) - 1))
     call = unit.calls[n]
     if what == "text":
-        return replace(unit, text=other_than(unit.text, draw(texts)))
+        return unit._replace(text=other_than(unit.text, draw(texts)))
     if what == "result":
         k = draw(st.integers(0, len(unit.results) - 1))
         ident, old = unit.results[k]
         new = (ident, other_than(old, draw(texts)))
-        return replace(unit, results=(*unit.results[:k], new, *unit.results[k + 1 :]))
+        return unit._replace(results=(*unit.results[:k], new, *unit.results[k + 1 :]))
     if what == "name":
-        changed = replace(call, name=other_than(call.name, draw(tool_names)))
+        changed = call._replace(name=other_than(call.name, draw(tool_names)))
     elif what == "input":
         given = draw(inputs)
         if oracle.canonical(given) == oracle.canonical(call.input):
             given = {**given, "changed": not given.get("changed", False)}
-        changed = replace(call, input=given)
+        changed = call._replace(input=given)
     else:  # the call id, and its result's with it, so the turn stays answered
         taken = {c.id for c in unit.calls}
         ident = draw(call_ids)
         while ident in taken:
             ident = unlike(ident)
-        changed = replace(call, id=ident)
+        changed = call._replace(id=ident)
         results = tuple((ident if r == call.id else r, text) for r, text in unit.results)
-        unit = replace(unit, results=results)
-    return replace(unit, calls=(*unit.calls[:n], changed, *unit.calls[n + 1 :]))
+        unit = unit._replace(results=results)
+    return unit._replace(calls=(*unit.calls[:n], changed, *unit.calls[n + 1 :]))
 
 
 @st.composite
@@ -303,7 +301,7 @@ def changed(draw: st.DrawFn, history: History, can_port: bool) -> tuple[str, His
         old = body[i]
         assert isinstance(old, Said)
         allowed = roles_of(tool, portable=False) if i >= first else ("user", "assistant")
-        body[i] = replace(old, role=draw(st.sampled_from([r for r in allowed if r != old.role])))
+        body[i] = old._replace(role=draw(st.sampled_from([r for r in allowed if r != old.role])))
     elif kind == "drop":
         del body[draw(st.integers(0, k))]
     elif kind == "add":
@@ -524,33 +522,17 @@ non_strings = (
     | st.dictionaries(st.text(max_size=4), st.integers(), max_size=2)
 )
 
-MINIMAL: dict[str, dict[str, Any]] = {
-    "chat_complete": {
-        "messages": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "messages_create": {
-        "messages": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "responses_create": {
-        "input": [
-            {"role": "user", "content": "Hi"},
-            {"role": "assistant", "content": "Hello."},
-            {"role": "user", "content": "Bye"},
-        ]
-    },
-    "generate": {"prompt": "Hi"},
-}
+
+def minimal(tool: str) -> dict[str, Any]:
+    """A small valid request in the tool's own shape, written by its dialect's writing: a history
+    with an assistant turn where the tool has one, else one user message."""
+    units: list[Unit] = [Said("user", "Hi")]
+    if writing_of(tool).roles != ("user",):
+        units += [Said("assistant", "Hello."), Said("user", "Bye")]
+    return render(tool, units, random.Random(0))
 
 
-@pytest.mark.parametrize("tool", TOOLS)
+@pytest.mark.parametrize("tool", written_tools())
 @budget(30)
 @given(value=malformed_strings | non_strings)
 def test_a_malformed_previous_response_id_is_refused_before_anything_is_sent(
@@ -559,7 +541,7 @@ def test_a_malformed_previous_response_id_is_refused_before_anything_is_sent(
     async def on(era: str) -> str:
         host = ScriptedHost("never")
         async with connect(era, host) as client:
-            result = await client.call_tool(tool, {**MINIMAL[tool], "previous_response_id": value})
+            result = await client.call_tool(tool, {**minimal(tool), "previous_response_id": value})
         assert host.asked == 0
         return refusal(tool, result)
 

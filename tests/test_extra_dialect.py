@@ -1,6 +1,7 @@
 """The structure's proof: a product defined only here, registered with one line, gets the listing,
 argument errors, tool definitions, cursors, redaction and export-tools from the rest of the server
-without any other module knowing its name.
+without any other module knowing its name; and, through the `writing` it declares, it is served
+over stdio, fuzzed by `agent-as-model fuzz` and property-tested like every registered dialect.
 
 The made-up product "notes" writes a conversation as `lines: [{who: "me"|"bot", say}]` and a
 tool as `{tool, about, args}`; its tool_choice object is `{type: "pick", tool}`.
@@ -9,8 +10,9 @@ tool as `{tool, about, args}`; its tool_choice object is `{type: "pick", tool}`.
 from __future__ import annotations
 
 import json
+import random
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from agent_as_model.adapters.dialects import (
     unregister,
 )
 from agent_as_model.adapters.dialects.turns import Turns
+from agent_as_model.adapters.dialects.writing import Said, Unit, Writing, read_text_result
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.adapters.tools.names import host_name
 from agent_as_model.commands.cli import main
@@ -50,6 +53,17 @@ def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
         if role is None:
             raise caller_error(f"lines[{i}].who", f"expected 'me' or 'bot', got {line.get('who')!r}")
         turns.text(role, common.require_string(line.get("say"), f"lines[{i}].say"), f"lines[{i}]")  # type: ignore[arg-type]
+
+
+def _write(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:
+    """How a caller of "notes" writes a conversation: user and assistant text only."""
+    who = {role: name for name, role in _ROLES.items()}
+    lines = []
+    for unit in units:
+        if not isinstance(unit, Said) or unit.role not in who:
+            raise ValueError("notes writes user and assistant lines only")
+        lines.append({"who": who[unit.role], "say": unit.text})
+    return {"lines": lines}
 
 
 def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
@@ -99,6 +113,7 @@ NOTES = Dialect(
     read_conversation=_read_conversation,
     render=common.text_result,
     EXAMPLE={"lines": [{"who": "me", "say": "Say hello."}]},
+    writing=Writing(_write, read_text_result, leading_system=False, tool_turns=False),
     tools=definitions.ToolShape(
         format="notes",
         read_tool=_read_tool,
@@ -261,3 +276,37 @@ def test_export_tools_writes_its_shape(capsys: pytest.CaptureFixture[str]) -> No
     assert document["tools"] and all(set(tool) == {"tool", "about", "args"} for tool in document["tools"])
     specs = definitions.read_tools(document["tools"], "tools", NOTES.tools)  # type: ignore[arg-type]
     assert [spec.name for spec in specs] == [tool["tool"] for tool in document["tools"]]
+
+
+@pytest.mark.stdio
+def test_it_is_served_over_stdio_and_fuzzed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server registers the dialect and nothing else (tests/extra_dialect_server.py); the fuzzer,
+    # here, knows it from the same registration: its --tools choices come from the registry.
+    root = Path(__file__).resolve().parent.parent
+    against = f"{sys.executable} -m tests.extra_dialect_server"
+    args = ["fuzz", "--against", against, "--tools", NAME, "--examples", "25", "--seed", "2"]
+    monkeypatch.chdir(root)  # `python -m tests.extra_dialect_server` is found from here
+    status = main([*args, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    last, rules = out.strip().splitlines()[-1], out.strip().splitlines()[-2]
+    chains, calls, failures = (int(word) for word in last.replace(",", "").split()[::2])
+    assert failures == 0 and calls > chains > 0, out
+    counts = dict(item.rsplit(" ", 1) for item in rules.removeprefix("calls by rule: ").split(", "))
+    # No tool turns and no other history tool: the tamperings that need them are not made.
+    expected = {"start", "continue", "branch", "anchor", "tamper (user)", "tamper (assistant)"}
+    expected |= {"tamper (reorder)", "tamper (model)"}
+    assert set(counts) == expected, out
+    assert all(int(n) > 0 for rule, n in counts.items() if rule != "branch"), out
+
+
+def test_it_is_property_tested_like_every_registered_dialect() -> None:
+    # The registry-driven cursor properties, run for this dialect: registered, it is one of the
+    # tools they iterate over, written and read through the writing it declares.
+    from property_tests.registry_cursors import chains_hold, changes_are_refused, history_tools
+
+    assert NAME in history_tools()
+    chains_hold(NAME)()
+    changes_are_refused(NAME)()

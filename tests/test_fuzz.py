@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from agent_as_model.commands.cli import main
 from agent_as_model.commands.fuzz import MISSING_EXTRA
 from agent_as_model.commands.fuzz.checks import Expected, Logged
-from agent_as_model.commands.fuzz.conversation import HISTORY_TOOLS, HostAnswer, ToolTurn, Unit
-from agent_as_model.commands.fuzz.machine import host_answers, openings
+from agent_as_model.commands.fuzz.conversation import HostAnswer, ToolTurn, Unit
+from agent_as_model.commands.fuzz.machine import host_answers, openings, split_tools
 from agent_as_model.commands.fuzz.recording import expect_in_recording
-from agent_as_model.commands.fuzz.render import render
+from agent_as_model.commands.fuzz.render import fuzzable, render
 from agent_as_model.commands.fuzz.runner import Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_file
 from agent_as_model.commands.transcripts.fileformat import dump_record
@@ -313,7 +313,7 @@ def test_without_tool_turns_no_conversation_or_answer_holds_a_tool_call(
     # --no-tool-turns: what a server without native tool-call turns can take (the seed shape).
     assert not any(isinstance(unit, ToolTurn) for unit in units)
     assert answer.calls == ()
-    for tool in HISTORY_TOOLS:
-        assert "tool_call" not in json.dumps(render(tool, units)) and "tool_use" not in json.dumps(
-            render(tool, units)
-        )
+    history_tools, _ = split_tools(fuzzable())
+    for tool in history_tools:
+        written = json.dumps(render(tool, units))
+        assert not any(word in written for word in ("tool_call", "tool_use", "functionCall", "function_call"))

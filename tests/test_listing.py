@@ -1,4 +1,5 @@
-"""tools/list: the six tools, valid hand-written schemas, concise descriptions for both eras."""
+"""tools/list: every registered dialect and list_models, valid hand-written schemas, concise
+descriptions for both eras."""
 
 from __future__ import annotations
 
@@ -7,22 +8,14 @@ import logging
 import jsonschema
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects import DIALECTS, models
+from agent_as_model.adapters.dialects.writing import Said
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
-
-# A valid request per tool: the advertised schema and the server must agree on each.
-EXAMPLES = {
+# A valid request for some tools, using more of each product's shape than `example` writes.
+RICH_EXAMPLES = {
     "chat_complete": {
         "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}],
         "temperature": 2,
@@ -40,18 +33,36 @@ EXAMPLES = {
         "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
     },
     "generate": {"prompt": "x", "model": "m", "max_tokens": 3},
-    "list_models": {},
+    models.NAME: {},
 }
 
 
-async def test_lists_the_six_tools_with_valid_schemas(era: str) -> None:
+def tools() -> list[str]:
+    """What the server lists: the registered dialects in order, then list_models."""
+    return [*DIALECTS, models.NAME]
+
+
+def examples() -> dict[str, dict[str, object]]:
+    """A valid request per listed tool: the advertised schema and the server must agree on each.
+    A tool without a rich example gets one user message, written by its dialect's writing."""
+    written = {
+        name: dialect.writing.write([Said("user", "x")], None)
+        for name, dialect in DIALECTS.items()
+        if dialect.writing is not None
+    }
+    return {**written, **RICH_EXAMPLES}
+
+
+async def test_lists_every_registered_tool_with_valid_schemas(era: str) -> None:
     async with connect(era) as client:
         listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == tools()
+    assert len(listed.tools) >= 6  # the five built-in products and list_models at least
+    requests = examples()
     for tool in listed.tools:
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
         assert tool.input_schema["type"] == "object"
-        jsonschema.validate(EXAMPLES[tool.name], tool.input_schema)
+        jsonschema.validate(requests[tool.name], tool.input_schema)
         description = tool.description or ""
         assert 80 <= len(description) <= 700, (tool.name, len(description))
         if tool.name in DIALECTS:
@@ -63,7 +74,7 @@ async def test_lists_the_six_tools_with_valid_schemas(era: str) -> None:
 async def test_every_example_is_accepted_by_the_server(era: str) -> None:
     host = ScriptedHost("ok")
     async with connect(era, host) as client:
-        for name, arguments in EXAMPLES.items():
+        for name, arguments in examples().items():
             result = await client.call_tool(name, arguments)
             assert not result.is_error, (name, result.content)
 

@@ -15,7 +15,7 @@ from tests import sdk_truth
 from tests.agent_loop import tool_answer
 from tests.scripted_host import ERAS, ScriptedHost, text_answer
 from tests.test_stdio import server_params
-from tests.test_tool_use import SEED_TOOL, continue_loop, final_text, first_request
+from tests.test_tool_use import LOOP_TOOLS, SEED_TOOL, loop_next, loop_request, loop_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
@@ -64,15 +64,14 @@ def checked(tool: str, result: Any) -> Any:
     return result
 
 
-@pytest.mark.parametrize(
-    "tool", ["chat_complete", "messages_create", "responses_create", "gemini_generate_content"]
-)
+@pytest.mark.parametrize("tool", LOOP_TOOLS)
 async def test_tool_loop_over_stdio(client: tuple[Client, ScriptedHost], tool: str) -> None:
     session, host = client
-    request = first_request(tool, "Weather in Paris?", [SEED_TOOL])
+    request = loop_request(tool, "Weather in Paris?", [SEED_TOOL])
     first = checked(tool, await session.call_tool(tool, request))
-    second = checked(tool, await session.call_tool(tool, continue_loop(tool, request, first, "sunny")))
-    assert final_text(tool, second) == "final: sunny"
+    again = loop_next(tool, "Weather in Paris?", [SEED_TOOL], first, "sunny")
+    second = checked(tool, await session.call_tool(tool, again))
+    assert loop_text(tool, second) == "final: sunny"
     assert host.wire()["messages"][1]["content"][1]["type"] == "tool_use"
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Writing
 from agent_as_model.adapters.tools.names import host_name
 from tests.agent_loop import next_request, tool_answer
 from tests.scripted_host import ScriptedHost, connect
@@ -17,24 +19,52 @@ pytestmark = pytest.mark.anyio
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 SEED_TOOL = {"name": "get_weather", "description": "Weather for a city.", "input_schema": SCHEMA}
-NATIVE_TOOL = {
-    "chat_complete": {
-        "type": "function",
-        "function": {"name": "get_weather", "description": "Weather for a city.", "parameters": SCHEMA},
-    },
-    "messages_create": SEED_TOOL,
-    "responses_create": {
-        "type": "function",
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": SCHEMA,
-    },
-    "gemini_generate_content": {
-        "functionDeclarations": [
-            {"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": SCHEMA}
-        ]
-    },
-}
+# The tools whose product writes tool-call turns and takes tool definitions: every one of them
+# runs the agent loop, from the registry.
+LOOP_TOOLS = [
+    name
+    for name, dialect in DIALECTS.items()
+    if dialect.writing is not None and dialect.writing.tool_turns and dialect.tools is not None
+]
+
+
+def native_tool(tool: str) -> Any:
+    """get_weather in the product's own shape, as its ToolShape writes it for export-tools."""
+    shape = DIALECTS[tool].tools
+    assert shape is not None
+    written = shape.write_tool("get_weather", "Weather for a city.", SCHEMA)
+    return written if shape.group is None else shape.group([written])[0]
+
+
+def writing_of(tool: str) -> Writing:
+    declared = DIALECTS[tool].writing
+    assert declared is not None
+    return declared
+
+
+def loop_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
+    """The first request of an agent loop in the tool's own shape, written by its dialect's
+    writing, with cursors on (so its reader reads the result)."""
+    return {
+        **writing_of(tool).write([Said("user", question)], None),
+        "tools": tools,
+        "previous_response_id": "",
+    }
+
+
+def loop_next(tool: str, question: str, tools: list[Any], result: Any, tool_output: str) -> dict[str, Any]:
+    """What an agent loop does with a tool-calling result: pass the assistant's turn back in the
+    dialect's own shape with the tool's output, and the cursor."""
+    read = writing_of(tool).read(result.content[0].text, result.structured_content)
+    envelope = json.loads(read.completion)
+    calls = tuple(Call(c["id"], c["name"], c["input"]) for c in envelope["tool_calls"])
+    turn = ToolTurn(envelope["text"], calls, tuple((c.id, tool_output) for c in calls))
+    written = writing_of(tool).write([Said("user", question), turn], None)
+    return {**written, "tools": tools, "previous_response_id": read.cursor}
+
+
+def loop_text(tool: str, result: Any) -> str:
+    return writing_of(tool).read(result.content[0].text, result.structured_content).completion
 
 
 def first_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
@@ -51,33 +81,22 @@ def continue_loop(tool: str, request: dict[str, Any], result: Any, tool_output: 
     return next_request(tool, request, result.content[0].text, tool_output)
 
 
-def final_text(tool: str, result: Any) -> str:
-    if tool == "responses_create":
-        output = json.loads(result.content[0].text)["output"]
-        return output[0]["content"][0]["text"]
-    if tool == "gemini_generate_content":
-        return json.loads(result.content[0].text)["candidates"][0]["content"]["parts"][0]["text"]
-    return result.content[0].text
-
-
-@pytest.mark.parametrize(
-    "tool", ["chat_complete", "messages_create", "responses_create", "gemini_generate_content"]
-)
+@pytest.mark.parametrize("tool", LOOP_TOOLS)
 @pytest.mark.parametrize("shape", ["seed", "native"])
 async def test_three_turn_tool_loop(era: str, tool: str, shape: str) -> None:
-    definition = SEED_TOOL if shape == "seed" else NATIVE_TOOL[tool]
+    definition = SEED_TOOL if shape == "seed" else native_tool(tool)
     host = ScriptedHost(
         tool_answer("Let me check.", ("call_1", "get_weather", {"city": "Paris"})),
         "It is sunny in Paris.",
     )
-    request = first_request(tool, "Weather in Paris?", [definition])
+    request = loop_request(tool, "Weather in Paris?", [definition])
     async with connect(era, host, tools=True) as client:
         first = await client.call_tool(tool, request)
         assert not first.is_error, first.content[0].text
-        second_request = continue_loop(tool, request, first, "sunny, 24C")
+        second_request = loop_next(tool, "Weather in Paris?", [definition], first, "sunny, 24C")
         second = await client.call_tool(tool, second_request)
     assert not second.is_error, second.content[0].text
-    assert final_text(tool, second) == "It is sunny in Paris."
+    assert loop_text(tool, second) == "It is sunny in Paris."
 
     assert host.asked == 2
     asked_first = host.wire(0)

@@ -1,9 +1,10 @@
 """Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
 
 The registry below is the one list of products. To add one: write its module (its name, its
-own description and input schema, body shape, conversation reader, renderer and tool shapes, in
-one `Dialect`) and add it to `_BUILT_IN`. The registry holds each as listed: `extensions.listed`
-adds the keys and the sentence every tool shares. Nothing else in the package names a product.
+own description and input schema, body shape, conversation reader, renderer, tool shapes, and how
+a caller writes its requests and reads its results (`writing`), in one `Dialect`) and add it to
+`_BUILT_IN`. The registry holds each as listed: `extensions.listed` adds the keys and the sentence
+every tool shares. Nothing else in the package names a product.
 """
 
 from __future__ import annotations

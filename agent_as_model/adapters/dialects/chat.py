@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import chat_writing, common, contracts, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.tools import definitions, listing
@@ -392,4 +392,5 @@ DIALECT = Dialect(
         tools_schema=_TOOLS_SCHEMA,
         choice_schema=_CHOICE_SCHEMA,
     ),
+    writing=chat_writing.WRITING,
 )

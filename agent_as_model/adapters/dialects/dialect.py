@@ -13,7 +13,8 @@ other room asks the declaration, never a product name:
   shapes by the shared keys and the dialect's `redaction`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
 - the result is the dialect's `render`;
-- `agent-as-model demo` sends its `EXAMPLE`.
+- `agent-as-model demo` sends its `EXAMPLE`;
+- `agent-as-model fuzz` and the property tests write requests and read results through `writing`.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
@@ -24,6 +25,7 @@ from typing import Any, NamedTuple
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.turns import Turns
+from agent_as_model.adapters.dialects.writing import Writing
 from agent_as_model.adapters.tools.definitions import ToolShape
 from agent_as_model.neutral import EMPTY, Completion, Request
 
@@ -99,6 +101,10 @@ class Dialect(NamedTuple):
     EXAMPLE: Mapping[str, Any] | None = None
     describe: Describer | None = None  # None: the result carries no product metadata
     redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
+    # How a caller writes a request from a neutral conversation and reads the result back
+    # (writing.py): the fuzzer and the property tests drive the dialect through it. None: it is
+    # served, but not fuzzed nor property-tested.
+    writing: Writing | None = None
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

@@ -29,7 +29,7 @@ from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, options
+from agent_as_model.adapters.dialects import common, gemini_writing, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.tools import definitions, listing
@@ -932,4 +932,5 @@ DIALECT = Dialect(
         "contents": [{"role": "user", "parts": [{"text": "Name a planet with rings."}]}],
         "generationConfig": {"temperature": 0.2, "maxOutputTokens": 100},
     },
+    writing=gemini_writing.WRITING,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, messages_writing, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.tools import definitions, listing
@@ -381,4 +381,5 @@ DIALECT = Dialect(
         tools_schema=_TOOLS_SCHEMA,
         choice_schema=_CHOICE_SCHEMA,
     ),
+    writing=messages_writing.WRITING,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts
+from agent_as_model.adapters.dialects import common, contracts, prompt_writing
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import caller_error
@@ -65,4 +65,5 @@ DIALECT = Dialect(
     render=common.text_result,
     EXAMPLE={"prompt": "Write a haiku about keys you do not need."},
     describe=_describe,
+    writing=prompt_writing.WRITING,
 )

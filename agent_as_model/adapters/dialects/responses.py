@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options, responses_writing
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.tools import definitions, listing
@@ -478,4 +478,5 @@ DIALECT = Dialect(
         tools_schema=_TOOLS_SCHEMA,
         choice_schema=_CHOICE_SCHEMA,
     ),
+    writing=responses_writing.WRITING,
 )

@@ -23,7 +23,6 @@ from typing import Any
 
 COMMAND = "fuzz"
 ERAS = ("legacy", "2026-07-28")
-TOOLS = ("chat_complete", "messages_create", "responses_create", "generate")
 DEFAULT_EXAMPLES = 100
 DEFAULT_OUT = "fuzz-out"
 DEFAULT_TIMEOUT = 30.0
@@ -54,7 +53,15 @@ def _positive(text: str) -> int:
     return value
 
 
+def _tools() -> tuple[str, ...]:
+    """The registered tools that declare how to write their requests (the dialect registry)."""
+    from agent_as_model.commands.fuzz.render import fuzzable
+
+    return fuzzable()
+
+
 def add_parser(commands: Any) -> None:
+    tools = _tools()
     parser = commands.add_parser(
         COMMAND,
         help="property-based fuzzing of session-cursor chains against this or any stdio server",
@@ -87,10 +94,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--seed", type=int, metavar="S", help="a fixed seed, for a repeatable run")
     parser.add_argument(
         "--tools",
-        type=_listed(TOOLS, "tool"),
-        default=list(TOOLS),
+        type=_listed(tools, "tool"),
+        default=list(tools),
         metavar="TOOLS",
-        help="comma-separated tools to fuzz (default: all four completion tools)",
+        help=f"comma-separated tools to fuzz, of {','.join(tools)} (default: all of them)",
     )
     parser.add_argument(
         "--no-tool-turns",

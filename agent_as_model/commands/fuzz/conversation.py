@@ -1,10 +1,11 @@
 """The fuzzer's own picture of a conversation, and what the cursor oracle makes of it.
 
 A chain is kept as abstract units (a message, or an assistant turn with tool calls and their
-results), never as one dialect's request body: the same units are written in any dialect's shape
-(`render.py`) and read into cursor transcript entries here. The expected cursors come from the
-project's pure cursor functions (`agent_as_model.cursors`) applied to these entries, so they do
-not depend on how the server under test reads a request.
+results: `adapters/dialects/writing.py`), never as one dialect's request body: each registered
+dialect's `writing` writes the same units in its product's shape (`render.py`), and they are read
+into cursor transcript entries here. The expected cursors come from the project's pure cursor
+functions (`agent_as_model.cursors`) applied to these entries, so they do not depend on how the
+server under test reads a request.
 """
 
 from __future__ import annotations
@@ -15,39 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects.common import DEFAULT_MODEL
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit
 from agent_as_model.errors import CallError
 from agent_as_model.neutral import ToolUse
-
-DEFAULT_MODEL = "agent-default"
-CHAT, MESSAGES, RESPONSES, GENERATE = "chat_complete", "messages_create", "responses_create", "generate"
-HISTORY_TOOLS = (CHAT, MESSAGES, RESPONSES)
-
-
-@dataclass(frozen=True)
-class Said:
-    """One message of plain text."""
-
-    role: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Call:
-    id: str
-    name: str
-    input: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ToolTurn:
-    """An assistant turn that called tools, then the caller's result for each call."""
-
-    text: str
-    calls: tuple[Call, ...]
-    results: tuple[tuple[str, str], ...] = ()  # (call id, result text), empty until the caller ran them
-
-
-Unit = Said | ToolTurn
 
 
 @dataclass(frozen=True)
@@ -88,10 +60,6 @@ def transcript(units: Sequence[Unit]) -> list[dict[str, str]]:
     return entries
 
 
-def generate_transcript(prompt: str) -> list[dict[str, str]]:
-    return [cursors.entry("user", prompt)]
-
-
 def result_cursor(model: str | None, tool: str, entries: Sequence[dict[str, str]], completion: str) -> str:
     """The cursor a call must return for this history and completion."""
     return cursors.result_cursor(model_of(model), tool, entries, completion)
@@ -114,3 +82,15 @@ def refusal_message(
     except CallError as err:
         return err.message(tool)
     raise ValueError("this previous_response_id verifies; there is no refusal to describe")
+
+
+__all__ = [
+    "Call",
+    "HostAnswer",
+    "Said",
+    "ToolTurn",
+    "Unit",
+    "model_of",
+    "recomputed_previous",
+    "refusal_message",
+]

@@ -3,8 +3,11 @@
 Each example starts with one chain. Rules start a chain with `""`, continue one with its last
 cursor (on any era asked for: the cursor is the same on both), branch one at an earlier answer,
 anchor a new one at a `resp_` id, pass one back tampered with (a rule per kind of tampering,
-expecting a refusal that names expected and received and sent nothing to the host), and call
-`generate`, which mints but cannot continue. The stand-in host answers with text, tool calls or
+expecting a refusal that names expected and received and sent nothing to the host), and call a
+tool without a history (`generate`), which mints but cannot continue. The tools are the
+registered dialects asked for (`render.fuzzable`), each written and read through its own
+`writing`; a conversation drawn for a chain is kept to what that tool's product can write.
+The stand-in host answers with text, tool calls or
 structured output, as drawn; tool calls come back in the next request as that dialect's tool
 turn, with results.
 
@@ -15,36 +18,30 @@ the server: the report lists them, so a rule the draws never reached shows as 0.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.commands.fuzz.checks import Expected, FuzzFailure, Logged, ServerLost, check
 from agent_as_model.commands.fuzz.conversation import (
-    GENERATE,
-    HISTORY_TOOLS,
     Call,
     HostAnswer,
     Said,
     ToolTurn,
     Unit,
-    generate_transcript,
     model_of,
     recomputed_previous,
     refusal_message,
     result_cursor,
     transcript,
 )
-from agent_as_model.commands.fuzz.render import render
+from agent_as_model.commands.fuzz.render import fit, has_history, render, takes, tool_definitions, writing
 from agent_as_model.commands.fuzz.session import Sessions, Unreachable
 
 FORWARDED = ("get_weather", "lookup")
-TOOL_DEFINITIONS = [
-    {"name": name, "description": f"The {name} tool.", "input_schema": {"type": "object"}}
-    for name in FORWARDED
-]
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {"answer": {"type": "string"}},
@@ -107,25 +104,42 @@ def tamper_rule(kind: str) -> str:
 
 
 def tamperings_for(history_tools: Sequence[str], tool_turns: bool) -> tuple[str, ...]:
-    """The kinds of tampering a run can make: with no tool turns there are no tool calls to
-    change, and passing a history to another tool takes two history tools."""
+    """The kinds of tampering a run can make: with no tool turns (asked for, or written by none
+    of the tools) there are no tool calls to change, and passing a history to another tool takes
+    two history tools."""
+    with_turns = tool_turns and any(writing(tool).tool_turns for tool in history_tools)
     return tuple(
         kind
         for kind in TAMPERINGS
-        if (tool_turns or kind not in ON_TOOL_TURNS) and (len(history_tools) > 1 or kind != "tool")
+        if (with_turns or kind not in ON_TOOL_TURNS) and (len(history_tools) > 1 or kind != "tool")
     )
+
+
+def split_tools(tools: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The tools that take a history a cursor continues, and those (a raw prompt) that do not."""
+    return [t for t in tools if has_history(t)], [t for t in tools if not has_history(t)]
 
 
 def rules_for(tools: Sequence[str], tool_turns: bool) -> list[str]:
     """Every rule a run on these tools can make, in the order the report lists them."""
-    history_tools = [tool for tool in tools if tool in HISTORY_TOOLS]
+    history_tools, one_shot = split_tools(tools)
     rules: list[str] = []
     if history_tools:
         rules += [START, CONTINUE, BRANCH, ANCHOR]
         rules += [tamper_rule(kind) for kind in tamperings_for(history_tools, tool_turns)]
-    if GENERATE in tools:
+    if one_shot:
         rules += [GENERATE_RULE, GENERATE_REFUSED]
     return rules
+
+
+def fit_answer(tool: str, answer: HostAnswer) -> HostAnswer:
+    """The host's answer as this tool can carry it on: no structured output where the tool takes
+    no `output_schema`, no tool calls where its product writes no tool turns to pass them back."""
+    if answer.structured is not None and not takes(tool, "output_schema"):
+        return HostAnswer(answer.text)
+    if answer.calls and not (writing(tool).tool_turns and DIALECTS[tool].tools is not None):
+        return HostAnswer(answer.text)
+    return answer
 
 
 @dataclass
@@ -210,6 +224,7 @@ class ChainMachine(RuleBasedStateMachine):
         self, rule: str, chain: Chain, era: str, units: Sequence[Unit], previous: str, answer: HostAnswer
     ) -> None:
         """Send `units` with `previous`; the host answers; expect the oracle's cursor; grow the chain."""
+        units, answer = fit(chain.tool, units), fit_answer(chain.tool, answer)
         arguments = self._arguments(chain.tool, chain.model, units, previous, answer)
         cursor = result_cursor(chain.model, chain.tool, transcript(units), answer.completion())
         expected = Expected(cursor, answer.completion())
@@ -243,12 +258,12 @@ class ChainMachine(RuleBasedStateMachine):
         refusal = Expected(refusal=message, names=(expected, received))
         self._call(tamper_rule(kind), era, tool, arguments, None, refusal)
 
-    def _generate_refused(self, prompt: str, era: str, previous: str) -> None:
-        """A `cur_` cursor on `generate` is refused: there is no history to verify it against."""
-        arguments = {"prompt": prompt, "previous_response_id": previous}
-        message = refusal_message(None, GENERATE, previous, [], has_history=False)
+    def _generate_refused(self, tool: str, prompt: str, era: str, previous: str) -> None:
+        """A `cur_` cursor on a tool without a history is refused: nothing to verify it against."""
+        arguments = {**render(tool, [Said("user", prompt)]), "previous_response_id": previous}
+        message = refusal_message(None, tool, previous, [], has_history=False)
         refusal = Expected(refusal=message, names=("previous_response_id",))
-        self._call(GENERATE_REFUSED, era, GENERATE, arguments, None, refusal)
+        self._call(GENERATE_REFUSED, era, tool, arguments, None, refusal)
 
     @staticmethod
     def _arguments(
@@ -257,8 +272,8 @@ class ChainMachine(RuleBasedStateMachine):
         arguments = {**render(tool, units), "previous_response_id": previous}
         if answer is not None and answer.structured is not None:
             arguments["output_schema"] = ANSWER_SCHEMA
-        else:
-            arguments["tools"] = TOOL_DEFINITIONS
+        elif (definitions := tool_definitions(tool, FORWARDED)) is not None:
+            arguments["tools"] = definitions
         if model is not None:
             arguments["model"] = model
         return arguments
@@ -277,7 +292,7 @@ def machine_for(
     shrink a failure to its fewest calls; they are defined here because their strategies depend
     on the eras and tools asked for.
     """
-    history_tools = [tool for tool in tools if tool in HISTORY_TOOLS]
+    history_tools, one_shot = split_tools(tools)
     tamperings = tamperings_for(history_tools, tool_turns)
     counters.expect(rules_for(tools, tool_turns))
     on_eras = st.sampled_from(list(eras))
@@ -380,9 +395,10 @@ def machine_for(
                 self._advance(ANCHOR, chain, era, units, "resp_" + ident, answer)
                 self.chains.append(chain)
 
-        if GENERATE in tools:
+        if one_shot:
 
             @rule(
+                tool=st.sampled_from(one_shot),
                 prompt=texts,
                 model=models,
                 era=on_eras,
@@ -391,24 +407,33 @@ def machine_for(
                 digits=hex32,
             )
             def generate(
-                self, prompt: str, model: str | None, era: str, answer: str, previous: str, digits: str
+                self,
+                tool: str,
+                prompt: str,
+                model: str | None,
+                era: str,
+                answer: str,
+                previous: str,
+                digits: str,
             ) -> None:
-                """`generate` mints over the prompt and its completion, from `""` or a `resp_` id; a
-                `cur_` cursor is refused, for it has no history channel. One rule, not two:
+                """A tool without a history (`generate`) mints over the prompt and its completion,
+                from `""` or a `resp_` id; a `cur_` cursor is refused, for it has no history
+                channel. One rule, not two:
                 hypothesis orders rules by how many arguments they take and draws the first the
                 most; a `cur_` rule of its own (three arguments) came before `continue_chain`, and
                 measured, that left branches and tool-turn tamperings out of whole runs."""
                 if previous == "cur_":
-                    self._generate_refused(prompt, era, "cur_" + digits * 2)
+                    self._generate_refused(tool, prompt, era, "cur_" + digits * 2)
                     return
                 given = previous + digits if previous else ""
-                arguments: dict[str, Any] = {"prompt": prompt, "previous_response_id": given}
+                asked = [Said("user", prompt)]
+                arguments: dict[str, Any] = {**render(tool, asked), "previous_response_id": given}
                 if model is not None:
                     arguments["model"] = model
                 host = HostAnswer(answer)
-                cursor = result_cursor(model, GENERATE, generate_transcript(prompt), host.completion())
+                cursor = result_cursor(model, tool, transcript(asked), host.completion())
                 expected = Expected(cursor, host.completion())
-                self._call(GENERATE_RULE, era, GENERATE, arguments, host, expected, starts_chain=True)
+                self._call(GENERATE_RULE, era, tool, arguments, host, expected, starts_chain=True)
 
     for kind in tamperings:
         setattr(CursorChains, f"tamper_{kind}", tampering(kind))
@@ -438,7 +463,7 @@ def _tampering(
             model = model_of(model) + "\u00b7"
         return chain.tool, model, units
     if kind == "tool":
-        others = [t for t in history_tools if t != chain.tool]
+        others = [t for t in history_tools if t != chain.tool and writing(t).fits(units)]
         if not others:
             return None
         return others[spot % len(others)], chain.model, units
@@ -451,8 +476,8 @@ def _answered(step: Step, results: Sequence[str]) -> list[Unit]:
     units = list(step.units)
     last = units[-1]
     if isinstance(last, ToolTurn) and not last.results:
-        units[-1] = replace(
-            last, results=tuple((c.id, text) for c, text in zip(last.calls, results, strict=False))
+        units[-1] = last._replace(
+            results=tuple((c.id, text) for c, text in zip(last.calls, results, strict=False))
         )
     return units
 
@@ -500,7 +525,7 @@ def _tampered(units: list[Unit], kind: str, spot: int, text: str) -> list[Unit] 
             return None
         i = spots[spot % len(spots)]
         old = units[i]
-        units[i] = replace(old, text=text if text != old.text else old.text + "\u00b7")
+        units[i] = old._replace(text=text if text != old.text else old.text + "\u00b7")
         return units
     # A tool call's arguments are in its turn's assistant entry; the results come after it, so
     # the last turn's results are outside the commitment (they arrived after its cursor).
@@ -517,9 +542,9 @@ def _tampered(units: list[Unit], kind: str, spot: int, text: str) -> list[Unit] 
     if kind == "arguments":
         call = turn.calls[n]
         given = {**call.input, "tampered": not call.input.get("tampered", False)}
-        units[i] = replace(turn, calls=(*turn.calls[:n], replace(call, input=given), *turn.calls[n + 1 :]))
+        units[i] = turn._replace(calls=(*turn.calls[:n], call._replace(input=given), *turn.calls[n + 1 :]))
     else:
         ident, old_text = turn.results[n]
         new = (ident, text if text != old_text else old_text + "\u00b7")
-        units[i] = replace(turn, results=(*turn.results[:n], new, *turn.results[n + 1 :]))
+        units[i] = turn._replace(results=(*turn.results[:n], new, *turn.results[n + 1 :]))
     return units

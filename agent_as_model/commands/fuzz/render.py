@@ -1,123 +1,78 @@
-"""Writing the fuzzer's abstract conversation in each dialect's request shape, and reading the
-completion and cursor back out of a result the way a caller does."""
+"""The tools the fuzzer can drive, from the dialect registry, and how it writes a conversation in
+a tool's request shape and reads the completion and cursor back out of its result: each through
+the dialect's own `writing` (adapters/dialects/writing.py), as a caller of that product would."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent_as_model.commands.fuzz.conversation import CHAT, MESSAGES, RESPONSES, Said, Unit
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.writing import Reading, Unit, Unreadable, Writing
+
+
+def fuzzable() -> tuple[str, ...]:
+    """The registered tools that declare how to write their requests, in listing order."""
+    return tuple(name for name, dialect in DIALECTS.items() if dialect.writing is not None)
+
+
+def writing(tool: str) -> Writing:
+    declared = DIALECTS[tool].writing
+    assert declared is not None, f"{tool} declares no writing: it is not fuzzable"
+    return declared
+
+
+def has_history(tool: str) -> bool:
+    """Whether the tool takes a conversation a `cur_` cursor can be checked against; a tool
+    without one (a raw prompt) mints, but cannot continue."""
+    return DIALECTS[tool].body.has_history
+
+
+def takes(tool: str, argument: str) -> bool:
+    """Whether the tool's input schema lists this argument (`tools`, `output_schema`)."""
+    return argument in DIALECTS[tool].INPUT_SCHEMA.get("properties", {})
+
+
+def fit(tool: str, units: Sequence[Unit]) -> list[Unit]:
+    """The conversation less what the tool's product cannot write (a tool turn where it has none,
+    a role it does not take): drawn once for every tool, then kept to what each can carry."""
+    can = writing(tool)
+    kept: list[Unit] = []
+    for unit in units:
+        if can.fits([*kept, unit]):
+            kept.append(unit)
+    return kept
+
+
+def tool_definitions(tool: str, names: Sequence[str]) -> list[Any] | None:
+    """Tools the host may call, each `{"type": "object"}`, in the tool's own product shape (its
+    `ToolShape` writes them, as for `export-tools`); None when the tool takes no tools."""
+    shape = DIALECTS[tool].tools
+    if shape is None:
+        return None
+    written = [shape.write_tool(name, f"The {name} tool.", {"type": "object"}) for name in names]
+    return written if shape.group is None else shape.group(written)
 
 
 def render(tool: str, units: Sequence[Unit]) -> dict[str, Any]:
-    """The request arguments that carry this conversation (`messages`, `input`, and the leading
-    system text as `system` or `instructions` where the dialect takes it that way)."""
-    return {CHAT: _chat, MESSAGES: _messages, RESPONSES: _responses}[tool](list(units))
-
-
-def _leading_system(units: list[Unit]) -> tuple[str | None, list[Unit]]:
-    first = units[0] if units else None
-    if isinstance(first, Said) and first.role == "system":
-        return first.text, units[1:]
-    return None, units
-
-
-def _chat(units: list[Unit]) -> dict[str, Any]:
-    messages: list[dict[str, Any]] = []
-    for unit in units:
-        if isinstance(unit, Said):
-            messages.append({"role": unit.role, "content": unit.text})
-            continue
-        calls = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.input)}}
-            for c in unit.calls
-        ]
-        messages.append({"role": "assistant", "content": unit.text or None, "tool_calls": calls})
-        messages += [{"role": "tool", "tool_call_id": ident, "content": text} for ident, text in unit.results]
-    return {"messages": messages}
-
-
-def _messages(units: list[Unit]) -> dict[str, Any]:
-    system, units = _leading_system(units)
-    messages: list[dict[str, Any]] = []
-    for unit in units:
-        if isinstance(unit, Said):
-            messages.append({"role": unit.role, "content": unit.text})
-            continue
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": unit.text}] if unit.text else []
-        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in unit.calls]
-        messages.append({"role": "assistant", "content": blocks})
-        if unit.results:
-            results = [
-                {"type": "tool_result", "tool_use_id": ident, "content": text} for ident, text in unit.results
-            ]
-            messages.append({"role": "user", "content": results})
-    return {"messages": messages} if system is None else {"system": system, "messages": messages}
-
-
-def _responses(units: list[Unit]) -> dict[str, Any]:
-    instructions, units = _leading_system(units)
-    items: list[dict[str, Any]] = []
-    for index, unit in enumerate(units):
-        if isinstance(unit, Said):
-            items.append({"role": unit.role, "content": unit.text})
-            continue
-        # function_call items join an assistant message item right before them: after an
-        # assistant message of its own, a turn without text needs an empty message item.
-        before = units[index - 1] if index else None
-        if unit.text or (isinstance(before, Said) and before.role == "assistant"):
-            items.append({"type": "message", "role": "assistant", "content": unit.text})
-        for call in unit.calls:
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "arguments": json.dumps(call.input),
-                }
-            )
-        items += [
-            {"type": "function_call_output", "call_id": ident, "output": text} for ident, text in unit.results
-        ]
-    args: dict[str, Any] = {"input": items}
-    if instructions is not None:
-        args["instructions"] = instructions
-    return args
-
-
-# -- reading a result --------------------------------------------------------------------------------
-
-
-class Unreadable(Exception):
-    """A result that does not have the shape the contract gives it with cursors on."""
+    """The request arguments that carry this conversation, in the tool's product shape."""
+    return writing(tool).write(units, None)
 
 
 def read_result(tool: str, text: str, structured: Any) -> tuple[str, str]:
-    """(completion, cursor) of a successful result with cursors on: a text tool's
-    `{"completion", "response_id"}`; a Response's output text (or the tool-call envelope when it
-    holds function calls) and its `id`."""
-    try:
-        body = json.loads(text)
-    except ValueError as err:
-        raise Unreadable(f"the result text is not JSON: {text[:200]!r}") from err
-    if not isinstance(body, dict):
-        raise Unreadable(f"the result text is not a JSON object: {text[:200]!r}")
-    if tool != RESPONSES:
-        if sorted(body) != ["completion", "response_id"]:
-            raise Unreadable(f"expected the keys completion and response_id, got {sorted(body)}")
-        return str(body["completion"]), str(body["response_id"])
-    try:
-        output = body["output"]
-        said = [p["text"] for i in output if i["type"] == "message" for p in i["content"]]
-        made = [
-            {"id": i["call_id"], "input": json.loads(i["arguments"]), "name": i["name"]}
-            for i in output
-            if i["type"] == "function_call"
-        ]
-        cursor = str(body["id"])
-    except (KeyError, TypeError, ValueError) as err:
-        raise Unreadable(f"not a Responses object with output items: {err!r}") from err
-    joined = "\n".join(said)
-    completion = json.dumps({"text": joined, "tool_calls": made}, sort_keys=True) if made else joined
-    return completion, cursor
+    """(completion, cursor) of a successful result with cursors on; `Unreadable` otherwise."""
+    read: Reading = writing(tool).read(text, structured)
+    return read.completion, read.cursor
+
+
+__all__ = [
+    "Unreadable",
+    "fit",
+    "fuzzable",
+    "has_history",
+    "read_result",
+    "render",
+    "takes",
+    "tool_definitions",
+    "writing",
+]
