@@ -135,7 +135,9 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
     own = _options_of(here) if here is not None else ["--version", "--help"]
     close = get_close_matches(flag, own, n=1, cutoff=0.7)
     if close:
-        fixed = [close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given]
+        fixed = [
+            close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given
+        ]
         return f"{message}; did you mean `{join([PROG, *fixed])}`?"
     for name, other in _COMMANDS.items():
         if name == command:

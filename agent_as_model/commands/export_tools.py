@@ -37,7 +37,8 @@ def add_parser(commands: Any) -> None:
     formats = list(tool_shapes())  # every registered product that takes tools: the help cannot go stale
     parser = commands.add_parser(
         COMMAND,
-        help=f"print an MCP server's tools as tool definitions of a product API (--format {'|'.join(formats)})",
+        help="print an MCP server's tools as tool definitions of a product API "
+        f"(--format {'|'.join(formats)})",
         description="Start an MCP server over stdio, list all its tools, and print them as tool definitions "
         f"of the chosen API ({', '.join(formats)}): JSON {{format, tools, name_map}} on stdout, where "
         "name_map maps each renamed tool (names outside [A-Za-z0-9_-]{1,64}) back to its MCP name.",

@@ -372,9 +372,13 @@ def check_can_listen(settings: HttpSettings) -> None:
 
     where = f"{settings.host}:{settings.port}"
     try:
-        found = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        found = socket.getaddrinfo(
+            settings.host, settings.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
     except socket.gaierror as err:
-        raise StartupError(f"--host {settings.host}: not an address or a name this machine resolves ({err.strerror})") from None
+        raise StartupError(
+            f"--host {settings.host}: not an address or a name this machine resolves ({err.strerror})"
+        ) from None
     family, kind, proto, _, address = found[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
