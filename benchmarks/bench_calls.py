@@ -479,7 +479,9 @@ async def run_era(
     samples: list[Sample] = []
     # A counting line of timed batches on a terminal (stderr; nothing on a pipe). Drawn between
     # batches by this client process: the server's measured CPU does not see it.
-    progress = Progress(repeats * len(specs) * len(CALLS), sys.stderr, label=f"  {era}", unit="batch")
+    progress = Progress(
+        repeats * len(specs) * len(CALLS), sys.stderr, label=f"  {era}", unit="batch", delay=0
+    )
 
     async def measure_all_tools(server: tuple[ServerSpec, Client, int], repeat: int) -> None:
         for tool in CALLS:

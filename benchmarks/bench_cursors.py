@@ -190,7 +190,7 @@ async def run_era(
         for config in configs:
             await call_batch(client, config, warmup)
         # A counting line of timed batches on a terminal only, drawn between batches (unmeasured).
-        progress = Progress(repeats * len(configs), sys.stderr, label=f"  {era}", unit="batch")
+        progress = Progress(repeats * len(configs), sys.stderr, label=f"  {era}", unit="batch", delay=0)
         for repeat in range(repeats):
             for config in configs if repeat % 2 == 0 else configs[::-1]:
                 progress.update(len(samples), f"repeat {repeat + 1}/{repeats}, {config.label}")

@@ -437,7 +437,7 @@ def soak_era(era: str, calls: int, hang: float, seed_value: int | None) -> Tally
         def call(tool: str, arguments: dict[str, Any]) -> tuple[str, str]:
             return portal.call(call_once, client, tool, arguments, hang)
 
-        progress = Progress(calls, sys.stderr, label=f"soak {era}", unit="call")  # a terminal only
+        progress = Progress(calls, sys.stderr, label=f"soak {era}", unit="call", delay=0)  # a terminal only
         run = one_example(tally, host, call, lambda: rss_kb(pid), seed_value, progress)
         while tally.done < calls and not tally.counts["dead"]:  # hypothesis may stop early
             run()

@@ -156,11 +156,19 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
 
 
 def _check_command(given: list[str]) -> None:
-    """An unknown command, said with the closest one (argparse lists them all, suggests none)."""
+    """Before argparse sees them: a subcommand's flags given before any command (argparse would
+    take their value for the command: `invalid choice: '9000'`), and an unknown command, each
+    said with the likely fix (argparse lists the commands and suggests none)."""
     from difflib import get_close_matches
+    from itertools import takewhile
 
     first = given[0]
-    if first.startswith("-") or first in _COMMANDS:
+    if first.startswith("-"):
+        head = list(takewhile(lambda arg: arg not in _COMMANDS, given))
+        if any(arg.startswith("--") and arg.split("=", 1)[0] not in ("--help", "--version") for arg in head):
+            usage_error(_did_you_mean(given, None, head))
+        return
+    if first in _COMMANDS:
         return
     names = list(_COMMANDS)
     close = get_close_matches(first, names, n=1, cutoff=0.6)

@@ -24,6 +24,7 @@ class Progress:
         *,
         label: str = "replaying",
         unit: str = "frame",
+        delay: float = DELAY,
         enabled: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -31,6 +32,7 @@ class Progress:
         self._stream = stream
         self._label = label
         self._unit = unit
+        self._delay = delay  # 0 for work known to be long (a benchmark): shown from the first update
         self._enabled = _is_terminal(stream) if enabled is None else enabled
         self._clock = clock
         self._start = clock()
@@ -40,7 +42,9 @@ class Progress:
         if not self._enabled:
             return
         now = self._clock()
-        if now - self._start < DELAY or (self._last_draw is not None and now - self._last_draw < INTERVAL):
+        if now - self._start < self._delay or (
+            self._last_draw is not None and now - self._last_draw < INTERVAL
+        ):
             return
         self._last_draw = now
         share = 100 * done // self._total if self._total else 100

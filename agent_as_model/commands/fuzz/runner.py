@@ -84,8 +84,9 @@ def fuzz(
     out.mkdir(parents=True, exist_ok=True)
     errlog = out / SERVER_LOG
     errlog.write_text("", encoding="utf-8")  # this run's only
+    sessions = Sessions(command, eras, timeout, errlog)
     try:
-        with Sessions(command, eras, timeout, errlog) as sessions:
+        with sessions:
             failure = _explore(machine_for(sessions, eras, tools, counters, tool_turns), examples, seed, out)
             if failure is not None:
                 failure = trim(failure, sessions)
@@ -96,7 +97,7 @@ def fuzz(
         print("agent-as-model fuzz: nothing was fuzzed (exit status 2)", file=stderr)
         return UNREACHABLE
     except ServerLost as lost:
-        why = f"agent-as-model fuzz: {lost}{_server_said(errlog)}"
+        why = f"agent-as-model fuzz: {lost}{sessions.not_json.said()}{_server_said(errlog)}"
         _end(progress, counters, stdout, stderr, why, _lost_report(lost), incomplete=True)
         return UNREACHABLE
     if failure is None:
@@ -239,7 +240,7 @@ def _first_failure(error: BaseException) -> FuzzFailure | None:
 def _report(failure: FuzzFailure, command: Sequence[str], out: Path, timeout: float) -> str:
     recording = out / RECORDING
     try:
-        note = record_chain(command, failure.log, recording, timeout)
+        note = record_chain(command, failure.log, recording, timeout, out / SERVER_LOG)
         kept = [
             f"Recording: {recording} (on {failure.log[-1].era}; {note})",
             f"Reproduce: agent-as-model replay {shlex.quote(str(recording))} --against "

@@ -10,13 +10,13 @@ not started again.
 from __future__ import annotations
 
 import json
+import logging
 import shlex
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -33,6 +33,7 @@ from mcp_types import (
     TextContent,
     ToolUseContent,
 )
+from pydantic import ValidationError
 
 from agent_as_model.commands.fuzz.conversation import HostAnswer
 
@@ -121,6 +122,33 @@ def _leaves(error: BaseException) -> Iterator[BaseException]:
         yield from _leaves(each)
 
 
+class NotJsonRpc(logging.Filter):
+    """Counts the lines a server wrote on stdout that are not JSON-RPC (the SDK logs each with a
+    traceback and drops it) and keeps the first: said once, in the fuzzer's own words."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self.first = ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, ValidationError):
+            return True
+        self.count += 1
+        if not self.first:
+            found = error.errors()
+            self.first = str(found[0].get("input", ""))[:80] if found else ""
+        return False
+
+    def said(self) -> str:
+        if not self.count:
+            return ""
+        lines = "a line" if self.count == 1 else f"{self.count} lines"
+        verb = "is" if self.count == 1 else "are"
+        return f"; it wrote {lines} on stdout that {verb} not JSON-RPC, the first {self.first!r}"
+
+
 class Sessions:
     """One connected `Client` per era, each on its own server process.
 
@@ -136,6 +164,7 @@ class Sessions:
         self._command = list(command)
         # The server's own stderr goes to this file (None: to ours): its logs would bury the report.
         self.errlog = errlog
+        self.not_json = NotJsonRpc()
         self._eras = list(eras)
         self._timeout = timeout
         self.host = StandInHost()
@@ -147,6 +176,9 @@ class Sessions:
         self.made = 0  # calls that travelled to a server
 
     def __enter__(self) -> Sessions:
+        stdio_log = logging.getLogger("mcp.client.stdio")
+        stdio_log.addFilter(self.not_json)
+        self._stack.callback(stdio_log.removeFilter, self.not_json)
         self._portal = self._stack.enter_context(start_blocking_portal())
         try:
             for era in self._eras:
@@ -164,13 +196,14 @@ class Sessions:
     def _connect(self, era: str) -> None:
         assert self._portal is not None
         params = StdioServerParameters(command=self._command[0], args=self._command[1:])
-        errlog: TextIO = sys.stderr
+        server: Any = params  # the SDK's own stdio transport, the server's stderr passed through
         if self.errlog is not None:
             errlog = self._stack.enter_context(self.errlog.open("a", encoding="utf-8"))
             errlog.write(f"--- {shlex.join(self._command)} on {era}\n")
             errlog.flush()
+            server = stdio_client(params, errlog=errlog)
         client = Client(
-            stdio_client(params, errlog=errlog),
+            server,
             mode=ERA_MODES[era],
             sampling_callback=self.host,
             sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
@@ -179,7 +212,7 @@ class Sessions:
         try:
             self._clients[era] = closer.__enter__()
         except Exception as err:
-            raise Unreachable(not_a_server(self._command, era, err)) from err
+            raise Unreachable(not_a_server(self._command, era, err) + self.not_json.said()) from err
         self._closers[era] = closer
 
     def _disconnect(self, era: str) -> None:
