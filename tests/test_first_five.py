@@ -222,7 +222,8 @@ def test_an_address_that_is_not_this_machines_is_one_line_and_status_2() -> None
     [
         (
             ("--http",),
-            "--http is an option of `serve`, not of the bare command; did you mean `agent-as-model serve --http`?",
+            "--http is an option of `serve`, not of the bare command; "
+            "did you mean `agent-as-model serve --http`?",
         ),
         (("--http", "--port", "9000"), "did you mean `agent-as-model serve --http --port 9000`?"),
         (("serv",), "invalid choice: 'serv'"),
@@ -261,8 +262,9 @@ def test_a_far_off_word_gets_no_guess() -> None:
         ("cat", "`cat` is not an MCP server"),
         ("no-such-command-here", "cannot start `no-such-command-here`: no such command"),
         (
-            f"{sys.executable} -c \"import sys; print('first'); print('the server says why', file=sys.stderr)\"",
-            "is not an MCP server: it ended without answering `initialize` on legacy",
+            f"{sys.executable} -c \"import sys; print('first'); print('why', file=sys.stderr)\"",
+            "is not an MCP server: it ended without answering `initialize` on legacy; it wrote a line on "
+            "stdout that is not JSON-RPC, the first 'first'",
         ),
     ],
 )
@@ -347,7 +349,7 @@ async def test_list_models_with_a_provider_says_which_serves_agent_default(
     assert "the provider openai's model model-one, with this server's API key" in default["description"]
     always = (await _listed(era, provider_server(standin, use="always")))[0]
     assert always["description"].startswith(
-        "Served by the provider openai's model model-one, with this server's API key, whatever the host can do"
+        "Served by the provider openai's model model-one, with this server's API key, whatever the host"
     )
     fallback = (await _listed(era, provider_server(standin, on_host_error=True)))[0]
     assert "or declines or fails a sampling request" in fallback["description"]
