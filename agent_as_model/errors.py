@@ -74,9 +74,13 @@ class MissingCapability(Exception):
 
     def message(self, tool: str, tail: str = NOTHING_SENT) -> str:
         needs = " and ".join(_flatten(self.required))
+        # Both remedies: the caller's (a host that samples) and the operator's (a provider).
         return (
             f"{tool}: the client must declare the {needs} capability: the completion comes from the "
-            f"host's own model through MCP sampling. {tail}"
+            f"host's own model through MCP sampling. Connect from a host that declares it, or have "
+            f"this server's operator configure a provider for hosts that cannot sample (`agent-as-model "
+            f"serve --provider ...`, docs/providers.md; a call may then ask for backend 'auto' or "
+            f"'provider'). {tail}"
         )
 
 

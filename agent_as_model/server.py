@@ -169,12 +169,13 @@ def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
         return models.MODELS
     settings = provider.settings
     owner = f"provider:{settings.provider}"
+    default = models.default_model(settings.provider, settings.model, settings.use, settings.on_host_error)
     extra = [
         {"id": name, "owned_by": owner, "description": f"A model of the provider {settings.provider}."}
         for name in settings.allowed()
-        if name != models.MODELS[0]["id"]
+        if name != default["id"]
     ]
-    return [*models.MODELS, *extra]
+    return [default, *extra]
 
 
 def _static_tool(name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]]) -> CallToolResult:

@@ -66,6 +66,8 @@ from mcp.client import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
+from agent_as_model.commands.progress import Progress
+
 HERE = Path(__file__).resolve().parent
 GOAL = 1.05  # every tool, both eras (issue 12)
 ERAS = ("legacy", "2026-07-28")
@@ -475,10 +477,16 @@ async def run_era(
     each pair of batches compared ran seconds apart on the same machine state. (When the meter
     allows it, as callgrind's does, the servers' batches run at the same time instead.)"""
     samples: list[Sample] = []
+    # A counting line of timed batches on a terminal (stderr; nothing on a pipe). Drawn between
+    # batches by this client process: the server's measured CPU does not see it.
+    progress = Progress(
+        repeats * len(specs) * len(CALLS), sys.stderr, label=f"  {era}", unit="batch", delay=0
+    )
 
     async def measure_all_tools(server: tuple[ServerSpec, Client, int], repeat: int) -> None:
         for tool in CALLS:
             samples.append(await measure(meter, server, tool, era, repeat, calls))
+            progress.update(len(samples), f"repeat {repeat + 1}/{repeats}")
 
     async with AsyncExitStack() as stack:
         servers: list[tuple[ServerSpec, Client, int]] = []
@@ -492,6 +500,7 @@ async def run_era(
             await _each(meter.parallel, [partial(measure_all_tools, server, repeat) for server in order])
             mine = sorted(samples[-len(servers) * len(CALLS) :], key=lambda s: (s.tool, s.server))
             brief = "  ".join(f"{s.server} {s.tool} {s.per_call / meter.scale:,.0f}" for s in mine)
+            progress.clear()
             print(f"  {era:<10} repeat {repeat + 1}/{repeats} {meter.unit}/call: {brief}", file=sys.stderr)
     return samples
 

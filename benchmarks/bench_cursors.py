@@ -56,6 +56,8 @@ import anyio
 from mcp import Client
 from mcp_types import TextContent
 
+from agent_as_model.commands.progress import Progress
+
 # bench_calls.py sits next to this script: its meters, server lookup and stdio connection are the
 # method this benchmark shares with it.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -187,8 +189,11 @@ async def run_era(
         client, pid = await stack.enter_async_context(connect(spec, era, meter, server_cpu))
         for config in configs:
             await call_batch(client, config, warmup)
+        # A counting line of timed batches on a terminal only, drawn between batches (unmeasured).
+        progress = Progress(repeats * len(configs), sys.stderr, label=f"  {era}", unit="batch", delay=0)
         for repeat in range(repeats):
             for config in configs if repeat % 2 == 0 else configs[::-1]:
+                progress.update(len(samples), f"repeat {repeat + 1}/{repeats}, {config.label}")
                 calls = calls_for(config, plain_calls, min_calls)
                 await meter.start(pid)
                 started = time.perf_counter()
@@ -200,6 +205,7 @@ async def run_era(
             brief = "  ".join(
                 f"{s.tool} {s.per_call / meter.scale:,.0f}" for s in sorted(mine, key=lambda s: s.tool)
             )
+            progress.clear()
             print(f"  {era:<10} repeat {repeat + 1}/{repeats} {meter.unit}/call: {brief}", file=sys.stderr)
     return samples
 

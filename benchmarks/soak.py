@@ -62,6 +62,7 @@ from mcp_types import (
 
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
+from agent_as_model.commands.progress import Progress
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "2026-07-28")
@@ -437,9 +438,11 @@ def soak_era(era: str, calls: int, hang: float, seed_value: int | None) -> Tally
         def call(tool: str, arguments: dict[str, Any]) -> tuple[str, str]:
             return portal.call(call_once, client, tool, arguments, hang)
 
-        run = one_example(tally, host, call, lambda: rss_kb(pid), seed_value)
+        progress = Progress(calls, sys.stderr, label=f"soak {era}", unit="call", delay=0)  # a terminal only
+        run = one_example(tally, host, call, lambda: rss_kb(pid), seed_value, progress)
         while tally.done < calls and not tally.counts["dead"]:  # hypothesis may stop early
             run()
+        progress.clear()
         tally.rss_kb.append((tally.done, rss_kb(pid)))
     return tally
 
@@ -450,6 +453,7 @@ def one_example(
     call: Callable[[str, dict[str, Any]], tuple[str, str]],
     read_rss: Callable[[], int],
     seed_value: int | None,
+    progress: Progress | None = None,
 ) -> Callable[[], None]:
     """The hypothesis test that makes one call per example and counts it in `tally`."""
     checkpoint = max(tally.calls // 10, 1)
@@ -477,6 +481,9 @@ def one_example(
             tally.opaque.append(f"{kind}: {detail[:300]}")
         if tally.done % checkpoint == 0:
             tally.rss_kb.append((tally.done, read_rss()))
+        if progress is not None:
+            problems = tally.done - tally.counts["ok"] - tally.counts["clear"]
+            progress.update(tally.done, f"{problems} opaque/hang/dead")
 
     test: Callable[[], None] = one  # type: ignore[assignment]  # `given` supplies the arguments
     return seed(seed_value)(test) if seed_value is not None else test

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from agent_as_model.commands import cli
+from agent_as_model.commands.progress import DELAY, Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, UNREPLAYABLE, replay_path
 from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
@@ -35,7 +36,6 @@ from agent_as_model.commands.transcripts.fileformat import (
     parse,
 )
 from agent_as_model.commands.transcripts.normalise import normalise, pair_tokens
-from agent_as_model.commands.transcripts.progress import DELAY, Progress
 from agent_as_model.commands.transcripts.recorder import ProtocolWatch, Recorder
 from agent_as_model.commands.transcripts.redact import Redactor, map_text
 from agent_as_model.commands.transcripts.replay import replay

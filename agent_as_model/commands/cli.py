@@ -36,6 +36,11 @@ LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The exit status of a start-up error (a bad flag, environment variable or path): argparse's own.
 STARTUP_FAILED = 2
+STDIO_BANNER = (
+    f"{PROG}: serving MCP over stdio, waiting for a host's JSON-RPC on this terminal. A host runs this "
+    f"command itself (README: Add it to a host); to see it work, run `{PROG} demo`; for HTTP, "
+    f"`{PROG} serve --http`; Ctrl-D ends.\n"
+)
 
 
 def usage_error(message: str) -> NoReturn:
@@ -57,6 +62,7 @@ def _startup_failed(err: Exception) -> int:
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
+    from agent_as_model.adapters.dialects import DIALECTS
     from agent_as_model.commands import export_tools, fuzz
     from agent_as_model.commands import http as http_serve
     from agent_as_model.commands.limit_options import add_limit_options
@@ -79,20 +85,95 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     serve = commands.add_parser(
-        "serve", help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http"
+        "serve",
+        help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http",
+        description="Serve MCP over stdio (what hosts run; logs go to stderr), or over streamable HTTP "
+        "with --http (the HTTP options need it).",
     )
     transcripts.add_record_options(serve)
     add_provider_options(serve)
     add_limit_options(serve)
-    http_serve.add_options(serve)
+    _HTTP_ONLY[:] = http_serve.add_options(serve)
+    tools = ", ".join(DIALECTS)  # the registry's tools: a new dialect shows here by itself
     commands.add_parser(
         "demo",
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
+        description=f"Call every tool ({tools}, list_models) on both protocol eras against a built-in "
+        "stand-in host, printing what the caller sent, the sampling request the host received, its "
+        "answer and the tool result; then one call served by a built-in stand-in provider. Needs no "
+        "host, no key and no network.",
     )
     export_tools.add_parser(commands)
     transcripts.add_replay_command(commands)
     fuzz.add_parser(commands)
+    _COMMANDS.clear()
+    _COMMANDS.update(commands.choices)
     return parser
+
+
+# What the last parser built holds, for `did you mean` and the HTTP-only check.
+_COMMANDS: dict[str, argparse.ArgumentParser] = {}
+_HTTP_ONLY: list[argparse.Action] = []
+
+
+def _options_of(parser: argparse.ArgumentParser) -> list[str]:
+    # argparse keeps a parser's option strings only in this attribute; it has been there since 3.2.
+    return [name for name in parser._option_string_actions if name.startswith("--")]
+
+
+def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> str:
+    """`unrecognized arguments: X`, with the likely fix: a close spelling of an option of this
+    command, or the command whose option it is (`agent-as-model --http` -> `serve --http`)."""
+    from difflib import get_close_matches
+    from shlex import join
+
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
+    if flag is None:
+        return message
+    here = _COMMANDS.get(command) if command else None
+    own = _options_of(here) if here is not None else ["--version", "--help"]
+    close = get_close_matches(flag, own, n=1, cutoff=0.7)
+    if close:
+        fixed = [
+            close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given
+        ]
+        return f"{message}; did you mean `{join([PROG, *fixed])}`?"
+    for name, other in _COMMANDS.items():
+        if name == command:
+            continue
+        found = get_close_matches(flag, _options_of(other), n=1, cutoff=0.8)
+        if found:
+            # Bare, everything given was meant for that command; after another command, only the flag.
+            rest = [found[0] + a[len(flag) :] if a.split("=", 1)[0] == flag else a for a in given]
+            rest = rest if command is None else [found[0]]
+            where = f"not of `{command}`" if command else "not of the bare command"
+            return (
+                f"{message}: {found[0]} is an option of `{name}`, {where}; "
+                f"did you mean `{join([PROG, name, *rest])}`?"
+            )
+    return message
+
+
+def _check_command(given: list[str]) -> None:
+    """Before argparse sees them: a subcommand's flags given before any command (argparse would
+    take their value for the command: `invalid choice: '9000'`), and an unknown command, each
+    said with the likely fix (argparse lists the commands and suggests none)."""
+    from difflib import get_close_matches
+    from itertools import takewhile
+
+    first = given[0]
+    if first.startswith("-"):
+        head = list(takewhile(lambda arg: arg not in _COMMANDS, given))
+        if any(arg.startswith("--") and arg.split("=", 1)[0] not in ("--help", "--version") for arg in head):
+            usage_error(_did_you_mean(given, None, head))
+        return
+    if first in _COMMANDS:
+        return
+    names = list(_COMMANDS)
+    close = get_close_matches(first, names, n=1, cutoff=0.6)
+    hint = f"; did you mean `{PROG} {close[0]}`?" if close else ""
+    usage_error(f"invalid choice: {first!r} (commands: {', '.join(names)}){hint}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,7 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agent_as_model.commands.transcripts import command as transcripts
 
     parser = _parser()
-    args = parser.parse_args(given)
+    _check_command(given)
+    args, extras = parser.parse_known_args(given)
+    if extras:
+        usage_error(_did_you_mean(given, args.command, extras))
+    if args.command == "serve" and not args.http:
+        http_serve.refuse_http_only(parser, given, _HTTP_ONLY)
     transcripts.check_record_options(parser, args)
     try:
         _configure_logging()
@@ -172,6 +258,9 @@ def _serve(settings: ProviderSettings | None, limits: Limits) -> int:
         server = build_server(provider=settings, limits=limits)
     except (ProviderUnavailable, StartupError) as err:  # StartupError: a bad sealing key
         return _startup_failed(err)
+    if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
+        sys.stderr.write(STDIO_BANNER)
+        sys.stderr.flush()
     anyio.run(serve_stdio, server, limits)
     return 0
 

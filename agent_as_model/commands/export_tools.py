@@ -32,12 +32,16 @@ class ExportFailed(Exception):
 
 def add_parser(commands: Any) -> None:
     """Register the subcommand on `cli`'s subparsers."""
+    from agent_as_model.adapters.dialects import tool_shapes
+
+    formats = list(tool_shapes())  # every registered product that takes tools: the help cannot go stale
     parser = commands.add_parser(
         COMMAND,
-        help="print an MCP server's tools as Chat Completions, Messages or Responses tool definitions",
+        help="print an MCP server's tools as tool definitions of a product API "
+        f"(--format {'|'.join(formats)})",
         description="Start an MCP server over stdio, list all its tools, and print them as tool definitions "
-        "of the chosen API: JSON {format, tools, name_map} on stdout, where name_map maps each renamed "
-        "tool (names outside [A-Za-z0-9_-]{1,64}) back to its MCP name.",
+        f"of the chosen API ({', '.join(formats)}): JSON {{format, tools, name_map}} on stdout, where "
+        "name_map maps each renamed tool (names outside [A-Za-z0-9_-]{1,64}) back to its MCP name.",
     )
     parser.add_argument(
         "--server",
@@ -45,9 +49,6 @@ def add_parser(commands: Any) -> None:
         metavar="CMD",
         help='the server command line, split like a shell would (e.g. "python server.py --flag")',
     )
-    from agent_as_model.adapters.dialects import tool_shapes
-
-    formats = list(tool_shapes())  # every registered product that takes tools
     parser.add_argument(
         "--format", choices=formats, default=formats[0], help=f"the tool shape (default: {formats[0]})"
     )

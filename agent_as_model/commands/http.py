@@ -21,9 +21,12 @@ import json
 import logging
 import os
 import secrets
+import shlex
+import socket
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_as_model import __version__
+from agent_as_model.errors import StartupError
 
 if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
     from starlette.requests import Request
@@ -70,9 +73,25 @@ class HttpSettings(NamedTuple):
         return cls(**fields)
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("HTTP", "serve streamable HTTP instead of stdio (see docs/deploy.md)")
-    group.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP on uvicorn")
+class _HttpOnly:
+    """The HTTP option group, keeping every option added after `--http`: those mean nothing
+    over stdio, so `serve` refuses them without `--http` (`refuse_http_only`)."""
+
+    def __init__(self, group: Any) -> None:
+        self._group = group
+        self.actions: list[argparse.Action] = []
+
+    def add_argument(self, *names: str, **options: Any) -> argparse.Action:
+        action: argparse.Action = self._group.add_argument(*names, **options)
+        self.actions.append(action)
+        return action
+
+
+def add_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Add `--http` and the options that only it uses; returns the latter."""
+    plain = parser.add_argument_group("HTTP", "serve streamable HTTP instead of stdio (see docs/deploy.md)")
+    plain.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP on uvicorn")
+    group = _HttpOnly(plain)
     group.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     group.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
     group.add_argument("--path", default="/mcp", help="the MCP endpoint's path (default /mcp)")
@@ -108,6 +127,34 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="ORIGIN",
         help="a browser Origin to accept besides loopback (repeatable), e.g. https://app.example:*",
     )
+    return group.actions
+
+
+def refuse_http_only(
+    parser: argparse.ArgumentParser, given: list[str], http_only: list[argparse.Action]
+) -> None:
+    """Without `--http`, an HTTP option would be silently ignored (stdio has no port): refuse it.
+
+    Which options the command line named is read by parsing it again with those options'
+    defaults suppressed: a name left in the namespace was given, however it was spelt
+    (`--port=9000`, an abbreviation) and whatever its value (even the default's)."""
+    saved = [(action, action.default) for action in http_only]
+    try:
+        for action in http_only:
+            action.default = argparse.SUPPRESS
+        named = vars(parser.parse_known_args(given)[0])
+    finally:
+        for action, default in saved:
+            action.default = default
+    flags = [action.option_strings[-1] for action in http_only if action.dest in named]
+    if flags:
+        one = len(flags) == 1
+        at = given.index("serve") + 1 if "serve" in given else 0
+        fixed = shlex.join(["agent-as-model", *given[:at], "--http", *given[at:]])
+        parser.error(
+            f"{', '.join(flags)} {'is' if one else 'are'} for serving HTTP and would be ignored over "
+            f"stdio: add --http (`{fixed}`), or leave {'it' if one else 'them'} out to serve stdio"
+        )
 
 
 def is_loopback(host: str) -> bool:
@@ -302,8 +349,59 @@ PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 
 
+def endpoint(settings: HttpSettings) -> str:
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"http://{host}:{settings.port}{settings.path}"
+
+
+def banner(settings: HttpSettings) -> str:
+    """The one start-up line: where to point a host, and what it must bring."""
+    eras = "both eras" if settings.workers == 1 else f"2026-07-28 only, {settings.workers} workers"
+    token = "; every request needs the bearer token" if settings.auth_token else ""
+    return (
+        f"agent-as-model: serving MCP over streamable HTTP at {endpoint(settings)} ({eras}; "
+        f"GET {HEALTH_PATH} for probes{token}); Ctrl-C stops"
+    )
+
+
+def check_can_listen(settings: HttpSettings) -> None:
+    """Bind the address once before uvicorn does, so that a port in use or an address that is not
+    this machine's is one line saying what to change, not uvicorn's log record and exit 3. (A
+    port taken in the moment between this and uvicorn's bind still gets uvicorn's message.)"""
+    import errno
+
+    where = f"{settings.host}:{settings.port}"
+    try:
+        found = socket.getaddrinfo(
+            settings.host, settings.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as err:
+        raise StartupError(
+            f"--host {settings.host}: not an address or a name this machine resolves ({err.strerror})"
+        ) from None
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                why = "the port is in use (another server runs there): stop it, or choose another --port"
+            elif err.errno == errno.EACCES:
+                why = "permission denied (ports below 1024 need privileges): choose a --port of 1024 or more"
+            elif err.errno == errno.EADDRNOTAVAIL:
+                why = "that address is not this machine's: choose another --host (127.0.0.1 by default)"
+            else:
+                why = f"{err.strerror}: choose another --host or --port"
+            raise StartupError(f"cannot listen on {where}: {why}") from None
+
+
 def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> int:
+    import sys
+
     import uvicorn
+
+    check_can_listen(settings)
 
     from agent_as_model.server import STATE_KEY_ENV
 
@@ -319,14 +417,20 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> i
         os.environ[LIMITS_ENV] = json.dumps(limits._asdict())
     if settings.auth_token:
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
-    uvicorn.run(
-        "agent_as_model.commands.http:app_from_environment",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level=logging.getLevelName(logging.getLogger().level).lower(),
-        timeout_graceful_shutdown=5,
-        server_header=False,
-    )
+    print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
+    try:
+        uvicorn.run(
+            "agent_as_model.commands.http:app_from_environment",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=logging.getLevelName(logging.getLogger().level).lower(),
+            timeout_graceful_shutdown=5,
+            server_header=False,
+        )
+    except SystemExit as ended:  # uvicorn's own start-up failure (3): its log line says why
+        if ended.code in (0, None):
+            raise
+        raise StartupError(f"uvicorn could not serve {endpoint(settings)} (its message is above)") from None
     return 0

@@ -19,8 +19,9 @@ class StaticTool(NamedTuple):
 LIST_MODELS = StaticTool(
     NAME="list_models",
     DESCRIPTION=(
-        "List the models this server offers: one, agent-default, an alias for the host agent's own "
-        "model. Needs no sampling and behaves the same on every protocol version."
+        "List the models this server offers: agent-default, an alias for the host agent's own model, "
+        "and the models of a provider when the server's operator configured one. Needs no sampling and "
+        "behaves the same on every protocol version."
     ),
     INPUT_SCHEMA={"type": "object", "properties": {}, "additionalProperties": False},
 )
@@ -33,3 +34,21 @@ MODELS: list[dict[str, str]] = [
         "description": "The connected host agent's own model, reached through MCP sampling; no API key.",
     }
 ]
+
+
+def default_model(provider: str, model: str, use: str, on_host_error: bool = False) -> dict[str, str]:
+    """agent-default as the operator's provider settings serve it (plain strings: this room does
+    not know the backends), so the listing says who answers and whose key it spends."""
+    served = f"the provider {provider}'s model {model}, with this server's API key"
+    if use == "always":
+        how = (
+            f"Served by {served}, whatever the host can do; a call with backend 'host' asks the host "
+            "agent's own model through MCP sampling instead."
+        )
+    else:
+        also = " or declines or fails a sampling request" if on_host_error else ""
+        how = (
+            "The connected host agent's own model, reached through MCP sampling; when the host cannot "
+            f"sample{also} (or a call asks for backend 'provider'), {served}."
+        )
+    return {"id": DEFAULT_MODEL, "owned_by": "host-agent", "description": how}

@@ -38,11 +38,13 @@ TEE = [sys.executable, "-m", "agent_as_model.commands.fuzz.tee"]
 RESULT_META = "agent-as-model/result"
 
 
-def record_chain(command: Sequence[str], log: Sequence[Logged], path: Path, timeout: float) -> str:
+def record_chain(
+    command: Sequence[str], log: Sequence[Logged], path: Path, timeout: float, errlog: Path | None = None
+) -> str:
     """Make the logged calls again through the recording relay; rewrite the failing call's frames
     to what the oracle expected. Returns a note on what was rewritten."""
     era = log[-1].era
-    with Sessions([*TEE, str(path), "--", *command], [era], timeout) as sessions:
+    with Sessions([*TEE, str(path), "--", *command], [era], timeout, errlog) as sessions:
         for call in log:
             try:
                 sessions.call(era, call.tool, call.arguments, call.answer)

@@ -31,6 +31,7 @@ from agent_as_model.commands.fuzz.session import Sessions, Unreachable
 
 STEPS = 6  # rules per example: chains of a few calls, several chains an example
 REPORT, RECORDING, DATABASE = "failure.txt", "failure.jsonl", "examples"
+SERVER_LOG = "server-stderr.log"  # the fuzzed server's own stderr, kept out of the report
 
 
 class Progress:
@@ -80,16 +81,24 @@ def fuzz(
     progress = Progress(examples, stderr)
     counters.tick = lambda: progress.update(counters)
     failure: FuzzFailure | None = None
+    out.mkdir(parents=True, exist_ok=True)
+    errlog = out / SERVER_LOG
+    errlog.write_text("", encoding="utf-8")  # this run's only
+    sessions = Sessions(command, eras, timeout, errlog)
     try:
-        with Sessions(command, eras, timeout) as sessions:
+        with sessions:
             failure = _explore(machine_for(sessions, eras, tools, counters, tool_turns), examples, seed, out)
             if failure is not None:
                 failure = trim(failure, sessions)
     except Unreachable as err:  # it could not be started, or did not answer `initialize`
-        _end(progress, counters, stdout, stderr, f"agent-as-model fuzz: {err}")
+        # No summary: `0 chains, 0 calls, 0 failures` would read like a pass.
+        progress.clear()
+        print(f"agent-as-model fuzz: {err}{_server_said(errlog)}", file=stderr)
+        print("agent-as-model fuzz: nothing was fuzzed (exit status 2)", file=stderr)
         return UNREACHABLE
     except ServerLost as lost:
-        _end(progress, counters, stdout, stderr, f"agent-as-model fuzz: {lost}", _lost_report(lost))
+        why = f"agent-as-model fuzz: {lost}{sessions.not_json.said()}{_server_said(errlog)}"
+        _end(progress, counters, stdout, stderr, why, _lost_report(lost), incomplete=True)
         return UNREACHABLE
     if failure is None:
         _end(progress, counters, stdout, stderr)
@@ -106,6 +115,7 @@ def _end(
     why: str = "",
     report: str = "",
     failures: int = 0,
+    incomplete: bool = False,
 ) -> None:
     """The end of the output: why the server was lost (stderr), the report, the calls by rule,
     and the last line. A lost server is no failure found: its status (2) says the run is incomplete."""
@@ -115,7 +125,21 @@ def _end(
     if report:
         print(report, file=stdout)
     print(_by_rule(counters), file=stdout)
-    print(_summary(counters, failures), file=stdout)
+    ended = "incomplete (the server was lost): " if incomplete else ""
+    print(ended + _summary(counters, failures), file=stdout)
+
+
+def _server_said(errlog: Path) -> str:
+    """Where the server's stderr is, and its last line, when it wrote anything."""
+    try:
+        lines = [
+            line for line in errlog.read_text(encoding="utf-8").splitlines() if not line.startswith("--- ")
+        ]
+    except OSError:
+        return ""
+    if not lines:
+        return ""
+    return f" (its stderr is in {errlog}; its last line: {lines[-1][:200]})"
 
 
 def lineage(log: Sequence[Logged]) -> list[Logged]:
@@ -216,7 +240,7 @@ def _first_failure(error: BaseException) -> FuzzFailure | None:
 def _report(failure: FuzzFailure, command: Sequence[str], out: Path, timeout: float) -> str:
     recording = out / RECORDING
     try:
-        note = record_chain(command, failure.log, recording, timeout)
+        note = record_chain(command, failure.log, recording, timeout, out / SERVER_LOG)
         kept = [
             f"Recording: {recording} (on {failure.log[-1].era}; {note})",
             f"Reproduce: agent-as-model replay {shlex.quote(str(recording))} --against "

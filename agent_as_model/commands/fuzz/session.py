@@ -10,16 +10,19 @@ not started again.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+import shlex
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import (
     CONNECTION_CLOSED,
     CreateMessageRequestParams,
@@ -30,6 +33,7 @@ from mcp_types import (
     TextContent,
     ToolUseContent,
 )
+from pydantic import ValidationError
 
 from agent_as_model.commands.fuzz.conversation import HostAnswer
 
@@ -85,6 +89,66 @@ class Unreachable(Exception):
     """The server could not be started, or stopped answering."""
 
 
+def not_a_server(command: Sequence[str], era: str, error: BaseException) -> str:
+    """Why connecting failed, in words: the command did not start, or what it said (or did not
+    say) to `initialize` shows it is not an MCP server. The SDK's task groups wrap the cause."""
+    shown = shlex.join(command)
+    causes = list(_leaves(error))
+    for cause in causes:
+        if isinstance(cause, FileNotFoundError):
+            return (
+                f"cannot start `{shown}`: no such command (--against takes a stdio MCP server's command line)"
+            )
+        if isinstance(cause, PermissionError):
+            return f"cannot start `{shown}`: permission denied (is it executable?)"
+    for cause in causes:
+        if isinstance(cause, MCPError) and cause.code != CONNECTION_CLOSED:
+            return (
+                f"`{shown}` is not an MCP server (or not one this fuzzer can speak to on {era}): it answered "
+                f"`initialize` with the JSON-RPC error {cause.code} {cause.message!r}"
+            )
+    if any(isinstance(cause, MCPError) for cause in causes):
+        return f"`{shown}` is not an MCP server: it ended without answering `initialize` on {era}"
+    first = causes[0] if causes else error
+    return f"`{shown}` did not complete the MCP handshake on {era}: {type(first).__name__}: {first}"
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    inner = getattr(error, "exceptions", None)
+    if not inner:
+        yield error
+        return
+    for each in inner:
+        yield from _leaves(each)
+
+
+class NotJsonRpc(logging.Filter):
+    """Counts the lines a server wrote on stdout that are not JSON-RPC (the SDK logs each with a
+    traceback and drops it) and keeps the first: said once, in the fuzzer's own words."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self.first = ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, ValidationError):
+            return True
+        self.count += 1
+        if not self.first:
+            found = error.errors()
+            self.first = str(found[0].get("input", ""))[:80] if found else ""
+        return False
+
+    def said(self) -> str:
+        if not self.count:
+            return ""
+        lines = "a line" if self.count == 1 else f"{self.count} lines"
+        verb = "is" if self.count == 1 else "are"
+        return f"; it wrote {lines} on stdout that {verb} not JSON-RPC, the first {self.first!r}"
+
+
 class Sessions:
     """One connected `Client` per era, each on its own server process.
 
@@ -94,8 +158,13 @@ class Sessions:
     failure is made afresh, so a server that answers differently the second time shows there.)
     """
 
-    def __init__(self, command: Sequence[str], eras: Sequence[str], timeout: float) -> None:
+    def __init__(
+        self, command: Sequence[str], eras: Sequence[str], timeout: float, errlog: Path | None = None
+    ) -> None:
         self._command = list(command)
+        # The server's own stderr goes to this file (None: to ours): its logs would bury the report.
+        self.errlog = errlog
+        self.not_json = NotJsonRpc()
         self._eras = list(eras)
         self._timeout = timeout
         self.host = StandInHost()
@@ -107,6 +176,9 @@ class Sessions:
         self.made = 0  # calls that travelled to a server
 
     def __enter__(self) -> Sessions:
+        stdio_log = logging.getLogger("mcp.client.stdio")
+        stdio_log.addFilter(self.not_json)
+        self._stack.callback(stdio_log.removeFilter, self.not_json)
         self._portal = self._stack.enter_context(start_blocking_portal())
         try:
             for era in self._eras:
@@ -124,8 +196,14 @@ class Sessions:
     def _connect(self, era: str) -> None:
         assert self._portal is not None
         params = StdioServerParameters(command=self._command[0], args=self._command[1:])
+        server: Any = params  # the SDK's own stdio transport, the server's stderr passed through
+        if self.errlog is not None:
+            errlog = self._stack.enter_context(self.errlog.open("a", encoding="utf-8"))
+            errlog.write(f"--- {shlex.join(self._command)} on {era}\n")
+            errlog.flush()
+            server = stdio_client(params, errlog=errlog)
         client = Client(
-            params,
+            server,
             mode=ERA_MODES[era],
             sampling_callback=self.host,
             sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
@@ -134,9 +212,7 @@ class Sessions:
         try:
             self._clients[era] = closer.__enter__()
         except Exception as err:
-            raise Unreachable(
-                f"cannot start or speak to {' '.join(self._command)} on {era}: {err!r}"
-            ) from err
+            raise Unreachable(not_a_server(self._command, era, err) + self.not_json.said()) from err
         self._closers[era] = closer
 
     def _disconnect(self, era: str) -> None:

@@ -131,8 +131,8 @@ async def replay_path(
 ) -> int:
     """`replay_file` inside a running event loop. `factory` builds the in-process server."""
     # Imported here: `agent-as-model serve` reads this module's options on every start.
+    from agent_as_model.commands.progress import Progress
     from agent_as_model.commands.transcripts.fileformat import TranscriptError, load
-    from agent_as_model.commands.transcripts.progress import Progress
     from agent_as_model.commands.transcripts.replay import replay
     from agent_as_model.commands.transcripts.targets import command, in_process
 

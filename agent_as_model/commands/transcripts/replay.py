@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
+from agent_as_model.commands.progress import Progress
 from agent_as_model.commands.transcripts import DEFAULT_TIMEOUT, diff
 from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
@@ -43,7 +44,6 @@ from agent_as_model.commands.transcripts.fileformat import (
     parse_wire_line,
 )
 from agent_as_model.commands.transcripts.normalise import Normalised, normalise, pair_tokens
-from agent_as_model.commands.transcripts.progress import Progress
 from agent_as_model.cursors import MINTED_IN_TEXT
 
 if TYPE_CHECKING:

@@ -1,8 +1,9 @@
-"""A one-line progress display for long replays, on a terminal only.
+"""A one-line progress display for long work (`replay`, the benchmarks, the soak), on a terminal only.
 
-It writes to stderr (stdout carries the report, which may be piped), appears only once a replay
+It writes to stderr (stdout carries the report, which may be piped), appears only once the work
 has run for a moment (a short recording replays before anyone could read it), redraws at most
-ten times a second, and erases itself at the end. Not on a terminal it writes nothing.
+ten times a second, and erases itself at the end. Not on a terminal (a pipe, a log file) it
+writes nothing, so logs and pipes stay clean.
 """
 
 from __future__ import annotations
@@ -22,26 +23,33 @@ class Progress:
         stream: TextIO,
         *,
         label: str = "replaying",
+        unit: str = "frame",
+        delay: float = DELAY,
         enabled: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._total = total
         self._stream = stream
         self._label = label
+        self._unit = unit
+        self._delay = delay  # 0 for work known to be long (a benchmark): shown from the first update
         self._enabled = _is_terminal(stream) if enabled is None else enabled
         self._clock = clock
         self._start = clock()
         self._last_draw: float | None = None
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, note: str = "") -> None:
         if not self._enabled:
             return
         now = self._clock()
-        if now - self._start < DELAY or (self._last_draw is not None and now - self._last_draw < INTERVAL):
+        if now - self._start < self._delay or (
+            self._last_draw is not None and now - self._last_draw < INTERVAL
+        ):
             return
         self._last_draw = now
         share = 100 * done // self._total if self._total else 100
-        self._stream.write(f"\r{self._label}: frame {done}/{self._total} ({share}%)\x1b[K")
+        note = f", {note}" if note else ""
+        self._stream.write(f"\r{self._label}: {self._unit} {done}/{self._total} ({share}%){note}\x1b[K")
         self._stream.flush()
 
     def clear(self) -> None:
