@@ -8,8 +8,9 @@ import logging
 import jsonschema
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS, models
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.dialects.writing import Said
+from agent_as_model.adapters.tools import models
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
