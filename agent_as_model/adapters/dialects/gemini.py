@@ -206,16 +206,16 @@ _CONFIG_REFUSED: dict[str, options.Refusal] = {
     "translationConfig": lambda v: f"translation {_NOT_HONOURED}",
     "audioTranscriptionConfig": lambda v: f"audio transcription {_NOT_HONOURED}",
 }
-_CONFIG_KEYS = (
+# generationConfig's keys that the shared readers (and `_output`) read under their own names.
+_LIFTED_CONFIG = (
     "temperature",
     "maxOutputTokens",
     "stopSequences",
     "responseMimeType",
     "responseSchema",
     "responseJsonSchema",
-    *_CONFIG_HINTS,
-    *_CONFIG_REFUSED,
 )
+_CONFIG_KEYS = (*_LIFTED_CONFIG, *_CONFIG_HINTS, *_CONFIG_REFUSED)
 
 # Top-level parameters: each with the SDK's snake_case spelling beside it.
 _SPELLINGS = {
@@ -494,15 +494,6 @@ def _response_text(response: dict[str, Any]) -> tuple[str, bool]:
 # -- generationConfig and toolConfig: the body's view for the shared readers --------------------
 
 
-# generationConfig's keys that the shared readers (and `_output`) read under their own names.
-_LIFTED_CONFIG = (
-    "temperature",
-    "maxOutputTokens",
-    "stopSequences",
-    "responseMimeType",
-    "responseSchema",
-    "responseJsonSchema",
-)
 # Every name the view answers itself, null when not set: Gemini has no such key at the top level
 # (the unknown-key check refused one there), so a shared reader never reads one from there.
 # `max_tokens` is the shared limit's own name; Gemini's is generationConfig.maxOutputTokens.
