@@ -2,7 +2,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS, responses
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.products import responses
 from tests import sdk_truth
 from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS

@@ -8,7 +8,8 @@ from typing import Any
 
 from openai.types.responses import Response
 
-from agent_as_model.adapters.dialects import DIALECTS, responses
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.products import responses
 
 checked: list[str] = []  # the ids of the Responses objects validated so far in this process
 failures: list[str] = []  # what did not validate, for the test that produced it

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_as_model.adapters.backends import provider_anthropic, provider_openai
+from agent_as_model.adapters.backends.providers import anthropic as provider_anthropic
+from agent_as_model.adapters.backends.providers import openai as provider_openai
 from agent_as_model.commands.standin_provider import StandInProvider, anthropic_reply, openai_reply
 from tests.provider_harness import ANTHROPIC_KEY, OPENAI_KEY, backend_of, provider_server
 

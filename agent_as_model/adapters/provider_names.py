@@ -14,8 +14,8 @@ from typing import Literal
 # The provider APIs, each one module (what it declares: `provider.ProviderModule`): to add one,
 # write the module and add its line here. A test may register a module of its own.
 PROVIDER_MODULES: dict[str, str] = {
-    "openai": "agent_as_model.adapters.backends.provider_openai",
-    "anthropic": "agent_as_model.adapters.backends.provider_anthropic",
+    "openai": "agent_as_model.adapters.backends.providers.openai",
+    "anthropic": "agent_as_model.adapters.backends.providers.anthropic",
 }
 ProviderName = str  # a key of PROVIDER_MODULES, checked where it is read (flag, environment, recording)
 UsePolicy = Literal["when-host-cannot", "always"]

@@ -66,12 +66,19 @@ def _parser() -> argparse.ArgumentParser:
     from agent_as_model.commands import export_tools, fuzz
     from agent_as_model.commands import http as http_serve
     from agent_as_model.commands.limit_options import add_limit_options
-    from agent_as_model.commands.provider_options import add_provider_options
+    from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.transcripts import command as transcripts
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
             usage_error(message)
+
+        def format_help(self) -> str:
+            for group in self._action_groups:  # descriptions that cost an import: made only now
+                late = getattr(group, LATE_DESCRIPTION, None)
+                if late is not None:
+                    group.description = late()
+            return super().format_help()
 
     parser = Parser(
         prog=PROG,

@@ -191,7 +191,7 @@ async def _provider_call() -> None:
 @contextmanager
 def _demo_key() -> Iterator[None]:
     """The stand-in takes any key; the operator's own key is never sent to it."""
-    from agent_as_model.adapters.backends.provider_openai import KEY_VARIABLE
+    from agent_as_model.adapters.backends.providers.openai import KEY_VARIABLE
 
     saved = os.environ.get(KEY_VARIABLE)
     os.environ[KEY_VARIABLE] = DEMO_KEY

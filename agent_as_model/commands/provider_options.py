@@ -36,18 +36,25 @@ ENV = {
     "provider_timeout": "AGENT_AS_MODEL_PROVIDER_TIMEOUT",
     "provider_max_retries": "AGENT_AS_MODEL_PROVIDER_MAX_RETRIES",
 }
+LATE_DESCRIPTION = "late_description"  # a group's description made when its help is formatted
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
 TRUE = ("1", "true", "yes", "on")
 
 
-def add_provider_options(parser: argparse.ArgumentParser) -> None:
+def _description() -> str:
     keys = " / ".join(f"{variable} ({name})" for name, variable in key_variables().items())
-    group = parser.add_argument_group(
-        "provider (opt-in; see docs/providers.md)",
+    return (
         "Let a provider's model answer when the host cannot sample (or always). Off by default: "
-        f"without --provider no key is read. Keys come only from {keys}.",
+        f"without --provider no key is read. Keys come only from {keys}."
     )
+
+
+def add_provider_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("provider (opt-in; see docs/providers.md)")
+    # Written only when the help is: the key variables are the provider modules' own, and loading
+    # them loads the MCP SDK, which `--version` and every other parse need not pay for.
+    setattr(group, LATE_DESCRIPTION, _description)
     group.add_argument("--provider", choices=providers(), help=f"the provider ({ENV['provider']})")
     group.add_argument(
         "--provider-base-url",

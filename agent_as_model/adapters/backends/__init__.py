@@ -2,7 +2,7 @@
 
 - `sampling`: the host's model through a real `sampling/createMessage` request (before 2026-07-28);
 - `mrtr`: the host's model through a multi-round-trip request (2026-07-28 and later);
-- `provider` (with `provider_openai` / `provider_anthropic`): a provider's model through its
+- `provider` (with `providers/`, one module per provider API): a provider's model through its
   official SDK, opt-in (spec section 8);
 - `fallback`: the host first, the provider when the host declines or fails.
 

@@ -2,7 +2,7 @@
 to an OpenAI-compatible or Anthropic API through its official SDK, read back as a `HostAnswer`.
 
 Off by default: nothing here runs, and no key is read, unless the operator configures a provider
-(`ProviderSettings`). A provider API is one module (`provider_openai`, `provider_anthropic`; see
+(`ProviderSettings`). A provider API is one module (`providers/openai.py`, `providers/anthropic.py`; see
 `ProviderModule` for what it declares: its request body, its reply reader, its SDK, the SDK's
 error base class and its key variable) and one line in `adapters/provider_names.py`. This module
 holds what they share: the settings, the model allow-list, the SDK's import and client set-up,

@@ -1,17 +1,17 @@
 """Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
 
-The registry below is the one list of products. To add one: write its module (its name, its
-own description and input schema, body shape, conversation reader, renderer, tool shapes, and how
-a caller writes its requests and reads its results (`writing`), in one `Dialect`) and add it to
-`_BUILT_IN`. The registry holds each as listed: `extensions.listed` adds the keys and the sentence
+The registry below is the one list of products. To add one: write its module in `products/` (its
+name, its own description and input schema, body shape, conversation reader, renderer, tool
+shapes, and how a caller writes its requests and reads its results (`writing`), in one `Dialect`)
+and add it to `_BUILT_IN`; the import contract covers every module there by itself. The registry holds each as listed: `extensions.listed` adds the keys and the sentence
 every tool shares. Nothing else in the package names a product.
 """
 
 from __future__ import annotations
 
-from agent_as_model.adapters.dialects import chat, gemini, messages, prompt, responses
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.extensions import listed
+from agent_as_model.adapters.dialects.products import chat, gemini, messages, prompt, responses
 from agent_as_model.adapters.tools.definitions import ToolShape
 
 _BUILT_IN = (chat.DIALECT, messages.DIALECT, responses.DIALECT, gemini.DIALECT, prompt.DIALECT)

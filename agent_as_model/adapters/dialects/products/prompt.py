@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, prompt_writing
+from agent_as_model.adapters.dialects import common, contracts
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns
+from agent_as_model.adapters.dialects.writing import Said, Unit, Writing, read_text_result, refuse
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Completion
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 NAME = "generate"
 DESCRIPTION = (
@@ -49,6 +53,19 @@ def _describe(completion: Completion) -> dict[str, Any]:
     return common.result_meta(completion, "finish_reason", _FINISH)
 
 
+# The caller's side, for the fuzzer, the property tests and the soak (`Writing`, writing.py).
+# How a caller writes `generate`'s one prompt (its `Writing`): a single user message.
+
+
+def write_request(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:
+    if len(units) != 1 or not isinstance(units[0], Said) or units[0].role != "user":
+        raise refuse("anything but one user message: a prompt has no history")
+    return {"prompt": units[0].text}
+
+
+WRITING = Writing(write_request, read_text_result, roles=("user",), leading_system=False, tool_turns=False)
+
+
 DIALECT = Dialect(
     NAME=NAME,
     DESCRIPTION=DESCRIPTION,
@@ -65,5 +82,5 @@ DIALECT = Dialect(
     render=common.text_result,
     EXAMPLE={"prompt": "Write a haiku about keys you do not need."},
     describe=_describe,
-    writing=prompt_writing.WRITING,
+    writing=WRITING,
 )

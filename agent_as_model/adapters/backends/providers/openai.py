@@ -30,7 +30,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.adapters.backends.base import ProviderUnavailable
+from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send, first_line
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 ERROR_PREFIX = "[error] "
@@ -41,10 +42,15 @@ KEY_VARIABLE = "OPENAI_API_KEY"
 
 
 def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
-    # A local server that needs no key still needs the variable set: any value does.
-    openai = sdk.AsyncOpenAI(
-        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
-    )
+    try:
+        openai = sdk.AsyncOpenAI(
+            base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+        )
+    except sdk.OpenAIError as err:  # no key: a local server that needs none still needs the variable
+        raise ProviderUnavailable(
+            f"--provider openai: {first_line(err)} (set {KEY_VARIABLE}; any value for a local server "
+            "that needs no key)"
+        ) from None
 
     async def send(body: dict[str, Any]) -> Any:
         return await openai.chat.completions.create(**body)

@@ -7,15 +7,26 @@ tool_result blocks of the next user turn (spec section 1.2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import chat_writing, common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
+from agent_as_model.adapters.dialects.writing import (
+    Said,
+    Unit,
+    Writing,
+    arguments_text,
+    read_text_result,
+    text_parts,
+)
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Completion, OutputContract, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+
+if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
+    import random
 
 NAME = "chat_complete"
 DESCRIPTION = (
@@ -354,6 +365,36 @@ def _describe(completion: Completion) -> dict[str, Any]:
     return common.result_meta(completion, "finish_reason", _FINISH)
 
 
+# The caller's side, for the fuzzer, the property tests and the soak (`Writing`, writing.py).
+# How a Chat Completions caller writes a conversation as `messages` (`chat_complete`'s `Writing`).
+#
+# Each message keeps its role; an assistant turn that called tools is one message with
+# `tool_calls` (its `content` null or `""` when it has no text), and each result a `tool` message.
+
+
+def write_request(units: Sequence[Unit], vary: random.Random | None = None) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = []
+    for unit in units:
+        if isinstance(unit, Said):
+            messages.append({"role": unit.role, "content": text_parts(unit.text, vary)})
+            continue
+        empty = vary.choice((None, "")) if vary is not None else None
+        calls = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": arguments_text(c.input, vary)},
+            }
+            for c in unit.calls
+        ]
+        messages.append({"role": "assistant", "content": unit.text or empty, "tool_calls": calls})
+        messages += [{"role": "tool", "tool_call_id": ident, "content": text} for ident, text in unit.results]
+    return {"messages": messages}
+
+
+WRITING = Writing(write_request, read_text_result, roles=("system", "developer", "user", "assistant"))
+
+
 DIALECT = Dialect(
     NAME=NAME,
     DESCRIPTION=DESCRIPTION,
@@ -392,5 +433,5 @@ DIALECT = Dialect(
         tools_schema=_TOOLS_SCHEMA,
         choice_schema=_CHOICE_SCHEMA,
     ),
-    writing=chat_writing.WRITING,
+    writing=WRITING,
 )
