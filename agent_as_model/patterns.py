@@ -76,7 +76,7 @@ _BUDGET: ContextVar[_Budget | None] = ContextVar("schema_budget", default=None)
 
 
 # `regex` is imported on the first pattern, as jsonschema is on the first schema: start-up does
-# not pay for either (about 9 ms of imports for `regex`).
+# not pay for either (benchmarks/README.md, "Figures the code cites").
 @functools.lru_cache(maxsize=512)
 def _compiled(pattern: str) -> Any:
     import regex

@@ -292,15 +292,13 @@ def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenW
         plan = BrokenWork((), "validate", CallError, "reject")
         return new_record(tool, INVALID_ARGUMENTS[tool]), ANSWER, plan
     if broken == "build":
-        plan = BrokenWork(("validate", "route"), "build", MissingCapability, "reject")
+        plan = BrokenWork(("validate",), "build", MissingCapability, "reject")
         return new_record(tool, sampling=False), ANSWER, plan
     if broken == "interpret":
-        plan = BrokenWork(
-            ("validate", "route", "build", "dispatch", "answer"), "interpret", CallError, "violate"
-        )
+        plan = BrokenWork(("validate", "build", "dispatch", "answer"), "interpret", CallError, "violate")
         return new_record(tool), text_answer(role="user"), plan
     plan = BrokenWork(
-        ("validate", "route", "build", "dispatch", "answer", "interpret"), "commit", RuntimeError, "fault"
+        ("validate", "build", "dispatch", "answer", "interpret"), "commit", RuntimeError, "fault"
     )
     return new_record("generate", dialect=FAULTY_RENDER), ANSWER, plan
 

@@ -27,7 +27,6 @@ from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.route import route_call
 from agent_as_model.states.validate import checks_caller_schemas, validate_call
 
 Work = Callable[..., None]
@@ -87,8 +86,7 @@ TABLE = Table(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
         State("received", NOTHING_SENT, then="validate", off_loop=checks_caller_schemas),
-        State("validated", NOTHING_SENT, then="route"),
-        State("routed", NOTHING_SENT, then="build"),
+        State("validated", NOTHING_SENT, then="build"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
         State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),
@@ -103,9 +101,9 @@ TABLE = Table(
     transitions=(
         # Transition(trigger, source(s), dest, work, guard)
         Transition("validate", "received", "validated", validate_call),
-        # who serves the call: chosen from the parsed request (the era, the operator's provider)
-        Transition("route", "validated", "routed", route_call),
-        Transition("build", "routed", "payload_ready", build_payload_for),
+        # who serves the call, chosen from the parsed request (the era, the operator's provider),
+        # then what it is sent
+        Transition("build", "validated", "payload_ready", build_payload_for),
         Transition("dispatch", "payload_ready", "awaiting_host"),
         # the backend: the legacy era always answers; the modern era answers on a bound retry
         Transition("answer", "awaiting_host", "answered", take_answer),
@@ -116,12 +114,12 @@ TABLE = Table(
         Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
         Transition("commit", "interpreted", "committed", commit_result),
         # ways out: a caller error before anything was sent, a host contract violation after
-        Transition("reject", ("received", "validated", "routed", "payload_ready"), "rejected"),
+        Transition("reject", ("received", "validated", "payload_ready"), "rejected"),
         Transition("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
         # an internal fault in any live state (a bug of ours: logged, never shown to the client)
         Transition(
             "fault",
-            ("received", "validated", "routed", "payload_ready", "awaiting_host", "answered", "interpreted"),
+            ("received", "validated", "payload_ready", "awaiting_host", "answered", "interpreted"),
             "faulted",
         ),
     ),

@@ -1,4 +1,12 @@
-"""routed -> payload_ready: the neutral request becomes one sampling/createMessage payload.
+"""validated -> payload_ready: who serves the call, then the one sampling/createMessage payload.
+
+The call's router (`adapters/backends/router.py`) chooses from the parsed request (its `backend`,
+`model` and `tools`), what the host declared and the operator's provider; a call that asked for
+what this server cannot give (`backend: "provider"` with none configured, a model the provider
+may not use) is refused there, with its path, before anything is sent. The route also says
+whether this request is a proven retry (`Route.proven`). Routing is the first thing build does
+rather than a step of its own: a state the call only passes through costs every request a turn
+of the driver (benchmarks/README.md, "The call machine").
 
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
 it in an InputRequiredResult.
@@ -56,7 +64,7 @@ STRUCTURED_DESCRIPTION = (
 
 
 def build_payload_for(record: CallRecord) -> None:
-    route = record.route
+    route = record.route = record.router.route(record.request)
     # A proven retry's conversation passed these checks on an earlier round, and is bound to it
     # (`Route.proven`): checking it again proves nothing new.
     if not route.proven:

@@ -70,7 +70,7 @@ class CallRecord:
     def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], router: Router) -> None:
         self.dialect = dialect
         self.arguments = arguments
-        # Chooses who serves this call from its parsed request (the `route` step). A `Route` is
+        # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router
         self.state = "received"  # owned by the machine: only engine.machine.fire changes it

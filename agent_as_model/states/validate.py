@@ -38,11 +38,11 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     """Whether validating this call may check a caller's JSON Schema: an argument beyond the plain
     body (the conversation and its limits) whose value is an object or an array can carry one (an
     output contract, tool definitions, a persona, a product's config). Patterns are matched in
-    bounded time, but checking a schema costs in proportion to its size (a 450 KiB one, about 2 s),
-    so the driver then validates off the event loop, where it cannot hold up other requests. A
-    plain body, and one whose extras are scalars (a cursor, a stop word, a hint), carries no schema
-    and stays on the loop: a thread hop costs a call about 250k instructions (bench_calls, the
-    20-turn chain)."""
+    bounded time, but checking a schema costs in proportion to its size, so the driver then
+    validates off the event loop, where it cannot hold up other requests. A plain body, and one
+    whose extras are scalars (a cursor, a stop word, a hint), carries no schema and stays on the
+    loop, because a thread hop has a cost of its own (both figures: benchmarks/README.md, "Figures
+    the code cites")."""
     plain = record.dialect.body.plain
     return any(isinstance(value, dict | list) for key, value in record.arguments.items() if key not in plain)
 

@@ -37,7 +37,7 @@ def is_modern(protocol_version: str | None) -> bool:
 class CallRouter:
     """The router of one tools/call request: what the request's protocol context says (era, the
     host's capabilities, a retry's state and answers) and the operator's provider, if any. The
-    machine's `route` step hands it the parsed request (`states/route.py`)."""
+    machine's build step hands it the parsed request (`states/build.py`)."""
 
     __slots__ = ("_ctx", "_params", "_provider", "_limits")
 

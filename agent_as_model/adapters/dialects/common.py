@@ -21,7 +21,6 @@ from agent_as_model.errors import caller_error
 from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL, BackendChoice, Completion, Request
 
 __all__ = [
-    "DEFAULT_MODEL",
     "path_of",
     "reject_unknown",
     "require_list",

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS, DEFAULT_MODEL
+from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS
 from agent_as_model.arguments import reject_unknown, require_object, require_string
 from agent_as_model.errors import CallError, caller_error
-from agent_as_model.neutral import Chain, OutputContract, Persona
+from agent_as_model.neutral import DEFAULT_MODEL, Chain, OutputContract, Persona
 from agent_as_model.patterns import SchemaTimeout
 from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
 

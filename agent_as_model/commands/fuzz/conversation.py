@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects.common import DEFAULT_MODEL
 from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import ToolUse
+from agent_as_model.neutral import DEFAULT_MODEL, ToolUse
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,16 @@ from agent_as_model.adapters.dialects.writing import (
 )
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import CallError, caller_error
-from agent_as_model.neutral import Completion, OutputContract, Request, Text, ToolChoice, ToolResult, ToolSpec
+from agent_as_model.neutral import (
+    DEFAULT_MODEL,
+    Completion,
+    OutputContract,
+    Request,
+    Text,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+)
 from agent_as_model.neutral import ToolUse as Call
 from agent_as_model.schemas import check_object_schema
 
@@ -252,7 +261,7 @@ _STOP = options.StopParameter("stopSequences", max_items=5)
 _REQUEST_OBJECT: dict[str, Any] = {
     "contents": None,
     "systemInstruction": None,
-    "model": common.DEFAULT_MODEL,
+    "model": DEFAULT_MODEL,
     "generationConfig": None,
     "tools": None,
     "toolConfig": None,
