@@ -69,9 +69,9 @@ class CallRouter:
 
                 host = self._host(support)
                 fallback = HostThenProvider(host, provider, provider.settings.provider)
-                return Route(fallback, support, _proven(host))
+                return Route(fallback, support, _proven(host), _identity(host))
         host = self._host(support)
-        return Route(host, support, _proven(host))
+        return Route(host, support, _proven(host), _identity(host))
 
     def _host(self, support: SamplingSupport) -> Backend:
         ctx, params = self._ctx, self._params
@@ -83,6 +83,10 @@ class CallRouter:
 def _proven(host: Backend) -> bool:
     # Only a 2026-07-28 round trip carries rounds across requests, so only it can prove a retry.
     return isinstance(host, ModernRoundTrip) and host.proven
+
+
+def _identity(host: Backend) -> str | None:
+    return host.identity if isinstance(host, ModernRoundTrip) else None
 
 
 def _no_provider() -> CallError:
