@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_as_model.adapters.store import StoreSettings, open_store
+from agent_as_model.adapters.store import DEFAULT_TTL, StoreSettings, open_store
+from agent_as_model.adapters.store.redis import PREFIX
 from agent_as_model.server import STATE_KEY_ENV, build_server
 from tests import http_servers
 from tests.http_servers import free_port, http_client
@@ -85,6 +86,13 @@ async def test_a_chain_on_redis_in_process(era: str, redis_url: str) -> None:
     assert said(host.seen[1])[:2] == [("user", "I am Ada, passport XK-4471."), ("assistant", "Hello Ada.")]
     raw = await store.store.get(first["id"])  # what a Redis dump holds: sealed bytes
     assert raw is not None and b"XK-4471" not in raw and b"Ada" not in raw
+    # Redis itself forgets it: the key carries the store's lifetime (30 days by default).
+    import redis.asyncio
+
+    reader = redis.asyncio.from_url(redis_url)
+    lifetime = await reader.pttl(PREFIX + first["id"])
+    await reader.aclose()
+    assert 0 < lifetime <= DEFAULT_TTL * 1000
     await store.aclose()
 
 

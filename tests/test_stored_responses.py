@@ -265,3 +265,22 @@ def _rows(path: Path) -> int:
     with sqlite3.connect(path) as db:
         count: int = db.execute("SELECT count(*) FROM responses").fetchone()[0]
     return count
+
+
+async def test_continued_with_store_false_reads_the_chain_and_keeps_nothing(
+    era: str, store: SealedStore
+) -> None:
+    host = ScriptedHost("one", "two")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "a"}))
+        second = body(
+            await client.call_tool(
+                "responses_create", {"input": "b", "previous_response_id": first["id"], "store": False}
+            )
+        )
+        got = await client.call_tool("responses_retrieve", {"response_id": second["id"]})
+        bad = await client.call_tool("responses_create", {"input": "c", "store": "yes"})
+    assert said(host.seen[1]) == [("user", "a"), ("assistant", "one"), ("user", "b")]
+    assert second["previous_response_id"] == first["id"]
+    assert got.is_error and "no stored response" in got.content[0].text
+    assert bad.is_error and "store: expected a boolean" in bad.content[0].text and host.asked == 2

@@ -12,7 +12,7 @@ around the call (`engine/keeping.py`), and only when the operator configured a s
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from agent_as_model import cursors
@@ -129,17 +129,21 @@ DELETE = StaticTool(
 )
 
 
-class Storage(NamedTuple):
-    """A product that keeps responses, as its `Dialect` declares it (only Responses does)."""
+Stored = Mapping[str, Any]
 
-    plan: Any = plan
-    resolve: Any = resolve
-    keep: Any = keep
-    stamp: Any = stamp
-    retrieved: Any = retrieved
-    deleted: Any = deleted
-    response_id: Any = response_id
-    tools: tuple[StaticTool, ...] = (RETRIEVE, DELETE)
+
+class Storage(NamedTuple):
+    """A product that keeps responses, as its `Dialect` declares it (only Responses does): each
+    field one of the pure steps above, and its retrieve and delete tools (in that order)."""
+
+    plan: Callable[[Stored], Keep | None] = plan
+    resolve: Callable[[Stored, Stored], dict[str, Any]] = resolve
+    keep: Callable[[Stored, Stored], dict[str, Any]] = keep
+    stamp: Callable[[Stored, "str | None", "str | None"], dict[str, Any]] = stamp
+    retrieved: Callable[[Stored], dict[str, Any]] = retrieved
+    deleted: Callable[[str], dict[str, Any]] = deleted
+    response_id: Callable[[Stored], str] = response_id
+    tools: tuple[StaticTool, StaticTool] = (RETRIEVE, DELETE)
 
 
 STORAGE = Storage()
