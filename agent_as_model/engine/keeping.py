@@ -68,13 +68,20 @@ async def drive_kept(
         raise StoreUnavailable(f"{keeper.where}: {response['id']} was kept and is gone")
     except (StoreUnavailable, Unreadable) as err:
         log.warning("%s: %s was not stored: %s", tool, response["id"], err)
-        kept = _with(result, response)
-        add_warning(
-            kept,
-            f"this response was not stored (the store {err}): it cannot be retrieved, and a call "
-            f"continuing it with previous_response_id {response['id']} will be refused",
-        )
-        return kept
+        return _unkept(result, response, f"the store {err}")
+    except Exception:  # our bug: the answer is still the caller's, the traceback the log's
+        log.exception("%s: %s was not stored", tool, response["id"])
+        return _unkept(result, response, "an internal error, see the server's log")
+
+
+def _unkept(result: CallToolResult, response: dict[str, Any], why: str) -> CallToolResult:
+    kept = _with(result, response)
+    add_warning(
+        kept,
+        f"this response was not stored ({why}): it cannot be retrieved, and a call continuing it "
+        f"with previous_response_id {response['id']} will be refused",
+    )
+    return kept
 
 
 async def answer_stored_tool(

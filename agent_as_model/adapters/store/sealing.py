@@ -28,7 +28,8 @@ from agent_as_model.adapters.store.base import Store
 VERSION = b"\x01"
 NONCE_BYTES = 12
 _INFO = b"agent-as-model stored responses v1"
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# ASCII (the default): a lone surrogate in a caller's text still encodes.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 class Unreadable(Exception):
@@ -57,7 +58,7 @@ class SealedStore:
 
     def seal(self, ident: str, value: dict[str, Any]) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
-        plain = _COMPACT.encode(value).encode("utf-8")
+        plain = _COMPACT.encode(value).encode("ascii")
         return VERSION + nonce + self._aead.encrypt(nonce, plain, ident.encode("utf-8"))
 
     def unseal(self, ident: str, sealed: bytes) -> dict[str, Any]:
