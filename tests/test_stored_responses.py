@@ -189,12 +189,31 @@ async def test_a_caller_error_in_a_continued_call_names_the_callers_path(
     assert bad.is_error and "input[0].role" in bad.content[0].text and host.asked == 1
 
 
-async def test_cursor_chains_stay_stateless_with_a_store(era: str, store: SealedStore) -> None:
-    async with connect(era, ScriptedHost("ans"), server=build_server(store=store)) as client:
+async def test_cursor_chains_stay_stateless_with_a_store(
+    era: str, store: SealedStore, tmp_path: Path
+) -> None:
+    host = ScriptedHost("ans", "again")
+    async with connect(era, host, server=build_server(store=store)) as client:
         started = body(await client.call_tool("responses_create", {"input": "q", "previous_response_id": ""}))
-        retrieved = await client.call_tool("responses_retrieve", {"response_id": RESP})
-    assert started["id"].startswith("cur_")
+        continued = body(
+            await client.call_tool(
+                "responses_create",
+                {
+                    # a cursor chain passes its history back; the server keeps none
+                    "input": [
+                        {"role": "user", "content": "q"},
+                        {"role": "assistant", "content": "ans"},
+                        {"role": "user", "content": "more"},
+                    ],
+                    "previous_response_id": started["id"],
+                },
+            )
+        )
+        retrieved = await client.call_tool("responses_retrieve", {"response_id": started["id"]})
+    assert started["id"].startswith("cur_") and continued["id"].startswith("cur_")
+    assert said(host.seen[1]) == [("user", "q"), ("assistant", "ans"), ("user", "more")]
     assert retrieved.is_error
+    assert _rows(tmp_path / "responses.db") == 0  # the cursor chain kept nothing in the store
 
 
 async def test_retrieve_and_delete(era: str, store: SealedStore) -> None:
@@ -225,15 +244,18 @@ async def test_without_a_store_the_tools_are_not_listed(era: str) -> None:
 async def test_an_expired_response_is_gone(era: str, tmp_path: Path) -> None:
     # A lifetime shorter than one call: expired by the time anything reads it.
     store = sqlite_store(tmp_path / "r.db", ttl=1e-9)
-    host = ScriptedHost("short-lived")
+    host = ScriptedHost("short-lived", "later")
     async with connect(era, host, server=build_server(store=store)) as client:
         made = body(await client.call_tool("responses_create", {"input": "q"}))
         got = await client.call_tool("responses_retrieve", {"response_id": made["id"]})
         continued = await client.call_tool(
             "responses_create", {"input": "q", "previous_response_id": made["id"]}
         )
-    assert got.is_error and continued.is_error and host.asked == 1
+        assert _keys(tmp_path / "r.db") == [made["id"]]  # expired, still in the file
+        later = body(await client.call_tool("responses_create", {"input": "later"}))
+    assert got.is_error and continued.is_error and host.asked == 2
     assert "expired" in continued.content[0].text
+    assert _keys(tmp_path / "r.db") == [later["id"]]  # the next write removed the expired row
 
 
 async def test_a_repeated_retry_stores_once(store: SealedStore, tmp_path: Path) -> None:
@@ -262,9 +284,13 @@ async def test_a_repeated_retry_stores_once(store: SealedStore, tmp_path: Path) 
 
 
 def _rows(path: Path) -> int:
+    return len(_keys(path))
+
+
+def _keys(path: Path) -> list[str]:
+    """The keys in the file, expired or not (the store never returns an expired one)."""
     with sqlite3.connect(path) as db:
-        count: int = db.execute("SELECT count(*) FROM responses").fetchone()[0]
-    return count
+        return [key for (key,) in db.execute("SELECT key FROM responses")]
 
 
 async def test_continued_with_store_false_reads_the_chain_and_keeps_nothing(
