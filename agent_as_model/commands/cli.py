@@ -290,15 +290,21 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
         sys.stderr.write(STDIO_BANNER)
         sys.stderr.flush()
-    anyio.run(serve_stdio, server, limits)
+    anyio.run(serve_stdio, server, limits, kept)
     return 0
 
 
-async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS, store: Any = None) -> None:
+    """Serve until the host closes stdin, then close the store (SQLite then folds its
+    write-ahead log back into the file and removes it)."""
     from agent_as_model.commands import stdio
 
     freeze_heap()
-    await stdio.serve_stdio(server, max_frame=limits.max_frame)
+    try:
+        await stdio.serve_stdio(server, max_frame=limits.max_frame)
+    finally:
+        if store is not None:
+            await store.aclose()
 
 
 def freeze_heap() -> None:

@@ -301,6 +301,27 @@ async def _healthz(request: Request) -> Response:
     return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
 
 
+class ClosesStore:
+    """Closes the worker's response store when uvicorn shuts the worker down (the ASGI lifespan's
+    shutdown), after the app's own shutdown and before uvicorn is told it is complete."""
+
+    def __init__(self, app: ASGIApp, store: Any) -> None:
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def closing_send(message: Any) -> None:
+            if message["type"] in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+                await self.store.aclose()
+            await send(message)
+
+        await self.app(scope, receive, closing_send)
+
+
 def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
@@ -346,10 +367,10 @@ def app_from_environment() -> ASGIApp:
     from agent_as_model.server import open_store
 
     store = store_settings(SimpleNamespace(error=usage_error), SimpleNamespace())
-    server = build_server(
-        provider=provider, limits=limits, store=None if store is None else open_store(store)
-    )
-    return build_app(HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV)), server)
+    kept = None if store is None else open_store(store)  # once per worker, at its start-up
+    server = build_server(provider=provider, limits=limits, store=kept)
+    app = build_app(HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV)), server)
+    return app if kept is None else ClosesStore(app, kept)
 
 
 # Where `serve` leaves the provider settings and the limits for the worker processes (no key:

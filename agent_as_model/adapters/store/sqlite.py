@@ -2,9 +2,10 @@
 
 WAL mode, so readers never wait for the writer and a process killed mid-write leaves the file
 readable (the write-ahead log is replayed or discarded whole on the next open). Every database
-call runs in a worker thread (`anyio.to_thread`), never on the event loop; one connection, used
-by one thread at a time. The file is created readable and writable by its owner only (SQLite
-gives its -wal and -shm files the same permissions). Expired rows are never returned, and each
+call, closing included, runs in a worker thread (`anyio.to_thread`), never on the event loop; one
+connection, used by one thread at a time (under a lock, reading a cursor too). The file is created
+readable and writable by its owner only (SQLite gives its -wal and -shm files the same
+permissions). Expired rows are never returned, and each
 write first deletes the rows that have expired (an index on `expires` keeps that cheap).
 """
 
@@ -14,6 +15,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import anyio.to_thread
 
@@ -22,6 +25,7 @@ from agent_as_model.errors import StartupError
 
 # How long a call waits for another process's write lock (several `--workers` share one file).
 BUSY_TIMEOUT = 5.0
+_T = TypeVar("_T")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, expires REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires)",
@@ -56,13 +60,18 @@ class SqliteStore:
         return await anyio.to_thread.run_sync(self._delete, key)
 
     async def aclose(self) -> None:
+        await anyio.to_thread.run_sync(self._close)
+
+    def _close(self) -> None:
         with self._lock:
             self._db.close()
 
     def _get(self, key: str) -> bytes | None:
         row = self._run(
-            "SELECT value FROM responses WHERE key = ? AND expires > ?", (key, time.time())
-        ).fetchone()
+            "SELECT value FROM responses WHERE key = ? AND expires > ?",
+            (key, time.time()),
+            lambda cursor: cursor.fetchone(),
+        )
         return None if row is None else bytes(row[0])
 
     def _add(self, key: str, value: bytes, ttl: float) -> bool:
@@ -85,13 +94,19 @@ class SqliteStore:
         return added == 1
 
     def _delete(self, key: str) -> bool:
-        cursor = self._run("DELETE FROM responses WHERE key = ? AND expires > ?", (key, time.time()))
-        return cursor.rowcount > 0
+        deleted: int = self._run(
+            "DELETE FROM responses WHERE key = ? AND expires > ?",
+            (key, time.time()),
+            lambda cursor: cursor.rowcount,
+        )
+        return deleted > 0
 
-    def _run(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
+    def _run(self, sql: str, params: tuple[object, ...], read: Callable[[sqlite3.Cursor], _T]) -> _T:
+        """`sql`, then `read` of its cursor, both under the lock: the one connection is never
+        touched by two threads at once (a cursor reads through its connection)."""
         with self._lock:
             try:
-                return self._db.execute(sql, params)
+                return read(self._db.execute(sql, params))
             except sqlite3.Error as err:
                 raise StoreUnavailable(f"{self.where}: {err}") from None
 
