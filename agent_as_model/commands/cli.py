@@ -268,8 +268,10 @@ def _run(
             except ProviderUnavailable as err:
                 return _startup_failed(err)
         if store is not None:  # a store that cannot be opened is found here, not in each worker
+            from agent_as_model.commands.store_options import warn_without_state_key
             from agent_as_model.server import open_store
 
+            warn_without_state_key()  # before serve makes a key for its workers: it dies with them
             anyio.run(open_store(store).aclose)
         return http_serve.serve(http_settings, settings, limits_of(args), store)
     if getattr(args, "record", None):
@@ -285,6 +287,10 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
     try:
         kept = None if store is None else open_store(store)
         server = build_server(provider=settings, limits=limits, store=kept)
+        if kept is not None:
+            from agent_as_model.commands.store_options import warn_without_state_key
+
+            warn_without_state_key()
     except (ProviderUnavailable, StartupError) as err:  # StartupError: a bad sealing key
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung

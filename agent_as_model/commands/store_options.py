@@ -4,6 +4,7 @@ keeps nothing). The URL's form is checked here; the store itself is opened by `s
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Mapping
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     import argparse
 
     from agent_as_model.adapters.store import StoreSettings
+
+log = logging.getLogger("agent_as_model.store")
 
 ENV = {"store": "AGENT_AS_MODEL_STORE", "store_ttl": "AGENT_AS_MODEL_STORE_TTL"}
 # A duration's unit suffixes, in seconds; a bare number is seconds.
@@ -83,3 +86,20 @@ def parse_duration(parser: UsageErrors, text: str) -> float:
 def to_env(settings: StoreSettings) -> dict[str, str]:
     """The settings as the environment variables a worker process reads back."""
     return {ENV["store"]: settings.url, ENV["store_ttl"]: repr(settings.ttl)}
+
+
+def warn_without_state_key(env: Mapping[str, str] | None = None) -> None:
+    """With a store but no state key, values are sealed with a key made for this process: the
+    store keeps them, but no later process can open them. Say so once, at start-up (stderr)."""
+    from agent_as_model.server import STATE_KEY_ENV
+
+    env = os.environ if env is None else env
+    if not env.get(STATE_KEY_ENV):
+        log.warning(
+            "--store is set but %s is not: stored responses are sealed with a key made for this "
+            "process, so after a restart (over stdio, each new host session) the store still holds "
+            "them but they cannot be opened. Set %s (python3 -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))') to keep them across restarts",
+            STATE_KEY_ENV,
+            STATE_KEY_ENV,
+        )
