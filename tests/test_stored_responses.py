@@ -44,6 +44,24 @@ async def test_without_a_store_a_lost_history_is_said(era: str) -> None:
     assert RESP in warning and "stores no responses" in warning and "only this call's input" in warning
 
 
+@pytest.mark.parametrize("with_store", [False, True])
+async def test_another_tool_taking_previous_response_id_warns_too(
+    era: str, with_store: bool, tmp_path: Path
+) -> None:
+    """chat_complete takes previous_response_id as every completion tool does; it stores nothing,
+    with or without a store (only responses_create is kept), so a resp_ id there warns alike."""
+    server = build_server(store=sqlite_store(tmp_path / "r.db")) if with_store else None
+    host = ScriptedHost("I do not know your name.")
+    async with connect(era, host, server=server) as client:
+        result = await client.call_tool(
+            "chat_complete",
+            {"messages": [{"role": "user", "content": "What is my name?"}], "previous_response_id": RESP},
+        )
+    assert not result.is_error and host.asked == 1
+    (warning,) = warnings_of(result)
+    assert RESP in warning and "stores no responses" in warning and "only this" in warning
+
+
 async def test_without_a_store_a_history_passed_back_has_no_warning(era: str) -> None:
     history = [
         {"role": "user", "content": "I am Ada."},
