@@ -17,10 +17,12 @@ Why it measures what it measures:
   passed-back call is linear in its history: the dialect reads every item, the payload carries
   them); a ratio that climbs would mean the store adds more than linear work.
 * The method is `bench_calls.py`'s: the installed command over stdio, the server child's CPU from
-  `/proc/<pid>/task/*/schedstat`, warm-up calls first, several repeats alternating the servers'
-  order, the minimum over repeats as the reading (noise only adds time), client and server pinned
-  to different CPUs when there are two. On 2026-07-28 a call is two requests and the store is read
-  on each (the chain is resolved before round one, and again on the retry).
+  `/proc/<pid>/task/*/schedstat` (here counted thread by thread, so a worker thread that anyio
+  stops during a measured call cannot make a reading negative), warm-up calls first, several
+  repeats alternating the servers' order, the minimum over repeats as the reading (noise only adds
+  time), client and server pinned to different CPUs when there are two. On 2026-07-28 a call is
+  two requests and the store is read on each (the chain is resolved before round one, and again
+  on the retry).
 * Redis runs as a real `redis-server` on a free port of 127.0.0.1 (skipped, and said, when the
   binary is absent; a server that never answers its ping stops the run). Its figures are, like
   every figure here, the agent-as-model server's own CPU: the client side of each Redis command
@@ -34,6 +36,7 @@ Run from the repository root: `python benchmarks/bench_store.py` (`make bench-st
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -48,7 +51,7 @@ import anyio
 from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_calls import ERAS, ServerSpec, connect, cpu_ns, format_table, pinned_cpu_meter  # noqa: E402
+from bench_calls import ERAS, ServerSpec, connect, format_table, pinned_cpu_meter  # noqa: E402
 
 TOOL = "responses_create"
 COMMAND = str(Path(sys.executable).parent / "agent-as-model")
@@ -98,6 +101,25 @@ def redis_server() -> Iterator[str | None]:
         process.wait()
 
 
+def cpu_by_thread(pid: int) -> dict[str, int]:
+    """Time on CPU of each thread of `pid`, in nanoseconds (the first field of its schedstat)."""
+    spent: dict[str, int] = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as schedstat:
+                spent[task] = int(schedstat.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that ended between the listing and the read
+    return spent
+
+
+def since(pid: int, before: dict[str, int]) -> int:
+    """CPU spent by `pid` since `before`, thread by thread. A thread that ended meanwhile (anyio
+    stops worker threads idle for 10 s, on a later call) takes its time with it: a plain sum
+    over the threads would then go down, so each thread alive now counts from where it was."""
+    return sum(ns - before.get(task, 0) for task, ns in cpu_by_thread(pid).items())
+
+
 async def _call(client: Client, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(TOOL, arguments)
     if result.is_error or result.structured_content is None:
@@ -107,10 +129,10 @@ async def _call(client: Client, arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def plain_cost(client: Client, pid: int, calls: int) -> float:
     """Server CPU per plain call, in µs."""
-    started = cpu_ns(pid)
+    started = cpu_by_thread(pid)
     for _ in range(calls):
         await _call(client, {"input": "Name one prime number."})
-    return (cpu_ns(pid) - started) / calls / 1e3
+    return since(pid, started) / calls / 1e3
 
 
 async def chain_costs(client: Client, pid: int, turns: int, stored: bool) -> list[float]:
@@ -126,9 +148,9 @@ async def chain_costs(client: Client, pid: int, turns: int, stored: bool) -> lis
                 arguments["previous_response_id"] = previous
         else:
             arguments = {"input": [*history, said], "store": False}
-        started = cpu_ns(pid)
+        started = cpu_by_thread(pid)
         response = await _call(client, arguments)
-        costs.append((cpu_ns(pid) - started) / 1e3)
+        costs.append(since(pid, started) / 1e3)
         previous = response["id"]
         history += [said, {"role": "assistant", "content": response["output"][0]["content"][0]["text"]}]
     return costs
