@@ -90,7 +90,8 @@ class ProviderModule(Protocol):
     # The name, in the SDK, of the class every error it raises derives from.
     ERROR_BASE: str
     # The environment variable the SDK reads its key from (the only place a key comes from);
-    # `serve --help` and docs/providers.md name it.
+    # `serve --help` and docs/providers.md name it. A module may also declare `KEY_HINT`, words
+    # the missing-key error adds after the variable's name (read with a default: it is optional).
     KEY_VARIABLE: str
 
     def client(self, sdk: ModuleType, settings: ProviderSettings) -> Send:
@@ -135,7 +136,8 @@ class SdkApi:
             self._send = module.client(sdk, settings)
         except self._error_base as err:
             raise ProviderUnavailable(
-                f"--provider {name}: {first_line(err)} (set {module.KEY_VARIABLE})"
+                f"--provider {name}: {first_line(err)} "
+                f"(set {module.KEY_VARIABLE}{getattr(module, 'KEY_HINT', '')})"
             ) from None
 
     def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
