@@ -33,7 +33,9 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
             if state.exchange:
                 # The route chosen before this state serves; the payload is None only on a proven
                 # route (see Route.proven).
-                backend = record.route.backend
+                route = record.route
+                assert route is not None  # build, before every exchange, routed the call
+                backend = route.backend
                 outcome = await backend.exchange(record.built_payload, record.round_no, record.findings)
                 if isinstance(outcome, Suspension):
                     fire(record, "suspend")

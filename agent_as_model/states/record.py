@@ -59,7 +59,7 @@ class CallRecord:
         "round_no",
         "findings",
         "judged",
-        "_route",
+        "route",
         "_request",
         "_payload",
         "_host_answer",
@@ -82,7 +82,9 @@ class CallRecord:
         # answer: set when the backend replayed an answer an earlier request already judged
         # (`Replayed`): interpret raises this finding instead of checking the answer again.
         self.judged: CallError | None = None
-        self._route: Route | None = None
+        # build, first: who serves the call (None before: nothing can have been sent). A plain
+        # field, not a checked one: the driver reads it on every round, and `backend` says None.
+        self.route: Route | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
@@ -94,25 +96,9 @@ class CallRecord:
         return self.dialect.NAME
 
     @property
-    def route(self) -> Route:  # route
-        return _filled(self._route, "route", "route")
-
-    @route.setter
-    def route(self, route: Route) -> None:
-        self._route = route
-
-    @property
-    def proven(self) -> bool:
-        """The route says this request is a proven retry (`Route.proven`): an earlier round of
-        this very request validated it and built its payload, and the backend holds the host's
-        answer bound to that payload. Then build skips the checks that would prove nothing new
-        (tool-turn order, the cursor) and leaves the payload unbuilt until a repair needs it."""
-        return self.route.proven
-
-    @property
     def backend(self) -> Backend | None:
         """Who serves the call, once routed (None before: nothing can have been sent)."""
-        route = self._route
+        route = self.route
         return None if route is None else route.backend
 
     @property

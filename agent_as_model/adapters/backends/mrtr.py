@@ -111,8 +111,9 @@ class ModernRoundTrip:
                 self._server,
                 self._answers[:round_no],
                 # What each of those answers broke (the repair it led to), sealed with them so the
-                # retry does not check an earlier answer again: repairs stay linear.
-                [_finding(err) for err in findings[:round_no]],
+                # retry does not check an earlier answer again: repairs stay linear. (Round one,
+                # the common call, has none: no comprehension is run for it.)
+                [_finding(err) for err in findings[:round_no]] if round_no else [],
             )
         )
 

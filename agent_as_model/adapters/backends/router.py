@@ -67,22 +67,20 @@ class CallRouter:
             if provider.settings.on_host_error:
                 from agent_as_model.adapters.backends.fallback import HostThenProvider
 
-                host = self._host(support)
+                host, proven = self._host(support)
                 fallback = HostThenProvider(host, provider, provider.settings.provider)
-                return Route(fallback, support, _proven(host))
-        host = self._host(support)
-        return Route(host, support, _proven(host))
+                return Route(fallback, support, proven)
+        host, proven = self._host(support)
+        return Route(host, support, proven)
 
-    def _host(self, support: SamplingSupport) -> Backend:
+    def _host(self, support: SamplingSupport) -> tuple[Backend, bool]:
+        """The host's backend for this request's era, and whether it proves the request a retry
+        (only a 2026-07-28 round trip carries rounds across requests, so only it can)."""
         ctx, params = self._ctx, self._params
         if is_modern(ctx.protocol_version):
-            return ModernRoundTrip(params.request_state, params.input_responses, support)
-        return LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
-
-
-def _proven(host: Backend) -> bool:
-    # Only a 2026-07-28 round trip carries rounds across requests, so only it can prove a retry.
-    return isinstance(host, ModernRoundTrip) and host.proven
+            modern = ModernRoundTrip(params.request_state, params.input_responses, support)
+            return modern, modern.proven
+        return LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params)), False
 
 
 def _no_provider() -> CallError:
