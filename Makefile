@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile soak clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile bench-store soak clean
 
 install: $(STAMP)
 
@@ -64,6 +64,11 @@ bench-memory: $(STAMP)
 # issue 13, over stdio, against list_models alone.
 bench-hostile: $(STAMP)
 	$(BIN)/python benchmarks/bench_hostile.py
+
+# What `serve --store` adds per call (SQLite, Redis) against no store, and a 100-turn stored chain
+# against the same history passed back (issue 23).
+bench-store: $(STAMP)
+	$(BIN)/python benchmarks/bench_store.py
 
 # Garbage in, on every tool, on both eras, over stdio (issue 13): 20,000 hypothesis-generated calls
 # counted as ok / clear error / opaque error / hang / dead, with the server's RSS. Not part of `make test`.

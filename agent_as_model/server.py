@@ -25,6 +25,7 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
+from agent_as_model.engine import keeping
 from agent_as_model.engine.driver import drive, error_result
 from agent_as_model.errors import CallError, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -33,6 +34,8 @@ from agent_as_model.states.record import CallRecord
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
+    from agent_as_model.adapters.dialects.responses_storage import Storage
+    from agent_as_model.adapters.store import SealedStore, StoreSettings
 
 SERVER_NAME = "agent-as-model"
 REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
@@ -43,18 +46,35 @@ INSTRUCTIONS = (
     "Completions come from your own model through MCP sampling: declare the sampling capability."
 )
 
-# The listing, made once per set of registered dialects (a test may register one more).
-_listed: tuple[tuple[str, ...], ListToolsResult] | None = None
+# The listing, made once per set of registered dialects (a test may register one more) and
+# whether a store is configured (its tools are listed only then).
+_listed: dict[tuple[tuple[str, ...], bool], ListToolsResult] = {}
 
 
-def _tools() -> ListToolsResult:
-    global _listed
-    names = tuple(DIALECTS)
-    if _listed is None or _listed[0] != names:
+def _tools(stored: bool = False) -> ListToolsResult:
+    key = (tuple(DIALECTS), stored)
+    if key not in _listed:
         listed: list[Dialect | models.StaticTool] = [*DIALECTS.values(), models.LIST_MODELS]
+        if stored:
+            listed += [tool for _, tool in _stored_tools()]
         tools = [Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
-        _listed = (names, ListToolsResult(tools=tools))
-    return _listed[1]
+        if len(_listed) > 4:  # a test registering dialects one after another
+            _listed.clear()
+        _listed[key] = ListToolsResult(tools=tools)
+    return _listed[key]
+
+
+def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
+    """The tools of the dialects that keep responses (responses_retrieve, responses_delete)."""
+    return [(d.storage, tool) for d in DIALECTS.values() if d.storage is not None for tool in d.storage.tools]
+
+
+def open_store(settings: StoreSettings) -> SealedStore:
+    """The operator's store, sealed with a key derived from the state key (or one for this
+    process, as for requestState). A store that cannot be opened is a `StartupError`."""
+    from agent_as_model.adapters.store import open_store as opened
+
+    return opened(settings, os.environ.get(STATE_KEY_ENV) or None)
 
 
 def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurity:
@@ -77,17 +97,23 @@ def build_server(
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    store: SealedStore | None = None,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
     raises `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and
-    replay its exchanges (`serve --record`, `replay`)."""
+    replay its exchanges (`serve --record`, `replay`). `store`: the operator's response store
+    (spec section 13, `open_store`); None, the default, keeps nothing."""
     backend = None
     if provider is not None:
         backend = backends.connect(
             provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted
         )
     listed_models = _models(backend)
+    stored_tools = {tool.NAME: (storage, tool) for storage, tool in _stored_tools()} if store else {}
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
+        return _tools(store is not None)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
@@ -95,17 +121,23 @@ def build_server(
         arguments = params.arguments or {}
         dialect = DIALECTS.get(params.name)
         if dialect is None:
-            return _static_tool(params.name, arguments, listed_models)
+            if params.name in stored_tools and store is not None:
+                storage, tool = stored_tools[params.name]
+                return await keeping.answer_stored_tool(tool, storage, arguments, store)
+            return _static_tool(params.name, arguments, listed_models, list(stored_tools))
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
         # Who serves is the machine's `route` step, from the parsed request.
-        return await drive(CallRecord(dialect, arguments, backends.CallRouter(ctx, params, backend, limits)))
+        router = backends.CallRouter(ctx, params, backend, limits)
+        if store is not None and dialect.storage is not None:
+            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store)
+        return await drive(CallRecord(dialect, arguments, router))
 
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
-        on_list_tools=_list_tools,
+        on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
     security = security or state_security(limits.state_ttl)
@@ -159,10 +191,6 @@ class ExplainStateRefusal:
         )
 
 
-async def _list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
-    return _tools()
-
-
 def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
     """`list_models`: agent-default, and with a provider the other names a call may ask it for."""
     if provider is None:
@@ -178,9 +206,11 @@ def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
     return [default, *extra]
 
 
-def _static_tool(name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]]) -> CallToolResult:
+def _static_tool(
+    name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]], stored: list[str]
+) -> CallToolResult:
     if name != models.NAME:
-        known = ", ".join([*DIALECTS, models.NAME])
+        known = ", ".join([*DIALECTS, models.NAME, *stored])
         return error_result(f"unknown tool '{name}' (tools: {known}). Nothing was sent to the host.")
     try:
         reject_unknown(arguments, ())

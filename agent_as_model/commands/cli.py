@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import argparse
 
     from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.commands.http import HttpSettings
 
 PROG = "agent-as-model"
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     from agent_as_model.commands import http as http_serve
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
+    from agent_as_model.commands.store_options import add_store_options
     from agent_as_model.commands.transcripts import command as transcripts
 
     class Parser(argparse.ArgumentParser):
@@ -99,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     transcripts.add_record_options(serve)
     add_provider_options(serve)
+    add_store_options(serve)
     add_limit_options(serve)
     _HTTP_ONLY[:] = http_serve.add_options(serve)
     tools = ", ".join(DIALECTS)  # the registry's tools: a new dialect shows here by itself
@@ -198,6 +201,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve" and not args.http:
         http_serve.refuse_http_only(parser, given, _HTTP_ONLY)
     transcripts.check_record_options(parser, args)
+    if getattr(args, "record", None):
+        from agent_as_model.commands.store_options import store_configured
+
+        if store_configured(args):
+            # A recording replays against a fresh server: the store's state (the ids it minted,
+            # the chains it read) is not in it, so the replay could not reproduce the calls.
+            parser.error(
+                "--record cannot be used with --store (or AGENT_AS_MODEL_STORE): a replay runs "
+                "without the store, so the calls that read it could not be reproduced"
+            )
     try:
         _configure_logging()
         if args.command in (None, "serve"):
@@ -213,13 +226,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _serve_as_hosts_run_it() -> int:
     """No command and no flag: `serve` over stdio with every default (see the module docstring)."""
     from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.store_options import store_settings
 
     try:
         _configure_logging()
         settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
+        store = store_settings(_NO_PARSER, SimpleNamespace())  # None: no store, nothing kept
     except StartupError as err:
         return _startup_failed(err)
-    return _serve(settings, DEFAULT_LIMITS)  # builds the server at once: a bad key is found there
+    return _serve(settings, DEFAULT_LIMITS, store)  # builds the server at once: a bad key is found there
 
 
 def _run(
@@ -229,6 +244,7 @@ def _run(
     from agent_as_model.commands import http as http_serve
     from agent_as_model.commands.limit_options import limits_of
     from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.store_options import store_settings
     from agent_as_model.commands.transcripts import command as transcripts
 
     if args.command == export_tools.COMMAND:
@@ -242,6 +258,7 @@ def _run(
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    store = store_settings(parser, args)  # None (the default): the server keeps nothing
     if http_settings is not None:
         if settings is not None:
             from agent_as_model.adapters.backends import ProviderUnavailable, connect
@@ -250,19 +267,24 @@ def _run(
                 connect(settings)
             except ProviderUnavailable as err:
                 return _startup_failed(err)
-        return http_serve.serve(http_settings, settings, limits_of(args))
+        if store is not None:  # a store that cannot be opened is found here, not in each worker
+            from agent_as_model.server import open_store
+
+            anyio.run(open_store(store).aclose)
+        return http_serve.serve(http_settings, settings, limits_of(args), store)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
-    return _serve(settings, limits_of(args))
+    return _serve(settings, limits_of(args), store)
 
 
-def _serve(settings: ProviderSettings | None, limits: Limits) -> int:
+def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettings | None = None) -> int:
     """Serve MCP over stdio until the host closes it."""
     from agent_as_model.adapters.backends import ProviderUnavailable
-    from agent_as_model.server import build_server
+    from agent_as_model.server import build_server, open_store
 
     try:
-        server = build_server(provider=settings, limits=limits)
+        kept = None if store is None else open_store(store)
+        server = build_server(provider=settings, limits=limits, store=kept)
     except (ProviderUnavailable, StartupError) as err:  # StartupError: a bad sealing key
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung

@@ -339,7 +339,16 @@ def app_from_environment() -> ASGIApp:
         given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
         provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
     limits = Limits(**json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
-    server = build_server(provider=provider, limits=limits)
+    from types import SimpleNamespace
+
+    from agent_as_model.commands.cli import usage_error
+    from agent_as_model.commands.store_options import store_settings
+    from agent_as_model.server import open_store
+
+    store = store_settings(SimpleNamespace(error=usage_error), SimpleNamespace())
+    server = build_server(
+        provider=provider, limits=limits, store=None if store is None else open_store(store)
+    )
     return build_app(HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV)), server)
 
 
@@ -396,7 +405,7 @@ def check_can_listen(settings: HttpSettings) -> None:
             raise StartupError(f"cannot listen on {where}: {why}") from None
 
 
-def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> int:
+def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None) -> int:
     import sys
 
     import uvicorn
@@ -417,6 +426,10 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None) -> i
         os.environ[LIMITS_ENV] = json.dumps(limits._asdict())
     if settings.auth_token:
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
+    if store is not None:  # the workers read the store's settings from its own variables
+        from agent_as_model.commands.store_options import to_env
+
+        os.environ.update(to_env(store))
     print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(

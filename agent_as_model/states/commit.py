@@ -17,6 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
@@ -45,7 +46,35 @@ def commit_result(record: CallRecord) -> None:
         record.result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
     add_result_meta(record.result, {"backend": source})
+    if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
+        # A product written against the Responses API sends only the new input with the id of the
+        # last response: here nothing was stored, so the host saw this input alone. Say so.
+        add_warning(record.result, history_not_passed(chain.previous))
     log.info("%s: answered by %s", record.tool, source)
+
+
+# The list of warnings in the result metadata: what the caller should know went differently
+# from what its product's own API would have done.
+WARNINGS = "warnings"
+
+
+def history_not_passed(previous: str) -> str:
+    return (
+        f"previous_response_id {previous} is a Responses id, but this server stores no responses "
+        "for this call and the input passed back no earlier assistant turn: the host saw only this "
+        "call's input, not the conversation before it. Pass the earlier turns in the input, or "
+        "call responses_create on a server started with --store (README: Stored responses)"
+    )
+
+
+def _has_assistant_turn(request: Request) -> bool:
+    return any(turn.role == "assistant" for turn in request.turns)
+
+
+def add_warning(result: CallToolResult, warning: str) -> None:
+    """Append `warning` to the result metadata's `warnings`."""
+    meta = (result.meta or {}).get(RESULT_META, {})
+    add_result_meta(result, {WARNINGS: [*meta.get(WARNINGS, ()), warning]})
 
 
 def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:

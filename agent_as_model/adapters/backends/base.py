@@ -119,6 +119,9 @@ class Route(NamedTuple):
     backend: Backend
     support: SamplingSupport
     proven: bool = False
+    # The call's identity across its requests, when a proven retry's state carries one (mrtr.py):
+    # what the call makes from it is the same on a repeated retry. None: this request is the call.
+    identity: str | None = None
 
     def route(self, request: Request) -> "Route":
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import secrets
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -48,6 +50,10 @@ KEY = "completion"
 # 2: the state binds round, host tools and server version (1 bound a digest of the payload); a
 # state of another version is not ours, and the host is asked again.
 STATE_VERSION = 2
+# A call's identity, minted on its first round and sealed in every round's state after: the same
+# call across its requests, so what it makes (a stored response's id) is the same on a repeated
+# retry. Random, so two calls with the same arguments are two calls.
+_IDENTITY = re.compile(r"[0-9a-f]{32}")
 # One compact encoder for every state: `json.dumps(..., separators=...)` builds a new encoder on
 # each call, and a state is written on every round one.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
@@ -74,6 +80,9 @@ class ModernRoundTrip:
         )
         # The router puts this on the call's route: the earlier round's checks and payload hold.
         self.proven = self._binding.why is None
+        # The call's identity, when a proven retry's state carries it (the router puts it on the
+        # route too); a request that asks mints one for its state.
+        self.identity = self._binding.call if self.proven else None
         # The answers of the rounds this request has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
@@ -114,6 +123,7 @@ class ModernRoundTrip:
                 # retry does not check an earlier answer again: repairs stay linear. (Round one,
                 # the common call, has none: no comprehension is run for it.)
                 [_finding(err) for err in findings[:round_no]] if round_no else [],
+                self.identity or secrets.token_hex(16),
             )
         )
 
@@ -125,6 +135,7 @@ def ask(
     server_version: str = __version__,
     answers: list[Any] | None = None,
     repairs: list[dict[str, str]] | None = None,
+    call: str | None = None,
 ) -> InputRequiredResult:
     bound: dict[str, Any] = {
         "v": STATE_VERSION,
@@ -132,6 +143,8 @@ def ask(
         "tools": host_tools,
         "server": server_version,
     }
+    if call is not None:
+        bound["call"] = call
     if answers:
         bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
     if repairs:
@@ -164,6 +177,7 @@ class Binding(NamedTuple):
     round_no: int = -1
     earlier: tuple[CreateMessageResultWithTools, ...] = ()
     findings: tuple[dict[str, str], ...] = ()
+    call: str | None = None  # the call's identity, when the state carries one
 
 
 def _binding(
@@ -186,8 +200,10 @@ def _binding(
         return Binding("the requestState was minted for a host that declared other sampling.tools")
     if KEY not in responses:
         return Binding(f"the retry carried no answer under '{KEY}'")
+    call = bound.get("call")
+    call = call if isinstance(call, str) and _IDENTITY.fullmatch(call) else None
     if not round_no:
-        return Binding(None, round_no)
+        return Binding(None, round_no, call=call)
     # A repair round: the earlier rounds' answers, and what each broke, as sealed.
     recorded = bound.get("answers")
     if not isinstance(recorded, list) or len(recorded) != round_no:
@@ -199,7 +215,7 @@ def _binding(
     found = bound.get("repairs")
     if not _all_findings(found, round_no):
         return Binding("the requestState does not hold what the earlier rounds' answers broke")
-    return Binding(None, round_no, earlier, tuple(found))  # type: ignore[arg-type]  # checked just above
+    return Binding(None, round_no, earlier, tuple(found), call)  # type: ignore[arg-type]  # checked just above
 
 
 def _all_findings(found: object, rounds: int) -> bool:

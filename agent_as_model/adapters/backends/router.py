@@ -67,20 +67,22 @@ class CallRouter:
             if provider.settings.on_host_error:
                 from agent_as_model.adapters.backends.fallback import HostThenProvider
 
-                host, proven = self._host(support)
+                host, proven, identity = self._host(support)
                 fallback = HostThenProvider(host, provider, provider.settings.provider)
-                return Route(fallback, support, proven)
-        host, proven = self._host(support)
-        return Route(host, support, proven)
+                return Route(fallback, support, proven, identity)
+        host, proven, identity = self._host(support)
+        return Route(host, support, proven, identity)
 
-    def _host(self, support: SamplingSupport) -> tuple[Backend, bool]:
-        """The host's backend for this request's era, and whether it proves the request a retry
-        (only a 2026-07-28 round trip carries rounds across requests, so only it can)."""
+    def _host(self, support: SamplingSupport) -> tuple[Backend, bool, str | None]:
+        """The host's backend for this request's era, whether it proves the request a retry, and
+        the call's identity across its requests (only a 2026-07-28 round trip carries rounds
+        across requests, so only it can prove one or carry an identity)."""
         ctx, params = self._ctx, self._params
         if is_modern(ctx.protocol_version):
             modern = ModernRoundTrip(params.request_state, params.input_responses, support)
-            return modern, modern.proven
-        return LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params)), False
+            return modern, modern.proven, modern.identity
+        legacy = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
+        return legacy, False, None
 
 
 def _no_provider() -> CallError:

@@ -14,7 +14,8 @@ other room asks the declaration, never a product name:
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
 - the result is the dialect's `render`;
 - `agent-as-model demo` sends its `EXAMPLE`;
-- `agent-as-model fuzz` and the property tests write requests and read results through `writing`.
+- `agent-as-model fuzz` and the property tests write requests and read results through `writing`;
+- with `serve --store`, the engine keeps its responses as its `storage` says.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
@@ -24,6 +25,7 @@ from typing import Any, NamedTuple
 
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.responses_storage import Storage
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.dialects.writing import Writing
 from agent_as_model.adapters.tools.definitions import ToolShape
@@ -105,6 +107,9 @@ class Dialect(NamedTuple):
     # (writing.py): the fuzzer and the property tests drive the dialect through it. None: it is
     # served, but not fuzzed nor property-tested.
     writing: Writing | None = None
+    # A product whose API keeps responses (`store`, `previous_response_id`: only Responses): what
+    # a server started with `--store` reads and keeps around its calls. None: nothing is stored.
+    storage: Storage | None = None
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options, responses_storage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -563,4 +563,5 @@ DIALECT = Dialect(
         choice_schema=_CHOICE_SCHEMA,
     ),
     writing=WRITING,
+    storage=responses_storage.STORAGE,
 )

@@ -1,0 +1,62 @@
+"""Stored responses (opt-in, `serve --store URL`): the Responses API's `previous_response_id`,
+`responses_retrieve` and `responses_delete`, kept in embedded SQLite or shared Redis.
+
+`StoreSettings` is what the operator chose; `open_store` makes the sealed store it names. Which
+responses are stored and how a chain is resolved is the Responses dialect's (`dialects/
+responses_storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
+"""
+
+# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from typing import NamedTuple
+
+from agent_as_model.adapters.store.base import DEFAULT_TTL, Store, StoreUnavailable
+from agent_as_model.adapters.store.sealing import SealedStore, Unreadable, derive_key
+
+__all__ = [
+    "DEFAULT_TTL",
+    "FORMS",
+    "SealedStore",
+    "Store",
+    "StoreSettings",
+    "StoreUnavailable",
+    "Unreadable",
+    "open_store",
+    "store_kind",
+]
+
+FORMS = "sqlite:PATH, redis://HOST:PORT/DB or rediss://HOST:PORT/DB"
+
+
+class StoreSettings(NamedTuple):
+    url: str
+    ttl: float = DEFAULT_TTL
+
+
+def store_kind(url: str) -> str:
+    """ "sqlite" or "redis"; a ValueError naming the accepted forms otherwise."""
+    if url.startswith("sqlite:") and _sqlite_path(url):
+        return "sqlite"
+    if url.startswith(("redis://", "rediss://")):
+        return "redis"
+    raise ValueError(f"expected {FORMS}, got {url!r}")
+
+
+def _sqlite_path(url: str) -> str:
+    path = url[len("sqlite:") :]
+    # sqlite:///abs/path (the URL form) is sqlite:/abs/path
+    return path[2:] if path.startswith("///") else path
+
+
+def open_store(settings: StoreSettings, secret: str | None) -> SealedStore:
+    """The sealed store `settings` names; `secret` is the state key (None: a key for this process).
+    A store that cannot be opened (a bad path, the redis extra missing) is a `StartupError`."""
+    store: Store
+    if store_kind(settings.url) == "sqlite":
+        from agent_as_model.adapters.store.sqlite import SqliteStore
+
+        store = SqliteStore(_sqlite_path(settings.url))
+    else:
+        from agent_as_model.adapters.store.redis import RedisStore
+
+        store = RedisStore(settings.url)
+    return SealedStore(store, derive_key(secret), settings.ttl)

@@ -1,0 +1,76 @@
+"""The shared store: Redis (`--store redis://HOST:PORT/DB`, or `rediss://` for TLS), for several
+processes or machines behind a load balancer, through the official `redis` client's asyncio API
+(the `[redis]` extra, imported only when configured).
+
+Each value is one key with its own expiry (`SET ... NX PX`), so Redis itself forgets an expired
+response and a second write of the same id never replaces the first. Every failure of the client
+(refused, timed out, an error reply) is a `StoreUnavailable` naming the store, never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from agent_as_model.adapters.store.base import StoreUnavailable
+from agent_as_model.errors import StartupError
+
+PREFIX = "agent-as-model:response:"
+# Seconds a connection or a reply may take before the store counts as unreachable.
+TIMEOUT = 5.0
+
+
+class RedisStore:
+    def __init__(self, url: str) -> None:
+        self.where = _without_password(url)
+        try:
+            import redis.asyncio
+            from redis.exceptions import RedisError
+        except ImportError:
+            raise StartupError(
+                f"--store {self.where} needs the redis client: install agent-as-model with its "
+                "[redis] extra (README: Stored responses)"
+            ) from None
+        self._errors: tuple[type[Exception], ...] = (RedisError, OSError)
+        try:
+            self._client: Any = redis.asyncio.from_url(
+                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
+            )
+        except ValueError as err:
+            raise StartupError(f"--store {self.where}: {err}") from None
+
+    async def get(self, key: str) -> bytes | None:
+        try:
+            value = await self._client.get(PREFIX + key)
+        except self._errors as err:
+            raise self._unavailable(err) from None
+        return None if value is None else bytes(value)
+
+    async def add(self, key: str, value: bytes, ttl: float) -> bool:
+        try:
+            added = await self._client.set(PREFIX + key, value, nx=True, px=max(1, int(ttl * 1000)))
+        except self._errors as err:
+            raise self._unavailable(err) from None
+        return bool(added)
+
+    async def delete(self, key: str) -> bool:
+        try:
+            removed = await self._client.delete(PREFIX + key)
+        except self._errors as err:
+            raise self._unavailable(err) from None
+        return bool(removed)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _unavailable(self, err: Exception) -> StoreUnavailable:
+        return StoreUnavailable(f"{self.where}: {err or type(err).__name__}")
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -1,0 +1,103 @@
+"""The embedded store: one SQLite file, no server to run (`--store sqlite:PATH`).
+
+WAL mode, so readers never wait for the writer and a process killed mid-write leaves the file
+readable (the write-ahead log is replayed or discarded whole on the next open). Every database
+call runs in a worker thread (`anyio.to_thread`), never on the event loop; one connection, used
+by one thread at a time. The file is created readable and writable by its owner only (SQLite
+gives its -wal and -shm files the same permissions). Expired rows are never returned, and each
+write first deletes the rows that have expired (an index on `expires` keeps that cheap).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+
+import anyio.to_thread
+
+from agent_as_model.adapters.store.base import StoreUnavailable
+from agent_as_model.errors import StartupError
+
+# How long a call waits for another process's write lock (several `--workers` share one file).
+BUSY_TIMEOUT = 5.0
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, expires REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires)",
+)
+
+
+class SqliteStore:
+    def __init__(self, path: str) -> None:
+        self.where = f"sqlite:{path}"
+        try:
+            _create_private(path)
+            self._db = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL under WAL: a killed process loses nothing committed; only a power cut may
+            # lose the last transactions, never the file.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            for statement in _SCHEMA:
+                self._db.execute(statement)
+        except (OSError, sqlite3.Error) as err:
+            raise StartupError(f"--store {self.where}: cannot open the database ({err})") from None
+        self._lock = threading.Lock()
+
+    async def get(self, key: str) -> bytes | None:
+        return await anyio.to_thread.run_sync(self._get, key)
+
+    async def add(self, key: str, value: bytes, ttl: float) -> bool:
+        return await anyio.to_thread.run_sync(self._add, key, value, ttl)
+
+    async def delete(self, key: str) -> bool:
+        return await anyio.to_thread.run_sync(self._delete, key)
+
+    async def aclose(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _get(self, key: str) -> bytes | None:
+        row = self._run(
+            "SELECT value FROM responses WHERE key = ? AND expires > ?", (key, time.time())
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def _add(self, key: str, value: bytes, ttl: float) -> bool:
+        now = time.time()
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute("DELETE FROM responses WHERE expires <= ?", (now,))
+                    added = self._db.execute(
+                        "INSERT OR IGNORE INTO responses (key, value, expires) VALUES (?, ?, ?)",
+                        (key, value, now + ttl),
+                    ).rowcount
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as err:
+                raise StoreUnavailable(f"{self.where}: {err}") from None
+        return added == 1
+
+    def _delete(self, key: str) -> bool:
+        cursor = self._run("DELETE FROM responses WHERE key = ? AND expires > ?", (key, time.time()))
+        return cursor.rowcount > 0
+
+    def _run(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params)
+            except sqlite3.Error as err:
+                raise StoreUnavailable(f"{self.where}: {err}") from None
+
+
+def _create_private(path: str) -> None:
+    """Create the file for its owner alone (0600) before SQLite opens it, so there is no moment
+    when another user could read it; a file that exists keeps the permissions it has."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)

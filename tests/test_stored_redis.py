@@ -1,0 +1,127 @@
+"""Stored responses on a shared Redis (issue 23, item 7): a real `redis-server` on a free port of
+127.0.0.1, and two `serve --http` processes sharing it: a response created through one is
+continued, retrieved and deleted through the other, on both eras.
+
+Skipped only when the `redis-server` binary is absent (`.ci/run` installs the Debian package) or
+the `[redis]` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_as_model.adapters.store import DEFAULT_TTL, StoreSettings, open_store
+from agent_as_model.adapters.store.redis import PREFIX
+from agent_as_model.server import STATE_KEY_ENV, build_server
+from tests import http_servers
+from tests.http_servers import free_port, http_client
+from tests.scripted_host import ScriptedHost, connect
+from tests.test_stored_responses import body, said
+
+pytestmark = pytest.mark.anyio
+
+KEY = "shared-key-of-this-deployment-0123456789ab"
+READY_WAIT = 30.0
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
+    redis = pytest.importorskip("redis", reason="the [redis] extra is not installed")
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(host="127.0.0.1", port=port)
+        deadline = time.monotonic() + READY_WAIT
+        while True:  # ready when it answers, never a fixed sleep
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("redis-server did not start") from None
+                time.sleep(0.05)
+        client.close()
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+async def test_a_chain_on_redis_in_process(era: str, redis_url: str) -> None:
+    store = open_store(StoreSettings(redis_url), KEY)
+    host = ScriptedHost("Hello Ada.", "Ada.")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "I am Ada, passport XK-4471."}))
+        body(
+            await client.call_tool(
+                "responses_create", {"input": "Name?", "previous_response_id": first["id"]}
+            )
+        )
+    assert said(host.seen[1])[:2] == [("user", "I am Ada, passport XK-4471."), ("assistant", "Hello Ada.")]
+    raw = await store.store.get(first["id"])  # what a Redis dump holds: sealed bytes
+    assert raw is not None and b"XK-4471" not in raw and b"Ada" not in raw
+    # Redis itself forgets it: the key carries the store's lifetime (30 days by default).
+    import redis.asyncio
+
+    reader = redis.asyncio.from_url(redis_url)
+    lifetime = await reader.pttl(PREFIX + first["id"])
+    await reader.aclose()
+    assert 0 < lifetime <= DEFAULT_TTL * 1000
+    await store.aclose()
+
+
+async def test_two_http_processes_share_one_redis(era: str, redis_url: str) -> None:
+    env = {STATE_KEY_ENV: KEY}
+    one, two = http_servers.start_many(2, "--store", redis_url, env=env)
+    try:
+        host = ScriptedHost("Hello Ada.", "Your name is Ada.")
+        async with http_client(one.url, era, host) as client:
+            first = body(await client.call_tool("responses_create", {"input": "I am Ada."}))
+        async with http_client(two.url, era, host) as client:
+            second = body(
+                await client.call_tool(
+                    "responses_create", {"input": "What is my name?", "previous_response_id": first["id"]}
+                )
+            )
+            got = await client.call_tool("responses_retrieve", {"response_id": first["id"]})
+        async with http_client(one.url, era, host) as client:
+            gone = await client.call_tool("responses_delete", {"response_id": second["id"]})
+        async with http_client(two.url, era, host) as client:
+            again = await client.call_tool("responses_retrieve", {"response_id": second["id"]})
+    finally:
+        one.stop()
+        two.stop()
+    assert said(host.seen[1]) == [
+        ("user", "I am Ada."),
+        ("assistant", "Hello Ada."),
+        ("user", "What is my name?"),
+    ]
+    assert body(got) == first
+    assert json.loads(gone.content[0].text)["deleted"] is True
+    assert again.is_error and "no stored response" in again.content[0].text

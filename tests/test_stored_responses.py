@@ -1,0 +1,286 @@
+"""Stored responses (issue 23): `previous_response_id` as the Responses API means it.
+
+Without a store the loss of history is visible; with `--store` the chain is kept, on both eras,
+through the real SDK Client against a scripted host.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_types import CreateMessageRequestParams, InputRequiredResult
+from openai.types.responses import Response
+
+from agent_as_model.adapters.store import DEFAULT_TTL, SealedStore, StoreSettings
+from agent_as_model.server import build_server, open_store
+from agent_as_model.states.commit import RESULT_META, WARNINGS
+from tests import sdk_truth
+from tests.agent_loop import tool_answer
+from tests.scripted_host import ScriptedHost, connect, text_answer
+
+pytestmark = pytest.mark.anyio
+
+RESP = "resp_" + "ab" * 16
+
+
+def warnings_of(result: object) -> list[str]:
+    meta = getattr(result, "meta", None) or {}
+    return list(meta.get(RESULT_META, {}).get(WARNINGS, []))
+
+
+async def test_without_a_store_a_lost_history_is_said(era: str) -> None:
+    host = ScriptedHost("I do not know your name.")
+    async with connect(era, host) as client:
+        result = await client.call_tool(
+            "responses_create", {"input": "What is my name?", "previous_response_id": RESP}
+        )
+    assert not result.is_error and host.asked == 1  # still answers, as before
+    assert json.loads(result.content[0].text)["output"][0]["content"][0]["text"] == "I do not know your name."
+    (warning,) = warnings_of(result)
+    assert RESP in warning and "stores no responses" in warning and "only this call's input" in warning
+
+
+async def test_without_a_store_a_history_passed_back_has_no_warning(era: str) -> None:
+    history = [
+        {"role": "user", "content": "I am Ada."},
+        {"role": "assistant", "content": "Hello Ada."},
+        {"role": "user", "content": "What is my name?"},
+    ]
+    async with connect(era, ScriptedHost("Ada.")) as client:
+        passed = await client.call_tool("responses_create", {"input": history, "previous_response_id": RESP})
+        plain = await client.call_tool("responses_create", {"input": "hi"})
+    assert warnings_of(passed) == [] and warnings_of(plain) == []
+
+
+# -- with a store -------------------------------------------------------------------------------
+
+
+def sqlite_store(path: Path, ttl: float = DEFAULT_TTL) -> SealedStore:
+    return open_store(StoreSettings(f"sqlite:{path}", ttl))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SealedStore:
+    return sqlite_store(tmp_path / "responses.db")
+
+
+def said(params: CreateMessageRequestParams) -> list[tuple[str, str]]:
+    """What the host saw: (role, text) of each message."""
+    return [
+        (m.role, " ".join(b.text for b in m.content_as_list if b.type == "text")) for m in params.messages
+    ]
+
+
+def body(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    sdk_truth.response_of(result)  # a Response as the openai SDK reads it
+    value: dict[str, Any] = json.loads(result.content[0].text)
+    return value
+
+
+async def test_a_stored_chain_is_continued_as_the_api_does(era: str, store: SealedStore) -> None:
+    host = ScriptedHost("Hello Ada.", "Your name is Ada.")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(
+            await client.call_tool("responses_create", {"input": "I am Ada.", "instructions": "Old rules."})
+        )
+        second = body(
+            await client.call_tool(
+                "responses_create",
+                {
+                    "input": "What is my name?",
+                    "previous_response_id": first["id"],
+                    "instructions": "Be brief.",
+                },
+            )
+        )
+    assert said(host.seen[1]) == [
+        ("user", "I am Ada."),
+        ("assistant", "Hello Ada."),
+        ("user", "What is my name?"),
+    ]
+    assert host.seen[1].system_prompt == "Be brief."  # instructions are not carried over
+    assert (
+        first["id"].startswith("resp_") and second["id"].startswith("resp_") and first["id"] != second["id"]
+    )
+    assert second["previous_response_id"] == first["id"] and first["previous_response_id"] is None
+    assert second["output"][0]["content"][0]["text"] == "Your name is Ada."
+
+
+async def test_a_chain_of_three_and_a_branch(era: str, store: SealedStore) -> None:
+    host = ScriptedHost(lambda p: f"answer {len(p.messages)}")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        one = body(await client.call_tool("responses_create", {"input": "a"}))
+        two = body(
+            await client.call_tool("responses_create", {"input": "b", "previous_response_id": one["id"]})
+        )
+        three = body(
+            await client.call_tool("responses_create", {"input": "c", "previous_response_id": two["id"]})
+        )
+        # Two calls continuing the same id: a branch, each on the chain it names.
+        branch = body(
+            await client.call_tool("responses_create", {"input": "x", "previous_response_id": one["id"]})
+        )
+    assert said(host.seen[2]) == [
+        ("user", "a"),
+        ("assistant", "answer 1"),
+        ("user", "b"),
+        ("assistant", "answer 3"),
+        ("user", "c"),
+    ]
+    assert said(host.seen[3]) == [("user", "a"), ("assistant", "answer 1"), ("user", "x")]
+    assert len({one["id"], two["id"], three["id"], branch["id"]}) == 4
+
+
+async def test_tool_calls_continue_through_the_store(era: str, store: SealedStore) -> None:
+    tools = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]
+    host = ScriptedHost(tool_answer("", ("call_1", "get_weather", {"city": "Paris"})), "It is sunny.")
+    async with connect(era, host, tools=True, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "Weather?", "tools": tools}))
+        assert [item["type"] for item in first["output"]] == ["function_call"]
+        output = [{"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]
+        second = body(
+            await client.call_tool(
+                "responses_create", {"input": output, "tools": tools, "previous_response_id": first["id"]}
+            )
+        )
+    roles = [(m.role, [b.type for b in m.content_as_list]) for m in host.seen[1].messages]
+    assert roles == [("user", ["text"]), ("assistant", ["tool_use"]), ("user", ["tool_result"])]
+    assert second["output"][0]["content"][0]["text"] == "It is sunny."
+
+
+async def test_an_unknown_id_is_an_error_before_anything_is_sent(era: str, store: SealedStore) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        result = await client.call_tool("responses_create", {"input": "q", "previous_response_id": RESP})
+    text = result.content[0].text
+    assert result.is_error and host.asked == 0
+    assert f"previous_response_id: no stored response {RESP}" in text and text.endswith(
+        "Nothing was sent to the host."
+    )
+
+
+async def test_store_false_is_answered_and_not_kept(era: str, store: SealedStore) -> None:
+    host = ScriptedHost("one", "two")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        unkept = body(await client.call_tool("responses_create", {"input": "q", "store": False}))
+        retrieved = await client.call_tool("responses_retrieve", {"response_id": unkept["id"]})
+        continued = await client.call_tool(
+            "responses_create", {"input": "more", "previous_response_id": unkept["id"]}
+        )
+    assert retrieved.is_error and f"no stored response {unkept['id']}" in retrieved.content[0].text
+    assert continued.is_error and host.asked == 1
+
+
+async def test_a_caller_error_in_a_continued_call_names_the_callers_path(
+    era: str, store: SealedStore
+) -> None:
+    host = ScriptedHost("one")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "q"}))
+        bad = await client.call_tool(
+            "responses_create",
+            {"input": [{"role": "robot", "content": "x"}], "previous_response_id": first["id"]},
+        )
+    assert bad.is_error and "input[0].role" in bad.content[0].text and host.asked == 1
+
+
+async def test_cursor_chains_stay_stateless_with_a_store(era: str, store: SealedStore) -> None:
+    async with connect(era, ScriptedHost("ans"), server=build_server(store=store)) as client:
+        started = body(await client.call_tool("responses_create", {"input": "q", "previous_response_id": ""}))
+        retrieved = await client.call_tool("responses_retrieve", {"response_id": RESP})
+    assert started["id"].startswith("cur_")
+    assert retrieved.is_error
+
+
+async def test_retrieve_and_delete(era: str, store: SealedStore) -> None:
+    async with connect(era, ScriptedHost("kept"), server=build_server(store=store)) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        made = body(await client.call_tool("responses_create", {"input": "q"}))
+        got = await client.call_tool("responses_retrieve", {"response_id": made["id"]})
+        gone = await client.call_tool("responses_delete", {"response_id": made["id"]})
+        again = await client.call_tool("responses_retrieve", {"response_id": made["id"]})
+        twice = await client.call_tool("responses_delete", {"response_id": made["id"]})
+        bad = await client.call_tool("responses_retrieve", {"response_id": "cur_x"})
+    assert {"responses_retrieve", "responses_delete"} <= listed
+    assert body(got) == made and got.structured_content == made
+    assert Response.model_validate(got.structured_content).output_text == "kept"
+    assert json.loads(gone.content[0].text) == {"id": made["id"], "object": "response", "deleted": True}
+    assert again.is_error and twice.is_error and "no stored response" in again.content[0].text
+    assert bad.is_error and "response_id" in bad.content[0].text
+
+
+async def test_without_a_store_the_tools_are_not_listed(era: str) -> None:
+    async with connect(era, ScriptedHost()) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        called = await client.call_tool("responses_retrieve", {"response_id": RESP})
+    assert not listed & {"responses_retrieve", "responses_delete"}
+    assert called.is_error and "unknown tool" in called.content[0].text
+
+
+async def test_an_expired_response_is_gone(era: str, tmp_path: Path) -> None:
+    # A lifetime shorter than one call: expired by the time anything reads it.
+    store = sqlite_store(tmp_path / "r.db", ttl=1e-9)
+    host = ScriptedHost("short-lived")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        made = body(await client.call_tool("responses_create", {"input": "q"}))
+        got = await client.call_tool("responses_retrieve", {"response_id": made["id"]})
+        continued = await client.call_tool(
+            "responses_create", {"input": "q", "previous_response_id": made["id"]}
+        )
+    assert got.is_error and continued.is_error and host.asked == 1
+    assert "expired" in continued.content[0].text
+
+
+async def test_a_repeated_retry_stores_once(store: SealedStore, tmp_path: Path) -> None:
+    """2026-07-28: round one stores nothing; the retry that answers stores the response; the same
+    retry sent again is the same response, stored once."""
+    async with connect("2026-07-28", ScriptedHost(), server=build_server(store=store)) as client:
+        args = {"input": "q"}
+        first = await client.session.call_tool("responses_create", args, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult)
+        assert _rows(tmp_path / "responses.db") == 0  # nothing stored on the round that asks
+        answers = {"completion": text_answer("once")}
+        retries = [
+            await client.session.call_tool(
+                "responses_create",
+                args,
+                input_responses=answers,
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            for _ in range(2)
+        ]
+        ids = [body(r)["id"] for r in retries]
+        got = await client.call_tool("responses_retrieve", {"response_id": ids[0]})
+    assert ids[0] == ids[1] and body(got) == body(retries[0])
+    assert _rows(tmp_path / "responses.db") == 1
+
+
+def _rows(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        count: int = db.execute("SELECT count(*) FROM responses").fetchone()[0]
+    return count
+
+
+async def test_continued_with_store_false_reads_the_chain_and_keeps_nothing(
+    era: str, store: SealedStore
+) -> None:
+    host = ScriptedHost("one", "two")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "a"}))
+        second = body(
+            await client.call_tool(
+                "responses_create", {"input": "b", "previous_response_id": first["id"], "store": False}
+            )
+        )
+        got = await client.call_tool("responses_retrieve", {"response_id": second["id"]})
+        bad = await client.call_tool("responses_create", {"input": "c", "store": "yes"})
+    assert said(host.seen[1]) == [("user", "a"), ("assistant", "one"), ("user", "b")]
+    assert second["previous_response_id"] == first["id"]
+    assert got.is_error and "no stored response" in got.content[0].text
+    assert bad.is_error and "store: expected a boolean" in bad.content[0].text and host.asked == 2
