@@ -55,7 +55,8 @@ async def drive_kept(
     result = await drive(record)
     if not isinstance(result, CallToolResult) or result.is_error or result.structured_content is None:
         return result  # a round that asks, or an error: nothing to keep
-    response = storage.stamp(result.structured_content, record.route.identity, keep.previous)
+    route = record.route  # an answered call was routed
+    response = storage.stamp(result.structured_content, route and route.identity, keep.previous)
     if not keep.store:
         return _with(result, response)
     try:
