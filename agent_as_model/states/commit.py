@@ -38,13 +38,13 @@ def commit_result(record: CallRecord) -> None:
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
-    record.result = tool_result(output)
+    result = record.result = tool_result(output)
     describe = record.dialect.describe
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
-        record.result.meta = {RESULT_META: describe(completion)}
+        result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
-    add_result_meta(record.result, {"backend": source})
+    add_result_meta(result, {"backend": source})
     log.info("%s: answered by %s", record.tool, source)
 
 
