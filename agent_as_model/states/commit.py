@@ -39,17 +39,17 @@ def commit_result(record: CallRecord) -> None:
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
     output = record.dialect.render(completion, request, cursor)
-    record.result = tool_result(output)
+    result = record.result = tool_result(output)
     describe = record.dialect.describe
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
-        record.result.meta = {RESULT_META: describe(completion)}
+        result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
-    add_result_meta(record.result, {"backend": source})
+    add_result_meta(result, {"backend": source})
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
         # A product written against the Responses API sends only the new input with the id of the
         # last response: here nothing was stored, so the host saw this input alone. Say so.
-        add_warning(record.result, history_not_passed(chain.previous))
+        add_warning(result, history_not_passed(chain.previous))
     log.info("%s: answered by %s", record.tool, source)
 
 

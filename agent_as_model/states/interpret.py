@@ -76,7 +76,7 @@ def interpret_answer(record: CallRecord) -> None:
         text, calls = json.dumps(structured, sort_keys=True), []
     elif record.plan.offered:
         check_tool_limits(request, calls)
-    persona = record.request.persona
+    persona = request.persona
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)

@@ -57,6 +57,7 @@ class CallRouter:
         support = SamplingSupport.of(self._ctx.session.client_capabilities)
         provider = self._provider
         choice = request.backend
+        then_provider = None  # the provider the host's backend falls back to, when it declines
         if provider is None:
             if choice == "provider":
                 raise _no_provider()
@@ -65,24 +66,22 @@ class CallRouter:
                 provider.model_for(request.model)  # a name it may not use: the caller's error, now
                 return Route(provider, PROVIDER_SUPPORT)
             if provider.settings.on_host_error:
-                from agent_as_model.adapters.backends.fallback import HostThenProvider
-
-                host, proven, identity = self._host(support)
-                fallback = HostThenProvider(host, provider, provider.settings.provider)
-                return Route(fallback, support, proven, identity)
-        host, proven, identity = self._host(support)
-        return Route(host, support, proven, identity)
-
-    def _host(self, support: SamplingSupport) -> tuple[Backend, bool, str | None]:
-        """The host's backend for this request's era, whether it proves the request a retry, and
-        the call's identity across its requests (only a 2026-07-28 round trip carries rounds
-        across requests, so only it can prove one or carry an identity)."""
+                then_provider = provider
+        # The host, on this request's era. Only a 2026-07-28 round trip carries rounds across
+        # requests, so only it can prove the request a retry, or carry the call's identity.
         ctx, params = self._ctx, self._params
+        host: Backend
         if is_modern(ctx.protocol_version):
-            modern = ModernRoundTrip(params.request_state, params.input_responses, support)
-            return modern, modern.proven, modern.identity
-        legacy = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
-        return legacy, False, None
+            host = modern = ModernRoundTrip(params.request_state, params.input_responses, support)
+            proven, identity = modern.proven, modern.identity
+        else:
+            host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
+            proven, identity = False, None
+        if then_provider is not None:
+            from agent_as_model.adapters.backends.fallback import HostThenProvider
+
+            host = HostThenProvider(host, then_provider, then_provider.settings.provider)
+        return Route(host, support, proven, identity)
 
 
 def _no_provider() -> CallError:
