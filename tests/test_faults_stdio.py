@@ -1,0 +1,98 @@
+"""Issue 27 over REAL stdio with the installed command: what only a real wire can carry (a NaN
+written by the host, an id that is not one, an answer that cannot be read), on both eras where
+eras apply. The in-process side is tests/test_faults.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.test_stdio_hygiene import Raw, handshake, spawn, still_serves
+from tests.wire_capture import modern_meta
+
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
+
+NUMBER = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
+SAMPLING_INIT = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"sampling": {"tools": {}}},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+async def sampling_handshake(raw: Raw) -> None:
+    await raw.send(SAMPLING_INIT)
+    assert "result" in await raw.receive()
+    await raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+async def call_and_get_asked(raw: Raw, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Start a legacy tools/call (id "call"); returns the server's sampling request."""
+    await raw.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "call",
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+    )
+    frame = await raw.receive()
+    assert frame.get("method") == "sampling/createMessage", frame
+    return frame
+
+
+def tool_use_answer(ident: object, name: str, input_json: str) -> bytes:
+    # Written by hand: json.dumps would refuse (or rewrite) what a misbehaving host sends.
+    return (
+        f'{{"jsonrpc": "2.0", "id": {json.dumps(ident)}, "result": {{"role": "assistant", "model": "m", '
+        f'"stopReason": "toolUse", "content": [{{"type": "tool_use", "id": "t1", "name": "{name}", '
+        f'"input": {input_json}}}]}}}}\n'
+    ).encode()
+
+
+async def receive_result(raw: Raw, ident: object = "call") -> dict[str, Any]:
+    frame = await raw.receive()
+    assert frame.get("id") == ident, frame
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("written", "what"), [("NaN", "NaN"), ("Infinity", "an infinity"), ("1e999", "an infinity")]
+)
+async def test_a_tool_output_written_with_nan_is_a_schema_violation_over_stdio(
+    written: str, what: str
+) -> None:
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(
+            raw, "chat_complete", {"messages": [{"role": "user", "content": "n?"}], "output_schema": NUMBER}
+        )
+        await raw.send_bytes(tool_use_answer(asked["id"], "structured_output", f'{{"n": {written}}}'))
+        result = (await receive_result(raw))["result"]
+        assert result["isError"] is True
+        assert "structuredContent" not in result
+        assert f"violates the schema at JSON pointer '/n': holds {what}" in result["content"][0]["text"]
+        await still_serves(raw, "legacy")
+
+
+async def test_a_tool_call_written_with_nan_is_a_host_violation_over_stdio() -> None:
+    tools = [{"type": "function", "function": {"name": "calc", "parameters": {"type": "object"}}}]
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(
+            raw, "chat_complete", {"messages": [{"role": "user", "content": "x"}], "tools": tools}
+        )
+        await raw.send_bytes(tool_use_answer(asked["id"], "calc", '{"x": [1, NaN]}'))
+        result = (await receive_result(raw))["result"]
+        assert result["isError"] is True
+        assert (
+            "content[0].input: the host's tool call at JSON pointer '/x/1' holds NaN"
+            in result["content"][0]["text"]
+        )
