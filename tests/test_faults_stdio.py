@@ -96,3 +96,76 @@ async def test_a_tool_call_written_with_nan_is_a_host_violation_over_stdio() -> 
             "content[0].input: the host's tool call at JSON pointer '/x/1' holds NaN"
             in result["content"][0]["text"]
         )
+
+
+@pytest.mark.parametrize("ident", [b"1.5", b"true", b"{}", b"[]", b"null"])
+async def test_a_request_with_an_invalid_id_gets_invalid_request_with_id_null(era: str, ident: bytes) -> None:
+    async with spawn() as raw:
+        await handshake(raw, era)
+        meta = (
+            b"" if era == "legacy" else b', "params": {"_meta": ' + json.dumps(modern_meta()).encode() + b"}"
+        )
+        await raw.send_bytes(b'{"jsonrpc": "2.0", "id": ' + ident + b', "method": "ping"' + meta + b"}\n")
+        frame = await raw.receive()
+        assert frame["id"] is None
+        assert frame["error"]["code"] == -32600
+        assert "an id must be a string or an integer" in frame["error"]["message"]
+        await still_serves(raw, era)
+        assert "WARNING agent_as_model.stdio" in raw.log()
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        (b"1" * 5000, "params.arguments.prompt: an integer of 5000 digits (at most 4300 are read)"),
+        (b'"a\\ud800b"', "params.arguments.prompt: a lone surrogate (U+D800) is not Unicode text"),
+    ],
+)
+async def test_an_over_long_number_or_a_lone_surrogate_is_named_under_the_request_id(
+    era: str, value: bytes, named: str
+) -> None:
+    async with spawn() as raw:
+        await handshake(raw, era)
+        meta = b"" if era == "legacy" else b', "_meta": ' + json.dumps(modern_meta()).encode()
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "generate", '
+            b'"arguments": {"prompt": ' + value + b"}" + meta + b"}}\n"
+        )
+        frame = await raw.receive()
+        assert frame["id"] == 41
+        assert frame["error"] == {"code": -32602, "message": f"Invalid params: {named}"}
+        await still_serves(raw, era)
+
+
+@pytest.mark.parametrize(
+    ("result", "named"),
+    [
+        (b'"str"', "result is a string, expected an object"),
+        (
+            b'{"role": "assistant", "model": "m", "content": {"type": "text", "text": "a\\udc00"}}',
+            "result.content.text: a lone surrogate (U+DC00)",
+        ),
+        (
+            b'{"role": "assistant", "model": "m", "content": {"type": "text", "text": ' + b"9" * 4400 + b"}}",
+            "result.content.text: an integer of 4400 digits",
+        ),
+    ],
+)
+async def test_a_legacy_answer_that_cannot_be_read_fails_its_call_at_once(result: bytes, named: str) -> None:
+    # --host-timeout stays at its 600 s default: an answer within the test's guard is "at once".
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(raw, "generate", {"prompt": "q"})
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "id": '
+            + json.dumps(asked["id"]).encode()
+            + b', "result": '
+            + result
+            + b"}\n"
+        )
+        text = (await receive_result(raw))["result"]["content"][0]["text"]
+        assert text.startswith(
+            f"generate: sampling/createMessage: the host's answer could not be read: {named}"
+        )
+        assert text.endswith("The host was asked; its answer was not used.")
+        await still_serves(raw, "legacy")
