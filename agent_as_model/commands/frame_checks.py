@@ -32,12 +32,14 @@ MAX_DIGITS = 4300
 
 class Verdict(NamedTuple):
     """Why a frame was refused: the JSON-RPC code and reason, the id to answer under (None: null),
-    and whether the frame was a response (which is never answered)."""
+    whether the frame was a response (which is never answered), and whether the SDK misreads it
+    (takes it for a notification, or refuses it without naming the field)."""
 
     code: int
     reason: str
     ident: int | str | None = None
     response: bool = False
+    misread: bool = False
 
     def message(self) -> str:
         return f"{PREFIX[self.code]}: {self.reason}"
@@ -102,12 +104,12 @@ def diagnose(frame: bytes, err: Exception | None = None) -> Verdict:
     if bad is not None:
         where, what = bad
         code = INVALID_PARAMS if where.startswith("params") else INVALID_REQUEST
-        return _about(value, code, f"{where}: {what}")
+        return _about(value, code, f"{where}: {what}")._replace(misread=True)
     if value.get("jsonrpc") != "2.0":
         return _about(value, INVALID_REQUEST, 'a JSON-RPC message must have "jsonrpc": "2.0"')
     id_problem = _id_problem(value)
     if id_problem is not None and "method" in value:
-        return Verdict(INVALID_REQUEST, id_problem)
+        return Verdict(INVALID_REQUEST, id_problem, misread=True)
     if not isinstance(value.get("method"), str) and "result" not in value and "error" not in value:
         return _about(value, INVALID_REQUEST, "the message has no method (and is not a response)")
     if _is_response(value):
@@ -125,7 +127,7 @@ def _bad_id(frame: bytes) -> Verdict | None:
     if isinstance(value, dict) and "id" in value:
         problem = _id_problem(value)
         if problem is not None:
-            return Verdict(INVALID_REQUEST, problem)
+            return Verdict(INVALID_REQUEST, problem, misread=True)
     return None
 
 
