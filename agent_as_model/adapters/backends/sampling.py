@@ -24,7 +24,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model.adapters.backends.base import HostAnswer, host_declined
-from agent_as_model.errors import CallError, host_error
+from agent_as_model.errors import CallError, host_error, quoted
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 # The `data` key of the error reply a transport hands the server in place of a host's answer it
@@ -48,6 +48,9 @@ class LegacySampling:
         self._request_id = None if request_id is None else str(request_id)
         self._limits = limits
         self._progress_token = progress_token
+
+    def source(self, model: str) -> str:
+        return "host"
 
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
@@ -75,7 +78,7 @@ class LegacySampling:
                 raise host_error("sampling/createMessage", data[UNREADABLE]) from None
             raise host_declined(
                 "sampling/createMessage",
-                f"the host answered with error {err.error.code}: {err.error.message}",
+                f"the host answered with error {err.error.code}: {quoted(err.error.message)}",
             ) from None
         except ValidationError as err:
             raise host_error(
