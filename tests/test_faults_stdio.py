@@ -169,3 +169,50 @@ async def test_a_legacy_answer_that_cannot_be_read_fails_its_call_at_once(result
         )
         assert text.endswith("The host was asked; its answer was not used.")
         await still_serves(raw, "legacy")
+
+
+MISSING = "is missing (a sampling result has role, model and content)"
+MALFORMED_ANSWERS = [
+    (
+        {"role": "assistant", "model": "m", "content": {"type": "text", "text": 5}},
+        "params.inputResponses.completion.content.text: expected a string, got a number",
+    ),
+    (
+        {"role": "assistant", "model": "m"},
+        f"params.inputResponses.completion.content: {MISSING}",
+    ),
+    (
+        {"role": "assistant", "content": {"type": "text", "text": "x"}},
+        f"params.inputResponses.completion.model: {MISSING}",
+    ),
+    (
+        {"role": "assistant", "model": "m", "content": {"type": "weird"}},
+        "params.inputResponses.completion.content.type: 'weird' is not a sampling content block type",
+    ),
+    (
+        {
+            "role": "assistant",
+            "model": "m",
+            "content": [{"type": "tool_use", "id": "1", "name": "n", "input": [1]}],
+        },
+        "params.inputResponses.completion.content[0].input: expected an object, got an array",
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "named"), MALFORMED_ANSWERS)
+async def test_a_malformed_input_response_is_named_on_2026_07_28(answer: dict[str, Any], named: str) -> None:
+    async with spawn() as raw:
+        params = {
+            "name": "generate",
+            "arguments": {"prompt": "q"},
+            "inputResponses": {"completion": answer},
+            "_meta": modern_meta(),
+        }
+        frame = await raw.request("tools/call", params)
+        error = frame["error"]
+        assert error["code"] == -32602
+        assert error["message"].startswith(f"Invalid request parameters: {named}")
+        assert error["message"].endswith("Nothing was sent to the host.")
+        assert error["data"]["field"] == named.split(":")[0]
+        await still_serves(raw, "2026-07-28")

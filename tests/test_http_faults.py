@@ -136,3 +136,27 @@ async def test_a_legacy_answer_that_cannot_be_read_fails_its_call_at_once(
     text = result.content[0].text  # type: ignore[union-attr]
     assert text.startswith(f"generate: sampling/createMessage: the host's answer could not be read: {named}")
     assert again.is_error  # the connection still serves (the same tampering host, the same answer)
+
+
+def test_a_malformed_input_response_is_named_over_http(server: HttpServer) -> None:
+    from tests.test_faults_stdio import MALFORMED_ANSWERS
+
+    for answer, named in MALFORMED_ANSWERS:
+        params = {
+            "name": "generate",
+            "arguments": {"prompt": "q"},
+            "inputResponses": {"completion": answer},
+            "_meta": modern_meta(),
+        }
+        body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}).encode()
+        reply = post(server, "2026-07-28", body, **{"Mcp-Method": "tools/call", "Mcp-Name": "generate"})
+        frame = (
+            reply.json() if reply.headers["content-type"].startswith("application/json") else _sse(reply.text)
+        )
+        assert frame["id"] == 3 and frame["error"]["code"] == -32602, frame
+        assert frame["error"]["message"].startswith(f"Invalid request parameters: {named}")
+
+
+def _sse(text: str) -> dict[str, Any]:
+    data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+    return json.loads(data[-1])
