@@ -216,3 +216,30 @@ async def test_a_malformed_input_response_is_named_on_2026_07_28(answer: dict[st
         assert error["message"].endswith("Nothing was sent to the host.")
         assert error["data"]["field"] == named.split(":")[0]
         await still_serves(raw, "2026-07-28")
+
+
+async def test_a_2026_retry_whose_tool_output_is_written_with_nan_is_a_schema_violation() -> None:
+    meta = modern_meta()
+    meta["io.modelcontextprotocol/clientCapabilities"] = {"sampling": {"tools": {}}}
+    arguments = {"messages": [{"role": "user", "content": "n?"}], "output_schema": NUMBER}
+    async with spawn() as raw:
+        first = await raw.request(
+            "tools/call", {"name": "chat_complete", "arguments": arguments, "_meta": meta}
+        )
+        state = first["result"]["requestState"]
+        answer = tool_use_answer(0, "structured_output", '{"n": NaN}')
+        completion = answer[answer.index(b'"result": ') + len(b'"result": ') : answer.rindex(b"}")]
+        params = json.dumps(
+            {"name": "chat_complete", "arguments": arguments, "requestState": state, "_meta": meta}
+        )
+        retry = (
+            b'{"jsonrpc": "2.0", "id": "retry", "method": "tools/call", "params": '
+            + params[:-1].encode()
+            + b', "inputResponses": {"completion": '
+            + completion
+            + b"}}}\n"
+        )
+        await raw.send_bytes(retry)
+        result = (await receive_result(raw, "retry"))["result"]
+        assert result["isError"] is True and "structuredContent" not in result
+        assert "violates the schema at JSON pointer '/n': holds NaN" in result["content"][0]["text"]
