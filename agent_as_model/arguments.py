@@ -90,8 +90,8 @@ def json_text(value: object) -> str:
 
 # The most decimal digits Python writes for an integer (its int/str conversion limit): one longer
 # cannot become JSON text, and JSON parsers elsewhere would not read it as a number anyway.
-_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
-_MAX_INT_BITS = int(_MAX_DIGITS / math.log10(2))
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_MAX_INT_BITS = int(MAX_DIGITS / math.log10(2))
 
 
 def not_json(value: object) -> tuple[tuple[str | int, ...], str] | None:
@@ -110,7 +110,7 @@ def not_json(value: object) -> tuple[tuple[str | int, ...], str] | None:
             )
             return path, f"holds {what}, which JSON cannot carry"
         if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
-            return path, f"holds an integer longer than {_MAX_DIGITS} digits, which cannot be written as JSON"
+            return path, f"holds an integer longer than {MAX_DIGITS} digits, which cannot be written as JSON"
         if isinstance(item, dict):
             stack.extend(((*path, str(k)), v) for k, v in reversed(list(item.items())))
         elif isinstance(item, list | tuple):

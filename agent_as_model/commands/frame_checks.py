@@ -22,12 +22,10 @@ from typing import Any, NamedTuple
 import mcp_types as types
 
 from agent_as_model.adapters.backends.sampling import UNREADABLE
-from agent_as_model.arguments import path_of
+from agent_as_model.arguments import MAX_DIGITS, path_of
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 PREFIX = {PARSE_ERROR: "Parse error", INVALID_REQUEST: "Invalid Request", INVALID_PARAMS: "Invalid params"}
-# The digits of an integer the server reads (Python's int/str limit; pydantic refuses longer too).
-MAX_DIGITS = 4300
 
 
 class Verdict(NamedTuple):
