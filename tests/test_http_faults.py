@@ -160,3 +160,14 @@ def test_a_malformed_input_response_is_named_over_http(server: HttpServer) -> No
 def _sse(text: str) -> dict[str, Any]:
     data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
     return json.loads(data[-1])
+
+
+def test_a_probe_without_a_host_header_still_reaches_healthz(server: HttpServer) -> None:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as probe:
+        probe.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")  # as haproxy's `option httpchk GET /healthz`
+        answer = b""
+        while chunk := probe.recv(4096):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"status":"ok"}')

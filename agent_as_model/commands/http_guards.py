@@ -38,8 +38,9 @@ class HostForm:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            host = next((v for k, v in scope["headers"] if k == b"host"), b"")
-            if not _HOST_FORM.fullmatch(host.decode("latin-1")):
+            host = next((v for k, v in scope["headers"] if k == b"host"), None)
+            # No Host at all (an HTTP/1.0 probe, as haproxy's httpchk sends) is the SDK's to judge.
+            if host is not None and not _HOST_FORM.fullmatch(host.decode("latin-1")):
                 from starlette.responses import Response
 
                 log.warning("refused a Host header not of the form name[:port]: %r", host[:SHOWN])
