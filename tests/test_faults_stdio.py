@@ -79,6 +79,7 @@ async def test_a_tool_output_written_with_nan_is_a_schema_violation_over_stdio(
         assert result["isError"] is True
         assert "structuredContent" not in result
         assert f"violates the schema at JSON pointer '/n': holds {what}" in result["content"][0]["text"]
+        assert result["_meta"]["agent-as-model/result"] == {"backend": "host"}  # who was asked
         await still_serves(raw, "legacy")
 
 

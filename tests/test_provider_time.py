@@ -95,3 +95,36 @@ def test_help_states_the_bound() -> None:
         [str(command), "serve", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "from the request to the" in shown and "x (retries + 1)" in " ".join(shown.split())
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_the_bound_holds_over_real_stdio(era: str, standin: StandInProvider) -> None:
+    import os
+    import sys
+    from pathlib import Path
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    standin.script.append(Trickle(0.2))
+    args = ["serve", "--provider", "openai", "--provider-model", "model-one"]
+    args += [
+        "--provider-base-url",
+        standin.openai_base_url,
+        "--provider-timeout",
+        "1",
+        "--provider-max-retries",
+        "0",
+    ]
+    command = str(Path(sys.executable).parent / "agent-as-model")
+    params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    async with Client(params, mode=era) as client:  # no sampling: the provider serves
+        bad = await client.call_tool("generate", {"prompt": "q"})
+        good = await client.call_tool("generate", {"prompt": "next"})
+    assert (
+        "no answer within --provider-timeout (1 s an attempt, from request to last byte)"
+        in bad.content[0].text
+    )
+    assert backend_of(bad) == "provider:openai/model-one"
+    assert good.content[0].text == "stand-in answer to: next"
