@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model import patterns
-from agent_as_model.arguments import path_of, type_name
+from agent_as_model.arguments import not_json, path_of, type_name
 from agent_as_model.errors import caller_error
 
 if TYPE_CHECKING:  # imported where first used (see the module's docstring)
@@ -149,11 +149,17 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
     instance itself (the root), `/items/0/age` a nested one. The reason names the rule that failed
     and where it sits in the schema (`expected type integer, got string (schema
     /properties/age/type)`); it never quotes the instance. `schema` None means "no schema" (any
-    JSON object), which nothing violates. The schema must have passed `check_object_schema`.
+    JSON object), which nothing violates. A value strict JSON cannot carry (NaN, an infinity, an
+    integer too long to write) violates every schema. The schema must have passed `check_object_schema`.
     Raises `patterns.SchemaTimeout` when its patterns take longer than the time bound.
     """
     if schema is None:
         return None
+    strict = not_json(instance)
+    if strict is not None:
+        # A NaN satisfies `{"type": "number"}` in jsonschema, yet no JSON text can hold it: the
+        # answer would be returned as text that is not JSON (spec section 3: never bad output).
+        return json_pointer(strict[0]), strict[1]
     from jsonschema.exceptions import best_match
 
     try:

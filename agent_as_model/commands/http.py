@@ -9,7 +9,8 @@ live in one process, so several instances need routing sticky on `Mcp-Session-Id
 Guards: loopback by default; a bearer token (constant-time comparison) required to bind a
 non-loopback address and whenever a provider backend is configured; the SDK's Host/Origin checks
 against DNS rebinding; the SDK's request-body limit. `/healthz` answers without a token so a load
-balancer can probe it; it says nothing a caller could use.
+balancer can probe it; without the token it says only "ok". The Host header's form and each
+POST's JSON-RPC frame are checked before the SDK reads them (`http_guards.py`).
 """
 
 from __future__ import annotations
@@ -25,12 +26,9 @@ import shlex
 import socket
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_as_model import __version__
 from agent_as_model.errors import StartupError
 
 if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
-    from starlette.requests import Request
-    from starlette.responses import Response
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 AUTH_TOKEN_ENV = "AGENT_AS_MODEL_AUTH_TOKEN"
@@ -286,19 +284,17 @@ def transport_security(settings: HttpSettings) -> Any:
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = list(LOOPBACK_HOSTS)
-    if not is_loopback(settings.host) and settings.host not in ("0.0.0.0", "::"):
-        hosts.append(f"{settings.host}:*")
+    if is_loopback(settings.host):
+        # A client may leave the port out of Host (it is implied); the names alone mean loopback.
+        hosts.extend(pattern.removesuffix(":*") for pattern in LOOPBACK_HOSTS)
+    elif settings.host not in ("0.0.0.0", "::"):
+        bound = f"[{settings.host}]" if ":" in settings.host else settings.host
+        hosts.extend((bound, f"{bound}:*"))
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*hosts, *settings.allowed_hosts],
         allowed_origins=[*LOOPBACK_ORIGINS, *settings.allowed_origins],
     )
-
-
-async def _healthz(request: Request) -> Response:
-    from starlette.responses import JSONResponse
-
-    return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
 
 
 def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
@@ -307,6 +303,7 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     and under several workers the legacy refusal."""
     from starlette.routing import Route
 
+    from agent_as_model.commands.http_guards import FrameCheck, HostForm, health
     from agent_as_model.server import build_server
 
     server = server or build_server()
@@ -317,9 +314,9 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         max_request_body_size=settings.max_body_bytes,
         transport_security=transport_security(settings),
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, _healthz, methods=["GET"])],
+        custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
     )
-    guarded: ASGIApp = app
+    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:

@@ -8,6 +8,10 @@ waits forever. Here every line is read, bounded and judged before the server see
 - not JSON (or not UTF-8): -32700 Parse error, id null;
 - JSON but not a JSON-RPC message (`42`, a batch array, no `"jsonrpc": "2.0"`, a request without
   a method): -32600 Invalid Request, with the request's id when it has a usable one;
+- a request whose id is not a string or an integer (`1.5`, `true`, `{}`): -32600, id null (the
+  SDK would take it for a notification and never answer);
+- a lone surrogate or an integer longer than the parser reads: an error naming its path, under
+  the request's id (-32602 when it sits in `params`);
 - nested deeper than the parser takes: an error reply saying so (the message's id when readable);
 - longer than `--max-frame` bytes: discarded as it streams in (memory stays bounded), -32600;
 - a request before `initialize` (and without the 2026-07-28 protocol version in `_meta`): an
@@ -15,14 +19,14 @@ waits forever. Here every line is read, bounded and judged before the server see
 
 Each is logged at WARNING with the line's first bytes; the connection stays usable. A malformed
 *response* (the host's answer to a sampling request) gets no reply, as JSON-RPC says, only the log
-line; the call waiting for it ends at `--host-timeout`. Everything else reaches the server exactly
-as the SDK's transport would hand it over, and the server's frames are written the way the SDK
-writes them. `serve --record` reads and writes through its tap the same way.
+line; when its id can be read, the call waiting for it ends at once with an error naming what
+was wrong (`frame_checks.for_the_server`), otherwise at `--host-timeout`. Everything else
+reaches the server exactly as the SDK's transport would hand it over, and the server's frames
+are written the way the SDK writes them. `serve --record` reads and writes through its tap the same way.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -34,7 +38,8 @@ import anyio.to_thread
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+
+from agent_as_model.commands import frame_checks
 
 log = logging.getLogger("agent_as_model.stdio")
 
@@ -44,7 +49,7 @@ ToServer = ObjectSendStream[SessionMessage | Exception]
 
 CHUNK = 64 * 1024
 SHOWN = 80  # bytes of a bad line shown in the log
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+INVALID_REQUEST = frame_checks.INVALID_REQUEST
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 BEFORE_INIT_EXEMPT = frozenset({"initialize", "ping", "server/discover"})
 
@@ -175,10 +180,9 @@ async def _too_long(start: bytes, max_frame: int, out: _Out) -> None:
 async def _frame(line: bytes, to_server: ToServer, out: _Out, gate: _Gate) -> None:
     if not line.strip():
         return  # a blank line carries no message (nothing to answer)
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError as err:
-        await _refuse(line, err, out)
+    message = frame_checks.parse(line)
+    if isinstance(message, frame_checks.Verdict):
+        await _refuse(line, message, to_server, out)
         return
     if isinstance(message, types.JSONRPCRequest) and gate.refuses(message):
         reason = (
@@ -193,52 +197,14 @@ async def _frame(line: bytes, to_server: ToServer, out: _Out, gate: _Gate) -> No
         await gate.handshake(message)
 
 
-async def _refuse(line: bytes, err: ValidationError, out: _Out) -> None:
-    """Say why a line is not a message the server can take, to the log and (unless it is a
-    response, which JSON-RPC never answers) to the client."""
-    code, reason, value = _diagnose(line, err)
-    log.warning("%s; the line began %r", reason, line[:SHOWN])
-    if isinstance(value, dict) and "method" not in value and ("result" in value or "error" in value):
-        return  # a malformed response: nobody waits for an answer to it
-    prefix = "Parse error" if code == PARSE_ERROR else "Invalid Request"
-    await out.error(_usable_id(value), code, f"{prefix}: {reason}")
-
-
-_NO_VALUE = object()
-
-
-def _diagnose(line: bytes, err: ValidationError) -> tuple[int, str, Any]:
-    try:
-        value = json.loads(line)
-    except RecursionError:
-        return PARSE_ERROR, "the JSON is nested too deeply to parse", _NO_VALUE
-    except ValueError:  # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8
-        return PARSE_ERROR, "the line is not JSON", _NO_VALUE
-    if any("recursion limit" in str(e.get("msg", "")) for e in err.errors()):
-        return INVALID_REQUEST, "the message is nested deeper than the server's JSON parser takes", value
-    if isinstance(value, list):
-        return INVALID_REQUEST, "a batch (a JSON array) is not supported: send one message a line", value
-    if not isinstance(value, dict):
-        return INVALID_REQUEST, f"expected a JSON-RPC message object, got {_kind(value)}", value
-    if value.get("jsonrpc") != "2.0":
-        return INVALID_REQUEST, 'a JSON-RPC message must have "jsonrpc": "2.0"', value
-    if not isinstance(value.get("method"), str) and "result" not in value and "error" not in value:
-        return INVALID_REQUEST, "the message has no method (and is not a response)", value
-    return INVALID_REQUEST, "the message is not a valid JSON-RPC request, notification or response", value
-
-
-def _usable_id(value: Any) -> object:
-    ident = value.get("id") if isinstance(value, dict) else None
-    if isinstance(ident, bool) or not isinstance(ident, int | str):
-        return None
-    return ident
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a string"
+async def _refuse(line: bytes, verdict: frame_checks.Verdict, to_server: ToServer, out: _Out) -> None:
+    """Say why a line is not a message the server can take, to the log and to the client; a
+    response (which JSON-RPC never answers) instead ends the request it answers, when its id says
+    which."""
+    log.warning("%s; the line began %r", verdict.reason, line[:SHOWN])
+    if verdict.response:
+        instead = frame_checks.for_the_server(verdict)
+        if instead is not None:
+            await to_server.send(SessionMessage(instead))
+        return
+    await out.frame(verdict.reply().model_dump_json(by_alias=True, exclude_unset=True))

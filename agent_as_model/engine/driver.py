@@ -20,6 +20,7 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.engine.machine import STATE, fire, told, way_out
 from agent_as_model.errors import CallError, MissingCapability
+from agent_as_model.states.commit import add_result_meta
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
@@ -61,7 +62,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except CallError as err:
         message = err.message(record.tool, leave(record, err.kind, _who(record)))
         log.info("%s", message)
-        return error_result(message)
+        return _told_by(record, error_result(message))
     except MissingCapability as err:
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -72,7 +73,22 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
         sent = leave(record, "fault", _who(record))
-        return error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
+        return _told_by(
+            record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
+        )
+
+
+def _told_by(record: CallRecord, result: CallToolResult) -> CallToolResult:
+    """An error result says which backend the call had (spec section 9), once one was chosen:
+    a provider's failure reads as the provider's."""
+    backend = record.backend
+    if backend is not None:
+        try:
+            source = backend.source(record.request.model)
+        except CallError:  # a model the provider may not use was refused before it was chosen
+            return result
+        add_result_meta(result, {"backend": source})
+    return result
 
 
 def _who(record: CallRecord) -> str | None:

@@ -1,22 +1,23 @@
 """interpreted -> committed: the next session cursor is minted (when cursors are on), and the
 dialect shapes the completion into the tool result.
 
-Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
-later features commit to those bytes. A JSON object also travels as structuredContent. Beside
-it, `_meta["agent-as-model/result"]` says what the product's own API would have (spec section
-9): which backend answered (`host`, or `provider:<name>/<model>`), the model it named and the
-stop reason in the product's words (the dialect's `describe`).
+Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1),
+strict (`arguments.json_text`): later features commit to those bytes. A JSON object also
+travels as structuredContent, equal to the text. Beside it, `_meta["agent-as-model/result"]`
+says what the product's own API would have (spec section 9): which backend answered (`host`, or
+`provider:<name>/<model>`), the model it named and the stop reason in the product's words (the
+dialect's `describe`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
 
@@ -87,6 +88,6 @@ def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:
 def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:
     if isinstance(output, str):
         return CallToolResult(content=[TextContent(type="text", text=output)])
-    text = json.dumps(output, sort_keys=True)
+    text = json_text(output)
     structured = output if isinstance(output, dict) else None
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)

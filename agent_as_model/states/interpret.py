@@ -15,11 +15,11 @@ import re
 from typing import Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
-from agent_as_model.arguments import type_name, with_article
+from agent_as_model.arguments import json_text, not_json, type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
 from agent_as_model.patterns import SchemaTimeout
-from agent_as_model.schemas import first_violation, pointer_text
+from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.record import CallRecord, HostPlan
 
@@ -73,7 +73,7 @@ def interpret_answer(record: CallRecord) -> None:
             if stop == "maxTokens":  # not a schema problem: the output never ended
                 raise _cut(contract, request) from None
             raise
-        text, calls = json.dumps(structured, sort_keys=True), []
+        text, calls = json_text(structured), []
     elif record.plan.offered:
         check_tool_limits(request, calls)
     persona = request.persona
@@ -151,6 +151,17 @@ def _tool_call(i: int, block: Any, plan: HostPlan, offered: frozenset[str]) -> T
         raise host_error(
             f"content[{i}].name", f"the host called tool {block.name!r}, which it was not offered"
         )
+    # The structured output's call is checked against its schema, which finds these too.
+    output = plan.structured == "tool" and name == STRUCTURED_TOOL
+    strict = None if output else not_json(block.input)
+    if strict is not None:  # the call would reach the caller as text that is not JSON
+        where = f"content[{i}].input"
+        problem = f"at JSON pointer {pointer_text(json_pointer(strict[0]))} {strict[1]}"
+        raise host_error(
+            where,
+            f"the host's tool call {problem}",
+            repair=f"Your call of tool {block.name!r} {problem}: send only JSON numbers.",
+        )
     return ToolUse(id=block.id, name=name, input=dict(block.input))
 
 
@@ -188,6 +199,8 @@ def json_answer(text: str) -> tuple[Any, str | None]:
     except json.JSONDecodeError as err:
         # The decoder's message names a position, never the text itself.
         return None, f"is not JSON (line {err.lineno} column {err.colno}: {err.msg})"
+    except ValueError:  # Python's int/str conversion limit: a number thousands of digits long
+        return None, "is not JSON this server can read (it holds an integer thousands of digits long)"
 
 
 def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None:

@@ -97,6 +97,11 @@ class Backend(Protocol):
     @property
     def who(self) -> str | None: ...
 
+    def source(self, model: str) -> str:
+        """What `_meta["agent-as-model/result"].backend` says of this backend for a call asking for
+        `model` (`host`, or `provider:<name>/<model>`): on an error result too, once it was chosen."""
+        ...
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:

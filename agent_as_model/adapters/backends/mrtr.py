@@ -87,6 +87,9 @@ class ModernRoundTrip:
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
 
+    def source(self, model: str) -> str:
+        return "host"
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:

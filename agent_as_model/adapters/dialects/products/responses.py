@@ -30,6 +30,7 @@ from agent_as_model.adapters.dialects.writing import (
     text_parts,
 )
 from agent_as_model.adapters.tools import definitions, listing
+from agent_as_model.arguments import json_text
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
     Completion,
@@ -378,7 +379,7 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
             "id": f"fc_{call.id}",  # derived from the host's call id, as the reference does
             "call_id": call.id,
             "name": call.name,
-            "arguments": json.dumps(call.input, sort_keys=True),
+            "arguments": json_text(call.input),
             "status": "completed",
         }
         for call in completion.tool_calls
