@@ -72,17 +72,25 @@ def check_tool_turns(turns: tuple[Turn, ...]) -> None:
 
 
 def _match(path: str, calls: list[str], results: list[str]) -> None:
-    missing = [c for c in calls if c not in results]
-    extra = [r for r in results if r not in calls]
-    if extra:
-        raise caller_error(
-            path, f"tool result for {extra[0]!r}, which the assistant turn before did not call"
-        )
-    if len(set(results)) != len(results):
-        dup = next(r for r in results if results.count(r) > 1)
-        raise caller_error(path, f"two tool results for {dup!r}")
-    if missing:
-        raise caller_error(path, f"no tool result for call {missing[0]!r} of the assistant turn before")
+    # Sets, not list scans: a turn may answer tens of thousands of calls.
+    called, answered = set(calls), set(results)
+    extra = next((r for r in results if r not in called), None)
+    if extra is not None:
+        raise caller_error(path, f"tool result for {extra!r}, which the assistant turn before did not call")
+    if len(answered) != len(results):
+        raise caller_error(path, f"two tool results for {_first_repeated(results)!r}")
+    missing = next((c for c in calls if c not in answered), None)
+    if missing is not None:
+        raise caller_error(path, f"no tool result for call {missing!r} of the assistant turn before")
+
+
+def _first_repeated(items: list[str]) -> str:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    raise ValueError("no item is repeated")
 
 
 def _unanswered(calls: list[str]) -> str:
