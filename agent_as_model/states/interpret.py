@@ -11,7 +11,6 @@ output_schema (spec section 5), whose failures name the persona and are final.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
@@ -21,10 +20,8 @@ from agent_as_model.neutral import Completion, OutputContract, Persona, Request,
 from agent_as_model.patterns import SchemaTimeout
 from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.fence import fenced_body
 from agent_as_model.states.record import CallRecord, HostPlan
-
-# A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
 
 
 def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:
@@ -181,8 +178,8 @@ def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
 
 def json_answer(text: str) -> tuple[Any, str | None]:
     """The JSON value of an answer (a fenced json block is accepted), or why it is none."""
-    fenced = _FENCE.search(text)
-    body = fenced.group(1) if fenced else text
+    fenced = fenced_body(text)  # a linear scan: the host's text is never met by a backtracking regex
+    body = text if fenced is None else fenced
     try:
         return json.loads(body), None
     except json.JSONDecodeError as err:
