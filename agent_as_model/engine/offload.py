@@ -1,0 +1,40 @@
+"""The server's own worker threads, for request work too long to run on the event loop.
+
+Checks against a caller's schema and the reading of a large conversation run here. They have a
+limiter of their own, `WORKERS` threads at once, apart from anyio's default one (40 threads),
+which the transports use for their blocking reads and writes (stdio) and the SDK for its own: a
+burst of slow checks then waits for one of these threads, and never holds up the I/O that
+answers every other request. The limiter is one per event loop (`RunVar`), as anyio's own is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+from anyio.lowlevel import RunVar
+
+# Two shared cores run the server in the benchmarks; a few more threads than cores keep a check
+# that waits on the GIL from idling the others, and bound what a flood of them can hold.
+WORKERS = 4
+
+T = TypeVar("T")
+
+_LIMITER: RunVar[CapacityLimiter] = RunVar("agent_as_model_offload")
+
+
+def limiter() -> CapacityLimiter:
+    """This event loop's limiter of request work."""
+    try:
+        return _LIMITER.get()
+    except LookupError:
+        made = CapacityLimiter(WORKERS)
+        _LIMITER.set(made)
+        return made
+
+
+async def off_loop(work: Callable[..., T], *args: object) -> T:
+    """Run `work(*args)` in one of the server's worker threads and wait for it."""
+    return await anyio.to_thread.run_sync(work, *args, limiter=limiter())
