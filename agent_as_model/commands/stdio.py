@@ -38,6 +38,7 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -99,7 +100,10 @@ class _Out:
     the count of results waiting to be written (`backlog`), which the reader waits on."""
 
     def __init__(
-        self, write: Write, threads: anyio.CapacityLimiter, from_server: ObjectReceiveStream[SessionMessage]
+        self,
+        write: Write,
+        threads: anyio.CapacityLimiter,
+        from_server: MemoryObjectReceiveStream[SessionMessage],
     ) -> None:
         self._write = write
         self._threads = threads
