@@ -98,6 +98,7 @@ def build_server(
             return _static_tool(params.name, arguments, listed_models)
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
+        patterns.STEP_BOUND.set(limits.schema_steps)
         # Who serves is the machine's `route` step, from the parsed request.
         return await drive(CallRecord(dialect, arguments, backends.CallRouter(ctx, params, backend, limits)))
 

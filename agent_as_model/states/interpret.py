@@ -17,7 +17,7 @@ from agent_as_model.adapters.backends.base import HostAnswer, Replayed
 from agent_as_model.arguments import type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
-from agent_as_model.patterns import SchemaTimeout
+from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.fence import fenced_body
@@ -200,7 +200,7 @@ def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None
 def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
     try:
         violation = first_violation(schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         return err.reason()
     if violation is None:
         return None
@@ -211,7 +211,7 @@ def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
     try:
         violation = first_violation(contract.schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         # Not repairable: the same pattern would run out of time on the model's next answer too.
         raise host_error(contract.path, f"the host's answer {err.reason()}") from None
     if violation is not None:
