@@ -469,14 +469,15 @@ def never_reads(seconds: float = 10.0, requests: int = 50_000) -> dict[str, Any]
         time.sleep(0.25)
         peak = max(peak, rss_mb(process.pid))
     stalled_at = written[0]
+    # The client reads now: the server resumes reading, so the writer finishes; every request
+    # is answered once (a watchdog ends the server if one never is).
+    watchdog = threading.Timer(GIVE_UP_S, process.kill)
+    watchdog.start()
     answered = 0
-    while answered < stalled_at:  # the client reads now: the server resumes, every request answered
-        if not process.stdout.readline():
-            break
+    while answered < requests and process.stdout.readline():
         answered += 1
-    thread.join(timeout=GIVE_UP_S)
-    while answered < written[0] and process.stdout.readline():
-        answered += 1
+    watchdog.cancel()
+    thread.join()
     cpu_idle = _idle_sync(process.pid)
     end_rss = rss_mb(process.pid)
     process.kill()

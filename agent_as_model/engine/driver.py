@@ -18,7 +18,7 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.engine.machine import STATE, fire, told, way_out
-from agent_as_model.engine.offload import off_loop
+from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.record import CallRecord
 
@@ -45,7 +45,10 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                 if state.off_loop is not None and state.off_loop(record):
                     # A check against a caller's schema, or a large conversation: bounded, but
                     # long enough to stall every other request if it ran on the event loop.
-                    await off_loop(fire, record, state.then)
+                    try:
+                        await off_loop(fire, record, state.then)
+                    finally:
+                        release_later()  # large work leaves a large heap behind, ended or not
                 else:
                     fire(record, state.then)
             except CallError as err:
