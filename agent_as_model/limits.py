@@ -11,6 +11,9 @@ from typing import NamedTuple
 
 # Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
 DEFAULT_SCHEMA_TIMEOUT = 0.25
+# Steps (keywords applied) one check against a caller's JSON Schema may take (benchmarks/README.md
+# has what a step costs); checking an answer against a plain schema takes a few steps per value.
+DEFAULT_SCHEMA_STEPS = 50_000
 # Seconds a legacy host may take to answer one sampling request; the same as the state lifetime,
 # so a host gets as long on either era.
 DEFAULT_HOST_TIMEOUT = 600.0
@@ -24,6 +27,7 @@ DEFAULT_PROGRESS_INTERVAL = 5.0
 
 class Limits(NamedTuple):
     schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
+    schema_steps: int = DEFAULT_SCHEMA_STEPS
     host_timeout: float = DEFAULT_HOST_TIMEOUT
     state_ttl: float = DEFAULT_STATE_TTL
     max_frame: int = DEFAULT_MAX_FRAME

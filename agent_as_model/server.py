@@ -136,6 +136,7 @@ def build_server(
             return _static_tool(params.name, arguments, listed_models, list(stored_tools))
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
+        patterns.STEP_BOUND.set(limits.schema_steps)
         # Who serves is the machine's `route` step, from the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
         if store is not None and dialect.storage is not None:

@@ -21,7 +21,14 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         help="CPU time one check against a caller's JSON Schema may spend matching its patterns "
         f"(default {DEFAULT_LIMITS.schema_timeout:g})",
     )
-
+    group.add_argument(
+        "--schema-steps",
+        type=_steps,
+        default=DEFAULT_LIMITS.schema_steps,
+        metavar="STEPS",
+        help="keywords one check against a caller's JSON Schema may apply before it stops with an error "
+        f"($ref fan-out, nested combinators; default {DEFAULT_LIMITS.schema_steps})",
+    )
     group.add_argument(
         "--host-timeout",
         type=_seconds,
@@ -52,6 +59,7 @@ def limits_of(args: argparse.Namespace) -> Limits:
     """The limits the flags name; the defaults when serving without the `serve` command."""
     return Limits(
         schema_timeout=getattr(args, "schema_timeout", DEFAULT_LIMITS.schema_timeout),
+        schema_steps=getattr(args, "schema_steps", DEFAULT_LIMITS.schema_steps),
         host_timeout=getattr(args, "host_timeout", DEFAULT_LIMITS.host_timeout),
         state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
         max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
@@ -65,6 +73,16 @@ def _bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
     if value < 1024:
         raise argparse.ArgumentTypeError(f"expected at least 1024 bytes, got {text}")
+    return value
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of steps, got {text!r}") from None
+    if value < 100:
+        raise argparse.ArgumentTypeError(f"expected at least 100 steps, got {text}")
     return value
 
 

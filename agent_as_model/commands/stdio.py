@@ -17,7 +17,12 @@ waits forever. Here every line is read, bounded and judged before the server see
 - a request before `initialize` (and without the 2026-07-28 protocol version in `_meta`): an
   error that says to initialize first.
 
-Each is logged at WARNING with the line's first bytes; the connection stays usable. A malformed
+Each is logged at WARNING with the line's first bytes; the connection stays usable.
+
+Backpressure: when the host stops reading stdout, the server's results wait to be written. Past
+`MAX_PENDING` of them the reader stops reading stdin (so the host's own writes block, and memory
+stays bounded) and resumes as the host drains them. The reads and writes run in two threads of
+their own (`_IO_THREADS`), so no request work waiting for a worker thread can hold them up. A malformed
 *response* (the host's answer to a sampling request) gets no reply, as JSON-RPC says, only the log
 line; when its id can be read, the call waiting for it ends at once with an error naming what
 was wrong (`frame_checks.for_the_server`), otherwise at `--host-timeout`. Everything else
@@ -37,6 +42,7 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 
 from agent_as_model.commands import frame_checks
@@ -51,6 +57,10 @@ CHUNK = 64 * 1024
 SHOWN = 80  # bytes of a bad line shown in the log
 INVALID_REQUEST = frame_checks.INVALID_REQUEST
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+# Results waiting to be written beyond which no new request is read (see the module's docstring).
+MAX_PENDING = 64
+# One reader and one writer at a time: the stdio transport's own threads.
+_IO_THREADS = 2
 BEFORE_INIT_EXEMPT = frozenset({"initialize", "ping", "server/discover"})
 
 
@@ -58,10 +68,11 @@ async def serve(server: Any, read: Read, write: Write, *, max_frame: int) -> Non
     """Run `server` (a low-level SDK Server) over a byte stream pair until the input ends."""
     to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    out = _Out(write)
+    threads = anyio.CapacityLimiter(_IO_THREADS)
+    out = _Out(write, threads, from_server)
     gate = _Gate()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_read_loop, read, max_frame, to_server, out, gate)
+        tg.start_soon(_read_loop, _Reader(read, threads), max_frame, to_server, out, gate)
         tg.start_soon(_write_loop, from_server, out, gate)
         await server.run(server_reads, server_writes, server.create_initialization_options())
         tg.cancel_scope.cancel()
@@ -76,16 +87,50 @@ async def serve_stdio(server: Any, *, max_frame: int) -> None:
         await serve(server, partial(os.read, wire_in), partial(write_all, wire_out), max_frame=max_frame)
 
 
-class _Out:
-    """One writer for the server's frames and the reader's error replies, a frame at a time."""
+class _Reader:
+    """stdin, read in the transport's own thread."""
 
-    def __init__(self, write: Write) -> None:
+    def __init__(self, read: Read, threads: anyio.CapacityLimiter) -> None:
+        self._read = read
+        self._threads = threads
+
+    async def chunk(self) -> bytes:
+        return await anyio.to_thread.run_sync(
+            self._read, CHUNK, abandon_on_cancel=True, limiter=self._threads
+        )
+
+
+class _Out:
+    """One writer for the server's frames and the reader's error replies, a frame at a time; and
+    the count of results waiting to be written (`backlog`), which the reader waits on."""
+
+    def __init__(
+        self,
+        write: Write,
+        threads: anyio.CapacityLimiter,
+        from_server: MemoryObjectReceiveStream[SessionMessage],
+    ) -> None:
         self._write = write
+        self._threads = threads
+        self._from_server = from_server
         self._lock = anyio.Lock()
+        self._written = anyio.Event()
 
     async def frame(self, text: str) -> None:
         async with self._lock:
-            await anyio.to_thread.run_sync(self._write, text.encode("utf-8") + b"\n")
+            data = text.encode("utf-8") + b"\n"
+            await anyio.to_thread.run_sync(self._write, data, limiter=self._threads)
+        self._written.set()
+
+    def backlog(self) -> int:
+        """The server's messages waiting to be written: each task that made one waits to send it."""
+        return self._from_server.statistics().tasks_waiting_send
+
+    async def drained(self, limit: int) -> None:
+        """Wait while more than `limit` messages wait to be written (the host is not reading)."""
+        while self.backlog() > limit:
+            self._written = anyio.Event()
+            await self._written.wait()
 
     async def error(self, ident: object, code: int, message: str) -> None:
         # Written like every other frame: the SDK's model, its serialisation.
@@ -140,13 +185,13 @@ async def _write_loop(from_server: ObjectReceiveStream[SessionMessage], out: _Ou
             await out.frame(message.model_dump_json(by_alias=True, exclude_unset=True))
 
 
-async def _read_loop(read: Read, max_frame: int, to_server: ToServer, out: _Out, gate: _Gate) -> None:
+async def _read_loop(read: _Reader, max_frame: int, to_server: ToServer, out: _Out, gate: _Gate) -> None:
     async with to_server:
         pending = bytearray()
         scanned = 0  # bytes of `pending` known to hold no newline
         discarding = False  # inside a frame that was too long: drop up to its newline
         while True:
-            chunk = await anyio.to_thread.run_sync(read, CHUNK, abandon_on_cancel=True)
+            chunk = await read.chunk()
             if not chunk:
                 break
             pending += chunk
@@ -159,6 +204,7 @@ async def _read_loop(read: Read, max_frame: int, to_server: ToServer, out: _Out,
                 elif len(line) > max_frame:
                     await _too_long(line, max_frame, out)
                 else:
+                    await out.drained(MAX_PENDING)  # backpressure: the host reads what it asked first
                     await _frame(line, to_server, out, gate)
             scanned = len(pending)
             if len(pending) > max_frame:

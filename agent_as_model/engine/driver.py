@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 
-import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.engine.machine import STATE, fire, told, way_out
+from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.commit import add_result_meta
 from agent_as_model.states.record import CallRecord
@@ -46,9 +46,12 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
             assert state.then is not None  # the table gives every other live state its trigger
             try:
                 if state.off_loop is not None and state.off_loop(record):
-                    # A check against a caller's schema: bounded, but long enough to stall
-                    # every other request if it ran on the event loop.
-                    await anyio.to_thread.run_sync(fire, record, state.then)
+                    # A check against a caller's schema, or a large conversation: bounded, but
+                    # long enough to stall every other request if it ran on the event loop.
+                    try:
+                        await off_loop(fire, record, state.then)
+                    finally:
+                        release_later()  # large work leaves a large heap behind, ended or not
                 else:
                     fire(record, state.then)
             except CallError as err:

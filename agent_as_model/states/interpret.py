@@ -11,20 +11,17 @@ output_schema (spec section 5), whose failures name the persona and are final.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
 from agent_as_model.arguments import json_text, not_json, type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
-from agent_as_model.patterns import SchemaTimeout
+from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.fence import fenced_body
 from agent_as_model.states.record import CallRecord, HostPlan
-
-# A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
 
 
 def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:
@@ -192,8 +189,8 @@ def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
 
 def json_answer(text: str) -> tuple[Any, str | None]:
     """The JSON value of an answer (a fenced json block is accepted), or why it is none."""
-    fenced = _FENCE.search(text)
-    body = fenced.group(1) if fenced else text
+    fenced = fenced_body(text)  # a linear scan: the host's text is never met by a backtracking regex
+    body = text if fenced is None else fenced
     try:
         return json.loads(body), None
     except json.JSONDecodeError as err:
@@ -216,7 +213,7 @@ def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None
 def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
     try:
         violation = first_violation(schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         return err.reason()
     if violation is None:
         return None
@@ -227,7 +224,7 @@ def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
     try:
         violation = first_violation(contract.schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         # Not repairable: the same pattern would run out of time on the model's next answer too.
         raise host_error(contract.path, f"the host's answer {err.reason()}") from None
     if violation is not None:

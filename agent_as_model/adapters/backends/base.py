@@ -9,6 +9,8 @@ request, the `Route` that serves a call. The engine never learns which backend i
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
+import json
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from mcp_types import (
@@ -56,6 +58,39 @@ class HostAnswer(NamedTuple):
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
         return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+
+
+# Characters of one block of a bad answer that a repair round echoes back to the model (and a
+# 2026-07-28 state seals for the retry): the state then stays within the HTTP body limit whatever
+# the answer's size, and the model still sees what it wrote and the error's pointer into it.
+ECHO_LIMIT = 16 * 1024
+
+
+def echoed_blocks(blocks: Sequence[Any]) -> list[Any]:
+    """The blocks as a repair round echoes them: a text longer than `ECHO_LIMIT` cut to it (with a
+    note of what was cut), a tool call's input larger than it replaced by that note. Cutting a cut
+    block changes nothing, so a replayed answer echoes the same."""
+    return [_echoed(block) for block in blocks]
+
+
+def echoed(result: Any) -> Any:
+    """A sampling result with its content as a repair round echoes it (see `echoed_blocks`)."""
+    content = result.content
+    if isinstance(content, list):
+        return result.model_copy(update={"content": echoed_blocks(content)})
+    return result.model_copy(update={"content": _echoed(content)})
+
+
+def _echoed(block: Any) -> Any:
+    kind = getattr(block, "type", None)
+    if kind == "text" and len(block.text) > ECHO_LIMIT:
+        note = f"\n[{len(block.text)} characters in all; the rest is cut]"
+        return block.model_copy(update={"text": block.text[: ECHO_LIMIT - len(note)] + note})
+    if kind == "tool_use":
+        size = len(json.dumps(block.input))
+        if size > ECHO_LIMIT:
+            return block.model_copy(update={"input": {"cut": f"an input of {size} characters of JSON"}})
+    return block
 
 
 class Replayed(NamedTuple):

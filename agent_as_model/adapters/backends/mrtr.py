@@ -41,7 +41,7 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension, echoed
 from agent_as_model.errors import CallError, host_error
 
 log = logging.getLogger("agent_as_model")
@@ -107,7 +107,8 @@ class ModernRoundTrip:
                     f"inputResponses.{KEY}",
                     f"expected a sampling/createMessage result, got {type(answer).__name__}",
                 )
-            self._answers.append(answer)
+            # Sealed, if a repair follows, as the repair echoes it: cut to a bound (base.ECHO_LIMIT).
+            self._answers.append(echoed(answer))
             return HostAnswer.of(answer)
         # Not proven (round one, or a retry whose state binds another payload), or a repair
         # past the bound round: this round's payload goes to the host.

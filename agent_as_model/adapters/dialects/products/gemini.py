@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import ChainMap
+from collections import ChainMap, deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -347,7 +347,7 @@ def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     if isinstance(contents, str):
         turns.text("user", common.require_unicode(contents, "contents"), "contents")
         return
-    pending: list[tuple[str, str]] = []  # the calls of the last model content not yet answered
+    pending = _Pending(())  # the calls of the last model content not yet answered
     for i, raw in enumerate(common.require_list(contents, "contents", non_empty=True)):
         path = f"contents[{i}]"
         content = _Object(raw, path, _CONTENT_KEYS, "a content is {role, parts}")
@@ -419,7 +419,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
     return kinds[0], part
 
 
-def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> list[tuple[str, str]]:
+def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _Pending:
     texts: list[str] = []
     calls: list[Call] = []
     for j, raw in enumerate(parts):
@@ -435,10 +435,39 @@ def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> l
         turns.add(Text("\n".join(texts)))
     for call in calls:
         turns.add(call)
-    return [(call.id, call.name) for call in calls]
+    return _Pending([(call.id, call.name) for call in calls])
 
 
-def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: list[tuple[str, str]]) -> None:
+class _Pending:
+    """The calls of a model content not yet answered, in order: a response takes the first one
+    with its id, or without an id the first one with its name. Indexed both ways, so answering n
+    calls is linear in n whatever order the responses come in."""
+
+    def __init__(self, calls: Sequence[tuple[str, str]]) -> None:
+        self._calls = calls
+        self._taken = [False] * len(calls)
+        self._by_id: dict[str, deque[int]] = {}
+        self._by_name: dict[str, deque[int]] = {}
+        for index, (ident, name) in enumerate(calls):
+            self._by_id.setdefault(ident, deque()).append(index)
+            self._by_name.setdefault(name, deque()).append(index)
+
+    def _take(self, queue: deque[int] | None) -> tuple[str, str] | None:
+        while queue:
+            index = queue.popleft()
+            if not self._taken[index]:
+                self._taken[index] = True
+                return self._calls[index]
+        return None
+
+    def by_id(self, ident: str) -> tuple[str, str] | None:
+        return self._take(self._by_id.get(ident))
+
+    def by_name(self, name: str) -> tuple[str, str] | None:
+        return self._take(self._by_name.get(name))
+
+
+def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
     for j, raw in enumerate(parts):
         kind, part = _part(raw, common.path_of(path, j))
@@ -467,7 +496,7 @@ def _call(raw: object, path: str, derived: str) -> Call:
     return Call(ident, name, args or {})
 
 
-def _response(raw: object, path: str, pending: list[tuple[str, str]]) -> ToolResult:
+def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
     answer = _Object(raw, path, _RESPONSE_KEYS, "a functionResponse is {id, name, response}")
     answer.check(_RESPONSE_HINTS, _RESPONSE_REFUSED)
     if answer.get("parts"):
@@ -478,25 +507,21 @@ def _response(raw: object, path: str, pending: list[tuple[str, str]]) -> ToolRes
     name = definitions.tool_name(answer.get("name"), answer.at("name"))
     if answer.get("id") is not None:
         ident = call_id(answer.get("id"), answer.at("id"))
-        for index, (called, called_name) in enumerate(pending):
-            if called == ident:
-                if called_name != name:
-                    raise caller_error(
-                        answer.at("name"),
-                        f"is {ascii(name)}, but the functionCall {ident!r} it answers "
-                        f"called {ascii(called_name)}",
-                    )
-                del pending[index]
-                break
+        called = pending.by_id(ident)
+        if called is not None and called[1] != name:
+            raise caller_error(
+                answer.at("name"),
+                f"is {ascii(name)}, but the functionCall {ident!r} it answers called {ascii(called[1])}",
+            )
     else:
-        found = next((k for k, (_, called_name) in enumerate(pending) if called_name == name), None)
+        found = pending.by_name(name)
         if found is None:
             raise caller_error(
                 answer.at("id"),
                 f"is missing, and no functionCall of {ascii(name)} in the model content before it is left "
                 "to answer: give the id of the call this answers",
             )
-        ident = pending.pop(found)[0]
+        ident = found[0]
     response = answer.get("response")
     if not isinstance(response, dict):
         where = answer.at("response")
