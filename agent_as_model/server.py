@@ -99,7 +99,8 @@ def build_server(
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
         # Who serves is the machine's `route` step, from the parsed request.
-        return await drive(CallRecord(dialect, arguments, backends.CallRouter(ctx, params, backend, limits)))
+        router = backends.CallRouter(ctx, params, backend, limits)
+        return await drive(CallRecord(dialect, arguments, router, limits))
 
     server: Server[Any] = Server(
         SERVER_NAME,

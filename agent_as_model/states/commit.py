@@ -17,6 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.states import usage
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
@@ -37,14 +38,26 @@ def commit_result(record: CallRecord) -> None:
             history, text = history[:-1], chain.calls_join
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
-    output = record.dialect.render(completion, request, cursor)
+    if completion.usage is None:  # nobody counted: the documented estimate, said to be one
+        completion = record.completion = completion._replace(usage=usage.estimate(request, completion))
+    dialect = record.dialect
+    # `result: "object"` was refused at parse for a tool with no object shape.
+    render = dialect.render_object if request.result == "object" else dialect.render
+    assert render is not None
+    output = render(completion, request, cursor)
     record.result = tool_result(output)
-    describe = record.dialect.describe
+    describe = dialect.describe
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
         record.result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
-    add_result_meta(record.result, {"backend": source})
+    # The object's `model` is the model that answered; the alias the caller asked for is kept
+    # here, with who counted the usage (spec section 10).
+    assert completion.usage is not None
+    add_result_meta(
+        record.result,
+        {"backend": source, "requested_model": request.model, "usage": completion.usage.source},
+    )
     log.info("%s: answered by %s", record.tool, source)
 
 

@@ -21,7 +21,12 @@ from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    record.request = record.dialect.parse(record.arguments)  # the later states read the request
+    request = record.dialect.parse(record.arguments)
+    if request.result is None and record.limits.result == "object" and record.dialect.render_object:
+        # The server's default (`serve --result object`), where the tool has an object shape: a
+        # raw prompt stays text, as it has no other (docs/decisions.md).
+        request = request._replace(result="object")
+    record.request = request  # the later states read the request
 
 
 def check_conversation(request: Request) -> None:

@@ -20,7 +20,7 @@ from mcp_types import (
 )
 
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import Request
+from agent_as_model.neutral import Request, Usage
 
 
 class SamplingSupport(NamedTuple):
@@ -50,12 +50,35 @@ class HostAnswer(NamedTuple):
     stop_reason: str | None
     # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
     source: str = "host"
+    # The tokens the answerer counted: a provider's API always says; a host only when its
+    # result's `_meta` carries figures (`host_usage`). None: nobody counted.
+    usage: Usage | None = None
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> "HostAnswer":
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+        usage = None if result.meta is None else host_usage(result.meta)
+        return cls(result.role, blocks, result.model, result.stop_reason, "host", usage)
+
+
+# The `_meta` keys of a sampling result that carry a host's token counts, in MCP's camelCase and
+# in the snake_case of the products' own APIs (docs/decisions.md): `usage: {inputTokens,
+# outputTokens}` or `usage: {input_tokens, output_tokens}`. MCP defines none, so nothing else is
+# guessed at.
+_COUNT_KEYS = (("inputTokens", "outputTokens"), ("input_tokens", "output_tokens"))
+
+
+def host_usage(meta: Any) -> Usage | None:
+    """The host's own token counts from its result's `_meta`, when it gives both as counts."""
+    usage = meta.get("usage") if isinstance(meta, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    for given, made in _COUNT_KEYS:
+        counts = usage.get(given), usage.get(made)
+        if all(type(c) is int and c >= 0 for c in counts):
+            return Usage(counts[0], counts[1], "host")  # type: ignore[arg-type]  # ints, checked above
+    return None
 
 
 class Replayed(NamedTuple):

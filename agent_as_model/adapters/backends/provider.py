@@ -25,7 +25,7 @@ from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
 from agent_as_model.errors import CallError, caller_error, host_error
-from agent_as_model.neutral import DEFAULT_MODEL
+from agent_as_model.neutral import DEFAULT_MODEL, Usage
 
 log = logging.getLogger("agent_as_model")
 
@@ -54,6 +54,7 @@ class Reply(NamedTuple):
     blocks: tuple[Any, ...]  # TextContent / ToolUseContent
     model: str
     stop_reason: str | None
+    usage: Usage | None = None  # the API's own token counts, when its reply has them
 
 
 class Failure(NamedTuple):
@@ -220,7 +221,9 @@ class ProviderBackend:
             raise host_error(f"provider {name}", f"{status}: {failure.what}") from None
         source = f"provider:{name}/{model}"
         log.info("answered by %s", source)
-        return HostAnswer("assistant", reply.blocks, reply.model or model, reply.stop_reason, source)
+        return HostAnswer(
+            "assistant", reply.blocks, reply.model or model, reply.stop_reason, source, reply.usage
+        )
 
 
 def _hint(payload: CreateMessageRequestParams) -> str:

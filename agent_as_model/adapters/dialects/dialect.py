@@ -12,7 +12,7 @@ other room asks the declaration, never a product name:
 - `serve --record --redact` redacts the arguments in `body.text_arguments`, knowing the
   shapes by the shared keys and the dialect's `redaction`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
-- the result is the dialect's `render`;
+- the result is the dialect's `render`, or with `result: "object"` its `render_object`;
 - `agent-as-model demo` sends its `EXAMPLE`;
 - `agent-as-model fuzz` and the property tests write requests and read results through `writing`.
 """
@@ -72,6 +72,8 @@ class Body(NamedTuple):
     hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = EMPTY
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
+    # The parameters the product's response object echoes exactly as sent (`Request.echo`).
+    echo: tuple[str, ...] = ()
 
 
 class Redaction(NamedTuple):
@@ -101,6 +103,10 @@ class Dialect(NamedTuple):
     EXAMPLE: Mapping[str, Any] | None = None
     describe: Describer | None = None  # None: the result carries no product metadata
     redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
+    # The product's own response object, for `result: "object"` (spec section 10): a dialect
+    # whose `render` already makes it gives the same renderer. None: the tool has no object shape
+    # (a raw prompt), and `result: "object"` is refused.
+    render_object: Renderer | None = None
     # How a caller writes a request from a neutral conversation and reads the result back
     # (writing.py): the fuzzer and the property tests drive the dialect through it. None: it is
     # served, but not fuzzed nor property-tested.

@@ -115,9 +115,9 @@ def _request(
     single_call: str | None = None,
     backend: BackendChoice = "auto",
 ) -> Request:
+    body = dialect.body
     built = turns.build()
     if not built:
-        body = dialect.body
         raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
     return Request(
         tool=dialect.NAME,
@@ -126,7 +126,7 @@ def _request(
         model=common.read_model(args),
         max_tokens=common.read_max_tokens(args, max_tokens_name),
         max_tokens_path=max_tokens_path,
-        temperature=common.read_temperature(args, dialect.body.max_temperature),
+        temperature=common.read_temperature(args, body.max_temperature),
         tools=tools,
         tool_choice=tool_choice,
         output=output,
@@ -136,6 +136,8 @@ def _request(
         chain=chain,
         single_call=single_call,
         backend=backend,
+        result=common.read_result(args, dialect.NAME, dialect.render_object is not None),
+        echo={key: args[key] for key in body.echo if args.get(key) is not None} if body.echo else EMPTY,
     )
 
 

@@ -689,9 +689,20 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
             }
         ],
         "modelVersion": completion.model or request.model,
+        "usageMetadata": _usage_metadata(completion),
         # With cursors on, the id is the cursor (spec section 6); else a random id in the
         # Responses form, so it may anchor a chain like one.
         "responseId": cursor or f"resp_{uuid.uuid4().hex}",
+    }
+
+
+def _usage_metadata(completion: Completion) -> dict[str, int]:
+    usage = completion.usage
+    assert usage is not None  # commit fills it before rendering
+    return {
+        "promptTokenCount": usage.input_tokens,
+        "candidatesTokenCount": usage.output_tokens,
+        "totalTokenCount": usage.input_tokens + usage.output_tokens,
     }
 
 
@@ -1000,6 +1011,7 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=_render,
+    render_object=_render,
     tools=definitions.ToolShape(
         format="gemini",
         read_tool=_read_tool,
@@ -1013,7 +1025,7 @@ DIALECT = Dialect(
         group=_group,
     ),
     redaction=Redaction(
-        result_keys=frozenset(["candidates", "modelVersion", "responseId"]),
+        result_keys=frozenset(["candidates", "modelVersion", "responseId", "usageMetadata"]),
         structural=frozenset(["finishReason", "modelVersion", "responseId"]),
         free=frozenset(["args", "response"]),  # functionCall.args, functionResponse.response
     ),

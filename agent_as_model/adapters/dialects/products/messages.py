@@ -8,11 +8,12 @@ of its own, because an MCP message with tool results holds only tool results.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects import common, contracts, options
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
     Said,
@@ -25,7 +26,16 @@ from agent_as_model.adapters.dialects.writing import (
 )
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ChoiceMode, Completion, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+from agent_as_model.neutral import (
+    ChoiceMode,
+    Completion,
+    Request,
+    Text,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
@@ -364,6 +374,31 @@ def _describe(completion: Completion) -> dict[str, Any]:
     return common.result_meta(completion, "stop_reason", _STOP_REASONS)
 
 
+def _render_object(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    """An Anthropic `Message` (`result: "object"`; tests validate each one as the SDK's type):
+    text and `tool_use` blocks, structured output as the text block's JSON. `stop_sequence` is
+    null: MCP's stopReason says a stop sequence ended the answer, not which (docs/decisions.md)."""
+    usage = completion.usage
+    assert usage is not None  # commit fills it before rendering
+    content: list[dict[str, Any]] = []
+    if completion.text or not completion.tool_calls:  # with tool calls, an empty text has no block
+        content.append({"type": "text", "text": completion.text})
+    content.extend(
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+        for call in completion.tool_calls
+    )
+    return {
+        "id": cursor or f"msg_{uuid.uuid4().hex}",  # with cursors on, the cursor (spec section 10)
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "model": completion.model or request.model,  # the model that answered
+        "stop_reason": common.stop_word(completion, _STOP_REASONS),
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+    }
+
+
 # The caller's side, for the fuzzer, the property tests and the soak (`Writing`, writing.py).
 # How an Anthropic Messages caller writes a conversation (`messages_create`'s `Writing`).
 #
@@ -435,6 +470,14 @@ DIALECT = Dialect(
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    render_object=_render_object,
+    # The response object of `result: "object"`: its keys, and the words the server writes in it.
+    redaction=Redaction(
+        result_keys=frozenset(
+            ["id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage"]
+        ),
+        structural=frozenset(["stop_reason"]),
+    ),
     EXAMPLE={"system": "Answer in French.", "messages": [{"role": "user", "content": "Say hello."}]},
     describe=_describe,
     tools=definitions.ToolShape(

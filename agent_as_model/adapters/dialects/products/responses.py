@@ -383,20 +383,46 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
         }
         for call in completion.tool_calls
     )
+    echo = request.echo
+    usage = completion.usage
+    assert usage is not None  # commit fills it before rendering
     response: dict[str, Any] = {
         "id": cursor or f"resp_{ident}",  # with cursors on, the id is the cursor (spec section 6)
         "object": "response",
         "created_at": int(time.time()),
         "status": status,
-        "model": request.model,
+        "model": completion.model or request.model,  # the model that answered (spec section 10)
         "output": output,
+        # The request's settings, as the API echoes them: as the caller sent them.
+        "instructions": echo.get("instructions"),
         "parallel_tool_calls": request.single_call is None,
         "tool_choice": _choice(request.tool_choice),
-        "tools": [_tool_echo(tool) for tool in request.tools],
+        "tools": [
+            _tool_echo(tool, sent)
+            for tool, sent in zip(request.tools, _sent_tools(echo, request), strict=True)
+        ],
+        "temperature": request.temperature,
+        "max_output_tokens": echo.get("max_output_tokens", echo.get("max_tokens")),
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            # Nothing is cached and no reasoning is reported through MCP: none of either.
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": usage.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage.input_tokens + usage.output_tokens,
+        },
     }
+    if "text" in echo:
+        response["text"] = echo["text"]
     if status == "incomplete":
         response["incomplete_details"] = _INCOMPLETE
     return response
+
+
+def _sent_tools(echo: Mapping[str, Any], request: Request) -> list[Any]:
+    """The tool definitions as sent, one for each tool read (each entry is one tool)."""
+    sent = echo.get("tools")
+    return sent if isinstance(sent, list) and len(sent) == len(request.tools) else [None] * len(request.tools)
 
 
 # The Responses API's words for an answer cut at the token limit.
@@ -418,10 +444,13 @@ def _choice(choice: ToolChoice | None) -> str | dict[str, Any]:
     return choice.mode
 
 
-def _tool_echo(tool: ToolSpec) -> dict[str, Any]:
-    # `strict` is false: the caller's `strict` is not honoured (MCP has no strict mode).
+def _tool_echo(tool: ToolSpec, given: Any) -> dict[str, Any]:
+    """A Responses function tool as the caller sent it (`strict` included); one sent in the seed
+    shape {name, description, input_schema} as the function tool it stands for."""
+    if isinstance(given, dict) and given.get("type") == "function":
+        return given
     echoed: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.input_schema}
-    echoed["strict"] = False
+    echoed["strict"] = False  # the seed shape has no strict mode
     if tool.description is not None:
         echoed["description"] = tool.description
     return echoed
@@ -547,9 +576,11 @@ DIALECT = Dialect(
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
+        echo=("instructions", "text", "tools", "max_output_tokens", "max_tokens"),
     ),
     read_conversation=_read_conversation,
     render=_render,
+    render_object=_render,
     EXAMPLE={"instructions": "Be brief.", "input": "Name one prime number."},
     describe=_describe,
     tools=definitions.ToolShape(
