@@ -89,10 +89,12 @@ _HINTS = options.hints(
     "prompt_cache_key",
     "safety_identifier",
     "prediction",
+    "prompt_cache_retention",
+    "prompt_cache_options",
 )
 _REFUSED = {
     **options.refusals(
-        "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options"
+        "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
     ),
     # The deprecated function-calling parameters: their successors do the same job.
     "functions": lambda v: (

@@ -254,8 +254,26 @@ def _cached(value: object) -> str:
     return "cached contents live on Google's servers and cannot be honoured: pass the text in 'contents'"
 
 
-_HINTS = {"safetySettings": "array", "safety_settings": "array", "labels": "object"}
-_REFUSED: dict[str, options.Refusal] = {"cachedContent": _cached, "cached_content": _cached}
+def _continued(value: object) -> str:
+    return "a continuation token resumes a response held on Google's servers, and this server keeps none"
+
+
+# `serviceTier` and `store` are request-level settings of Google's service: accepted and ignored
+# (the server stores nothing for this tool).
+_HINTS = {
+    "safetySettings": "array",
+    "safety_settings": "array",
+    "labels": "object",
+    "serviceTier": "string",
+    "service_tier": "string",
+    "store": "boolean",
+}
+_REFUSED: dict[str, options.Refusal] = {
+    "cachedContent": _cached,
+    "cached_content": _cached,
+    "continuationToken": _continued,
+    "continuation_token": _continued,
+}
 _STOP = options.StopParameter("stopSequences", max_items=5)
 # The persona's request object (spec section 5): the parameters, with their defaults.
 _REQUEST_OBJECT: dict[str, Any] = {

@@ -29,6 +29,7 @@ from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
     ChoiceMode,
     Completion,
+    OutputContract,
     Request,
     Text,
     ToolChoice,
@@ -36,6 +37,7 @@ from agent_as_model.neutral import (
     ToolSpec,
     ToolUse,
 )
+from agent_as_model.schemas import check_object_schema
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
@@ -54,7 +56,18 @@ _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text",)
 _TEXT_KEYS = ("text",)
 _TEXT_BLOCK_KEYS = ("type", "text", "cache_control", "citations")  # the last two: accepted, ignored
-_HINTS = options.hints("metadata", "top_p", "top_k", "service_tier")
+_HINTS = options.hints(
+    "metadata",
+    "top_p",
+    "top_k",
+    "service_tier",
+    "cache_control",
+    "diagnostics",
+    "inference_geo",
+    "speed",
+    "user_profile_id",
+    "workspace_id",
+)
 _REFUSED = options.refusals("stream", "thinking", "mcp_servers", "container")
 _STOP = options.StopParameter("stop_sequences")
 _TOOL_FORMS = "{name, description, input_schema}"
@@ -167,6 +180,18 @@ INPUT_SCHEMA: dict[str, Any] = {
         "temperature": common.temperature_schema(1),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "stop_sequences": options.stop_schema(_STOP),
+        "output_config": {
+            "type": "object",
+            "properties": {
+                "format": {
+                    "type": ["object", "null"],
+                    "properties": {"type": {"const": "json_schema"}, "schema": {"type": "object"}},
+                    "required": ["type", "schema"],
+                },
+                "effort": {"type": ["string", "null"], "description": "Accepted and ignored."},
+            },
+            "description": "format {type: 'json_schema', schema}: structured output (as output_schema).",
+        },
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
         **options.hint_schemas(_HINTS),
@@ -175,6 +200,30 @@ INPUT_SCHEMA: dict[str, Any] = {
     "required": ["messages"],
     "additionalProperties": False,
 }
+
+
+def _output_config(args: Mapping[str, Any]) -> OutputContract | None:
+    """`output_config: {format: {type: "json_schema", schema}, effort}`, Anthropic's structured
+    output: the format is the output contract; `effort` is a hint."""
+    if args.get("output_config") is None:
+        return None
+    config = common.require_object(args["output_config"], "output_config")
+    common.reject_unknown(config, ("format", "effort"), "output_config")
+    if config.get("effort") is not None:
+        common.require_string(config["effort"], "output_config.effort")  # a hint: checked, ignored
+    fmt = config.get("format")
+    if fmt is None:
+        return None
+    fmt = common.require_object(fmt, "output_config.format")
+    common.reject_unknown(fmt, ("type", "schema"), "output_config.format")
+    if fmt.get("type") != "json_schema":
+        raise caller_error(
+            "output_config.format.type", f"expected 'json_schema', got {ascii(fmt.get('type'))}"
+        )
+    if "schema" not in fmt:
+        raise caller_error("output_config.format.schema", "is required for a json_schema format")
+    path = "output_config.format.schema"
+    return OutputContract(check_object_schema(fmt["schema"], path), path)
 
 
 def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
@@ -465,6 +514,7 @@ DIALECT = Dialect(
         text_arguments=("messages", "system"),
         max_temperature=1.0,
         stop=_STOP,
+        native_output=_output_config,
         hints=_HINTS,
         refused=_REFUSED,
     ),

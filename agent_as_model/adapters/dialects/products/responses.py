@@ -91,8 +91,14 @@ _HINTS = options.hints(
     "truncation",
     "max_tool_calls",
     "include",
+    "prompt_cache_retention",
+    "prompt_cache_options",
+    "access_programs",
+    "background_options",
+    "context_management",
+    "image",
 )
-_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt")
+_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt", "moderation")
 _TOOL_FORMS = "{name, description, input_schema} or {type: 'function', name, description, parameters}"
 _TOOL_KEYS = ("type", *definitions.FUNCTION_KEYS)
 _CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'function', name}"
