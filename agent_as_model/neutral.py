@@ -148,6 +148,10 @@ class Request(NamedTuple):
     # The parameters a product's response object echoes exactly as the caller sent them
     # (Responses' `instructions`, `text`, `tools`, ...): the dialect's `Body.echo`, those given.
     echo: Mapping[str, Any] = EMPTY
+    # How many independent completions (chat `n`, Gemini `candidateCount`), and where the caller
+    # wrote it. Each is asked, checked and repaired on its own (spec section 10).
+    n: int = 1
+    n_path: str = "n"
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect

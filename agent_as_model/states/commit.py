@@ -74,3 +74,23 @@ def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:
     text = json.dumps(output, sort_keys=True)
     structured = output if isinstance(output, dict) else None
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
+    """Several completions of one call (`n`), each committed on its own record: the product's
+    object of them all, in order, with the first one's metadata and who counted the usage."""
+    dialect, request = record.dialect, record.request
+    completions = [choice.completion for choice in choices]
+    render = dialect.render_choices
+    assert render is not None  # only a product that declares `choices` reads an `n`
+    record.result = tool_result(render(completions, request, None))
+    describe = dialect.describe
+    meta: dict[str, Any] = describe(completions[0]) if describe is not None else {}
+    sources = {choice.host_answer.source for choice in choices}
+    usages = {c.usage.source for c in completions if c.usage is not None}
+    meta.update(
+        backend=choices[0].host_answer.source if len(sources) == 1 else sorted(sources),
+        requested_model=request.model,
+        usage=usages.pop() if len(usages) == 1 else "estimated",
+    )
+    add_result_meta(record.result, meta)

@@ -147,9 +147,25 @@ class Route(NamedTuple):
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
+    def choices(self, n: int) -> "list[Route]":
+        return [self] * n
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        raise RuntimeError("a fixed route cannot carry several completions across requests")
+
 
 class Router(Protocol):
     """Chooses the route of one call from its parsed request; raises the caller error of a call
     that asked for what this server cannot give (nothing has been sent)."""
 
     def route(self, request: Request) -> Route: ...
+
+    def choices(self, n: int) -> "list[Router]":
+        """The routers of `n` independent completions of this call (`n`, `candidateCount`): each is
+        asked, checked and repaired on its own; a 2026-07-28 retry hands each its own round."""
+        ...
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        """One InputRequiredResult for the completions of `choices` still to be answered (None:
+        that one is settled, and is carried to the retry as it was answered)."""
+        ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # The generic readers, re-exported: a dialect reads everything through `common`.
@@ -26,6 +26,7 @@ from agent_as_model.neutral import (
     Completion,
     Request,
     ResultShape,
+    Usage,
 )
 
 __all__ = [
@@ -84,6 +85,21 @@ def read_result(args: Mapping[str, Any], tool: str, has_object: bool) -> ResultS
         return "object"
     allowed = " or ".join(repr(s) for s in RESULT_SHAPES)
     raise caller_error("result", f"must be {allowed}, got {ascii(value)}")
+
+
+def read_choices(args: Mapping[str, Any], name: str | None) -> int:
+    """How many completions a product's `n` asks for (1 when not given); the server's bound and
+    the result shape they need are checked once the server's defaults apply (states/validate.py)."""
+    if name is None:
+        return 1
+    value = args.get(name)
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
+    if value < 1:
+        raise caller_error(name, f"must be at least 1, got {value}")
+    return value
 
 
 def temperature_schema(maximum: float) -> dict[str, Any]:
@@ -216,3 +232,16 @@ def result_meta(completion: Completion, key: str, words: StopWords) -> dict[str,
     """The text tools' result metadata: the model the host named and the stop reason under the
     product's own key (chat `finish_reason`, messages `stop_reason`)."""
     return {"model": completion.model, key: stop_word(completion, words)}
+
+
+def joint_usage(completions: Sequence[Completion]) -> Usage:
+    """The usage of several completions of one request (`n`): the prompt once, as the products
+    count it, and every completion's output; counted by whoever counted them all, else
+    `estimated`. Commit has filled each completion's usage."""
+    usages = [c.usage for c in completions]
+    assert all(u is not None for u in usages)
+    first = usages[0]
+    assert first is not None
+    output = sum(u.output_tokens for u in usages if u is not None)
+    same = all(u is not None and u.source == first.source for u in usages)
+    return Usage(first.input_tokens, output, first.source if same else "estimated")

@@ -95,6 +95,8 @@ def _options(
         chain=chain,
         single_call=single_call,
         backend=common.read_backend(args),
+        n=common.read_choices(args, body.choices),
+        n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
     )
 
 
@@ -114,6 +116,8 @@ def _request(
     chain: Chain | None = None,
     single_call: str | None = None,
     backend: BackendChoice = "auto",
+    n: int = 1,
+    n_path: str = "n",
 ) -> Request:
     body = dialect.body
     built = turns.build()
@@ -138,6 +142,8 @@ def _request(
         backend=backend,
         result=common.read_result(args, dialect.NAME, dialect.render_object is not None),
         echo={key: args[key] for key in body.echo if args.get(key) is not None} if body.echo else EMPTY,
+        n=n,
+        n_path=n_path,
     )
 
 

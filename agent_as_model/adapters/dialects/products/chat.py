@@ -94,7 +94,7 @@ _HINTS = options.hints(
 )
 _REFUSED = {
     **options.refusals(
-        "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
+        "stream", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
     ),
     # The deprecated function-calling parameters: their successors do the same job.
     "functions": lambda v: (
@@ -215,6 +215,12 @@ INPUT_SCHEMA: dict[str, Any] = {
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
         "response_format": options.format_schema(nested=True),
+        "n": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "How many independent completions (choices); above 1 needs result 'object'.",
+        },
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
         "functions": {"type": "null", "description": "Deprecated by OpenAI: pass tools instead."},
@@ -380,17 +386,23 @@ def _describe(completion: Completion) -> dict[str, Any]:
 
 
 def _render_object(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    return _render_choices((completion,), request, cursor)
+
+
+def _render_choices(
+    completions: Sequence[Completion], request: Request, cursor: str | None
+) -> dict[str, Any]:
     """A Chat Completions `ChatCompletion` (`result: "object"`; tests validate each one as the
-    SDK's type). Tool calls are `message.tool_calls` with JSON-text arguments, structured output
-    the message's JSON `content`, as the API puts them."""
-    usage = completion.usage
-    assert usage is not None  # commit fills it before rendering
+    SDK's type), one choice per completion (`n`). Tool calls are `message.tool_calls` with
+    JSON-text arguments, structured output the message's JSON `content`, as the API puts them."""
+    usage = common.joint_usage(completions)
+    first = completions[0]
     return {
         "id": cursor or f"chatcmpl-{uuid.uuid4().hex}",  # with cursors on, the cursor (spec section 10)
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": completion.model or request.model,  # the model that answered
-        "choices": [_choice(completion, 0)],
+        "model": first.model or request.model,  # the model that answered
+        "choices": [_choice(completion, i) for i, completion in enumerate(completions)],
         "usage": {
             "prompt_tokens": usage.input_tokens,
             "completion_tokens": usage.output_tokens,
@@ -466,10 +478,12 @@ DIALECT = Dialect(
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
+        choices="n",
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
     render_object=_render_object,
+    render_choices=_render_choices,
     # The response object of `result: "object"`: its keys, and the words the server writes in it.
     redaction=Redaction(
         result_keys=frozenset(["id", "object", "created", "model", "choices", "usage"]),

@@ -54,6 +54,7 @@ from agent_as_model.neutral import (
     ToolChoice,
     ToolResult,
     ToolSpec,
+    Usage,
 )
 from agent_as_model.neutral import ToolUse as Call
 from agent_as_model.schemas import check_object_schema
@@ -92,7 +93,7 @@ def _finish_reason(completion: Completion) -> str:
 
 
 def _unless(harmless: object, reason: str) -> options.Refusal:
-    """A refusal of every value but the one that changes nothing (`candidateCount: 1`, `false`)."""
+    """A refusal of every value but the one that changes nothing (`false`)."""
     return lambda v: None if v == harmless and type(v) is type(harmless) else reason
 
 
@@ -212,9 +213,6 @@ def _text_modalities(value: object) -> str | None:
 
 _NOT_HONOURED = "cannot be honoured: the host's model is asked for one text completion"
 _CONFIG_REFUSED: dict[str, options.Refusal] = {
-    "candidateCount": _unless(
-        1, "more than one candidate cannot be honoured: MCP sampling returns one answer"
-    ),
     "responseLogprobs": _unless(False, "log probabilities cannot be honoured: MCP sampling returns none"),
     "logprobs": lambda v: "log probabilities cannot be honoured: MCP sampling returns none",
     "responseModalities": _text_modalities,
@@ -231,6 +229,7 @@ _CONFIG_REFUSED: dict[str, options.Refusal] = {
 }
 # generationConfig's keys that the shared readers (and `_output`) read under their own names.
 _LIFTED_CONFIG = (
+    "candidateCount",
     "temperature",
     "maxOutputTokens",
     "stopSequences",
@@ -691,6 +690,10 @@ def _schema(raw: object, path: str) -> dict[str, Any]:
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    return _render_candidates((completion,), request, cursor)
+
+
+def _candidate(completion: Completion, index: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     if completion.text or not completion.tool_calls:  # with calls, an empty text has no part
         parts.append({"text": completion.text})
@@ -699,24 +702,28 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
         for call in completion.tool_calls
     )
     return {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": parts},
-                "finishReason": _finish_reason(completion),
-                "index": 0,
-            }
-        ],
-        "modelVersion": completion.model or request.model,
-        "usageMetadata": _usage_metadata(completion),
+        "content": {"role": "model", "parts": parts},
+        "finishReason": _finish_reason(completion),
+        "index": index,
+    }
+
+
+def _render_candidates(
+    completions: Sequence[Completion], request: Request, cursor: str | None
+) -> dict[str, Any]:
+    """A GenerateContentResponse, one candidate per completion (`candidateCount`)."""
+    first = completions[0]
+    return {
+        "candidates": [_candidate(completion, i) for i, completion in enumerate(completions)],
+        "modelVersion": first.model or request.model,
+        "usageMetadata": _usage_metadata(common.joint_usage(completions)),
         # With cursors on, the id is the cursor (spec section 6); else a random id in the
         # Responses form, so it may anchor a chain like one.
         "responseId": cursor or f"resp_{uuid.uuid4().hex}",
     }
 
 
-def _usage_metadata(completion: Completion) -> dict[str, int]:
-    usage = completion.usage
-    assert usage is not None  # commit fills it before rendering
+def _usage_metadata(usage: Usage) -> dict[str, int]:
     return {
         "promptTokenCount": usage.input_tokens,
         "candidatesTokenCount": usage.output_tokens,
@@ -862,8 +869,10 @@ _CONFIG_SCHEMA: dict[str, Any] = {
     "description": "temperature, maxOutputTokens, stopSequences (up to 5), responseMimeType "
     "('application/json' for structured output) with responseSchema (Gemini's Schema) or "
     "responseJsonSchema (JSON Schema); topP, topK, seed, penalties, thinkingConfig: accepted and "
-    "ignored; candidateCount above 1, logprobs and non-text modalities are refused.",
+    "ignored; candidateCount asks for that many candidates (above 1 needs result 'object'); "
+    "logprobs and non-text modalities are refused.",
     "properties": {
+        "candidateCount": {"type": "integer", "minimum": 1, "default": 1},
         "temperature": common.temperature_schema(2),
         "maxOutputTokens": {
             **common.MAX_TOKENS_SCHEMA,
@@ -1026,10 +1035,12 @@ DIALECT = Dialect(
         hints=_HINTS,
         refused=_REFUSED,
         view=_view,
+        choices="candidateCount",
     ),
     read_conversation=_read_conversation,
     render=_render,
     render_object=_render,
+    render_choices=_render_candidates,
     tools=definitions.ToolShape(
         format="gemini",
         read_tool=_read_tool,
