@@ -199,3 +199,25 @@ async def test_over_stdio_n_completions(mode: str) -> None:
     completion = ChatCompletion.model_validate(object_of(result))
     assert sorted(c.message.content or "" for c in completion.choices) == ["a", "b", "c"]
     assert host.asked == 3
+
+
+async def test_a_host_that_cannot_sample_gets_32021_once(era: str) -> None:
+    from mcp import MCPError
+
+    async with connect(era) as client:  # no sampling declared
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("chat_complete", {"messages": [Q], "n": 2, "result": "object"})
+    assert raised.value.error.code == -32021
+
+
+async def test_a_provider_answers_each_completion(era: str, standin: Any) -> None:
+    from tests.provider_harness import provider_server
+
+    server = provider_server(standin, "openai", use="always")
+    async with connect(era, ScriptedHost("host"), server=server) as client:
+        result = await client.call_tool("chat_complete", {"messages": [Q], "n": 2, "result": "object"})
+    completion = ChatCompletion.model_validate(object_of(result))
+    assert len(completion.choices) == 2 and len(standin.seen) == 2
+    assert completion.usage is not None
+    assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (9, 8)  # the API's counts
+    assert result.meta is not None and result.meta["agent-as-model/result"]["usage"] == "provider"

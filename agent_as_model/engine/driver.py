@@ -70,6 +70,8 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
             err.message(record.tool, leave(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
+    except MCPError:  # -32021 from one of several completions (`drive_choices`): made already
+        raise
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
