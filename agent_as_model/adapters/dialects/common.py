@@ -238,6 +238,10 @@ def joint_usage(completions: Sequence[Completion]) -> Usage:
     """The usage of several completions of one request (`n`): the prompt once, as the products
     count it, and every completion's output; counted by whoever counted them all, else
     `estimated`. Commit has filled each completion's usage."""
+    if len(completions) == 1:  # the common object: one completion, its own usage
+        only = completions[0].usage
+        assert only is not None
+        return only
     usages = [c.usage for c in completions]
     assert all(u is not None for u in usages)
     first = usages[0]

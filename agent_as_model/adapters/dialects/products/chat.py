@@ -8,8 +8,8 @@ tool_result blocks of the next user turn (spec section 1.2).
 from __future__ import annotations
 
 import json
+import os
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -398,7 +398,7 @@ def _render_choices(
     usage = common.joint_usage(completions)
     first = completions[0]
     return {
-        "id": cursor or f"chatcmpl-{uuid.uuid4().hex}",  # with cursors on, the cursor (spec section 10)
+        "id": cursor or f"chatcmpl-{os.urandom(16).hex()}",  # with cursors on, the cursor (spec section 10)
         "object": "chat.completion",
         "created": int(time.time()),
         "model": first.model or request.model,  # the model that answered

@@ -8,7 +8,7 @@ of its own, because an MCP message with tool results holds only tool results.
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -437,7 +437,7 @@ def _render_object(completion: Completion, request: Request, cursor: str | None)
         for call in completion.tool_calls
     )
     return {
-        "id": cursor or f"msg_{uuid.uuid4().hex}",  # with cursors on, the cursor (spec section 10)
+        "id": cursor or f"msg_{os.urandom(16).hex()}",  # with cursors on, the cursor (spec section 10)
         "type": "message",
         "role": "assistant",
         "content": content,
