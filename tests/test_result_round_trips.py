@@ -169,3 +169,56 @@ async def test_an_object_chain_and_a_text_chain_mint_the_same_cursors(era: str) 
             )
         )
     assert as_text["response_id"] == as_object["id"]
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_over_stdio_an_object_passed_back_continues_the_chain(mode: str) -> None:
+    from mcp import Client
+
+    from tests.test_stdio import server_params
+
+    host = ScriptedHost(
+        tool_answer("", ("call_1", "get_weather", {"city": "Oslo"})),
+        "It is 12 C in Oslo.",
+    )
+    body = {"tools": [CHAT_TOOL], "result": "object"}
+    async with Client(
+        server_params(), mode=mode, sampling_callback=host, sampling_capabilities=_with_tools()
+    ) as client:
+        first = ChatCompletion.model_validate(
+            object_of(
+                await client.call_tool("chat_complete", {**body, "messages": [Q], "previous_response_id": ""})
+            )
+        )
+        messages = [
+            Q,
+            first.choices[0].message.model_dump(),
+            {"role": "tool", "tool_call_id": "call_1", "content": "12 C"},
+        ]
+        second = object_of(
+            await client.call_tool(
+                "chat_complete", {**body, "messages": messages, "previous_response_id": first.id}
+            )
+        )
+        output_config = await client.call_tool(
+            "messages_create",
+            {
+                "messages": [Q],
+                "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}},
+                "cache_control": {"type": "ephemeral"},
+                "result": "object",
+            },
+        )
+    assert second["choices"][0]["message"]["content"] == "It is 12 C in Oslo."
+    assert second["id"].startswith("cur_") and second["id"] != first.id
+    # Anthropic's structured output over stdio: the host answered the call's text ("It is 12 C
+    # in Oslo." is not JSON), so the contract is enforced and the error names output_config.
+    text = output_config.content[0].text  # type: ignore[union-attr]
+    assert output_config.is_error and text.startswith("messages_create: output_config.format.schema: ")
+
+
+def _with_tools() -> Any:
+    from mcp_types import SamplingCapability, SamplingToolsCapability
+
+    return SamplingCapability(tools=SamplingToolsCapability())
