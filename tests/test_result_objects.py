@@ -19,9 +19,9 @@ from mcp_types import CreateMessageResult, TextContent
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
+from agent_as_model.adapters.dialects.usage import estimate
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
-from agent_as_model.states.usage import estimate
 from tests.agent_loop import tool_answer
 from tests.provider_harness import provider_server
 from tests.scripted_host import ERAS, ScriptedHost, connect

@@ -17,7 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
-from agent_as_model.states import usage
+from agent_as_model.adapters.dialects import usage
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")

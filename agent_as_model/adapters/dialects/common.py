@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 # The generic readers, re-exported: a dialect reads everything through `common`.
@@ -26,7 +26,6 @@ from agent_as_model.neutral import (
     Completion,
     Request,
     ResultShape,
-    Usage,
 )
 
 __all__ = [
@@ -232,20 +231,3 @@ def result_meta(completion: Completion, key: str, words: StopWords) -> dict[str,
     """The text tools' result metadata: the model the host named and the stop reason under the
     product's own key (chat `finish_reason`, messages `stop_reason`)."""
     return {"model": completion.model, key: stop_word(completion, words)}
-
-
-def joint_usage(completions: Sequence[Completion]) -> Usage:
-    """The usage of several completions of one request (`n`): the prompt once, as the products
-    count it, and every completion's output; counted by whoever counted them all, else
-    `estimated`. Commit has filled each completion's usage."""
-    if len(completions) == 1:  # the common object: one completion, its own usage
-        only = completions[0].usage
-        assert only is not None
-        return only
-    usages = [c.usage for c in completions]
-    assert all(u is not None for u in usages)
-    first = usages[0]
-    assert first is not None
-    output = sum(u.output_tokens for u in usages if u is not None)
-    same = all(u is not None and u.source == first.source for u in usages)
-    return Usage(first.input_tokens, output, first.source if same else "estimated")

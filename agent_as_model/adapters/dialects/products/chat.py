@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -395,7 +395,7 @@ def _render_choices(
     """A Chat Completions `ChatCompletion` (`result: "object"`; tests validate each one as the
     SDK's type), one choice per completion (`n`). Tool calls are `message.tool_calls` with
     JSON-text arguments, structured output the message's JSON `content`, as the API puts them."""
-    usage = common.joint_usage(completions)
+    counted = usage.joint_usage(completions, request)
     first = completions[0]
     return {
         "id": cursor or f"chatcmpl-{os.urandom(16).hex()}",  # with cursors on, the cursor (spec section 10)
@@ -404,9 +404,9 @@ def _render_choices(
         "model": first.model or request.model,  # the model that answered
         "choices": [_choice(completion, i) for i, completion in enumerate(completions)],
         "usage": {
-            "prompt_tokens": usage.input_tokens,
-            "completion_tokens": usage.output_tokens,
-            "total_tokens": usage.input_tokens + usage.output_tokens,
+            "prompt_tokens": counted.input_tokens,
+            "completion_tokens": counted.output_tokens,
+            "total_tokens": counted.input_tokens + counted.output_tokens,
         },
     }
 

@@ -29,7 +29,7 @@ from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, options
+from agent_as_model.adapters.dialects import common, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -716,18 +716,18 @@ def _render_candidates(
     return {
         "candidates": [_candidate(completion, i) for i, completion in enumerate(completions)],
         "modelVersion": first.model or request.model,
-        "usageMetadata": _usage_metadata(common.joint_usage(completions)),
+        "usageMetadata": _usage_metadata(usage.joint_usage(completions, request)),
         # With cursors on, the id is the cursor (spec section 6); else a random id in the
         # Responses form, so it may anchor a chain like one.
         "responseId": cursor or f"resp_{uuid.uuid4().hex}",
     }
 
 
-def _usage_metadata(usage: Usage) -> dict[str, int]:
+def _usage_metadata(counted: Usage) -> dict[str, int]:
     return {
-        "promptTokenCount": usage.input_tokens,
-        "candidatesTokenCount": usage.output_tokens,
-        "totalTokenCount": usage.input_tokens + usage.output_tokens,
+        "promptTokenCount": counted.input_tokens,
+        "candidatesTokenCount": counted.output_tokens,
+        "totalTokenCount": counted.input_tokens + counted.output_tokens,
     }
 
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
@@ -427,8 +427,7 @@ def _render_object(completion: Completion, request: Request, cursor: str | None)
     """An Anthropic `Message` (`result: "object"`; tests validate each one as the SDK's type):
     text and `tool_use` blocks, structured output as the text block's JSON. `stop_sequence` is
     null: MCP's stopReason says a stop sequence ended the answer, not which (docs/decisions.md)."""
-    usage = completion.usage
-    assert usage is not None  # commit fills it before rendering
+    counted = usage.usage_of(completion, request)
     content: list[dict[str, Any]] = []
     if completion.text or not completion.tool_calls:  # with tool calls, an empty text has no block
         content.append({"type": "text", "text": completion.text})
@@ -444,7 +443,7 @@ def _render_object(completion: Completion, request: Request, cursor: str | None)
         "model": completion.model or request.model,  # the model that answered
         "stop_reason": common.stop_word(completion, _STOP_REASONS),
         "stop_sequence": None,
-        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        "usage": {"input_tokens": counted.input_tokens, "output_tokens": counted.output_tokens},
     }
 
 

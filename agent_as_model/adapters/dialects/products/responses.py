@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -390,8 +390,7 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
         for call in completion.tool_calls
     )
     echo = request.echo
-    usage = completion.usage
-    assert usage is not None  # commit fills it before rendering
+    counted = usage.usage_of(completion, request)
     response: dict[str, Any] = {
         "id": cursor or f"resp_{ident}",  # with cursors on, the id is the cursor (spec section 6)
         "object": "response",
@@ -410,12 +409,12 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
         "temperature": request.temperature,
         "max_output_tokens": echo.get("max_output_tokens", echo.get("max_tokens")),
         "usage": {
-            "input_tokens": usage.input_tokens,
+            "input_tokens": counted.input_tokens,
             # Nothing is cached and no reasoning is reported through MCP: none of either.
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-            "output_tokens": usage.output_tokens,
+            "output_tokens": counted.output_tokens,
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": usage.input_tokens + usage.output_tokens,
+            "total_tokens": counted.input_tokens + counted.output_tokens,
         },
     }
     if "text" in echo:
