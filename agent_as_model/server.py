@@ -140,8 +140,8 @@ def build_server(
         # Who serves is the machine's `route` step, from the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
         if store is not None and dialect.storage is not None:
-            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store)
-        return await drive(CallRecord(dialect, arguments, router))
+            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store, limits)
+        return await drive(CallRecord(dialect, arguments, router, limits))
 
     server: Server[Any] = Server(
         SERVER_NAME,

@@ -111,6 +111,8 @@ def openai_reply(
         "created": 0,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        # The API's own counts (fixed figures: a stand-in has no tokenizer).
+        "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13},
     }
 
 

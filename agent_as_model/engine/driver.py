@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import logging
 
+import anyio
+import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
 from agent_as_model.adapters.backends.base import Suspension
-from agent_as_model.engine.machine import STATE, fire, told, way_out
+from agent_as_model.engine.machine import ASKED, STATE, fire, told, way_out
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
-from agent_as_model.states.commit import add_result_meta
+from agent_as_model.states.commit import add_result_meta, commit_choices
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
@@ -31,6 +33,8 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     # on a shared object (and no reference cycle for the collector).
     try:
         while not (state := STATE[record.state]).terminal:
+            if state.fan_out is not None and state.fan_out(record):
+                return await drive_choices(record)
             if state.exchange:
                 # The route chosen before this state serves; the payload is None only on a proven
                 # route (see Route.proven).
@@ -72,6 +76,8 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
             err.message(record.tool, leave(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
+    except MCPError:  # -32021 from one of several completions (`drive_choices`): made already
+        raise
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
@@ -92,6 +98,50 @@ def _told_by(record: CallRecord, result: CallToolResult) -> CallToolResult:
             return result
         add_result_meta(result, {"backend": source})
     return result
+
+
+async def drive_choices(record: CallRecord) -> CallToolResult | InputRequiredResult:
+    """Several independent completions of one call (`n`): one record per completion, each from
+    where this one stands (validated: the arguments are read once), walked side by side, so on
+    the legacy era their sampling requests are in flight at once and on 2026-07-28 their input
+    requests go in one round. Each is checked and repaired on its own; the first that fails
+    fails the call, naming it."""
+    n = record.request.n
+    one = record.request._replace(n=1)
+    choices = []
+    for router in record.router.choices(n):
+        choice = CallRecord(record.dialect, record.arguments, router, record.limits)
+        choice.request = one
+        choice.state = record.state  # each starts where the call stands: validated
+        choices.append(choice)
+    outcomes: list[CallToolResult | InputRequiredResult | MCPError | None] = [None] * n
+
+    async def walk(index: int) -> None:
+        try:
+            outcomes[index] = await drive(choices[index])
+        except MCPError as err:  # -32021: the same for every completion; raised once, below
+            outcomes[index] = err
+
+    async with anyio.create_task_group() as group:
+        for index in range(n):
+            group.start_soon(walk, index)
+    for index, outcome in enumerate(outcomes):
+        if isinstance(outcome, MCPError):
+            raise outcome
+        if isinstance(outcome, CallToolResult) and outcome.is_error:
+            text = outcome.content[0].text  # type: ignore[union-attr]  # error results are one text
+            lead = f"{record.tool}: "
+            return error_result(f"{lead}completion {index} of {n}: {text.removeprefix(lead)}")
+    suspended = [o if isinstance(o, InputRequiredResult) else None for o in outcomes]
+    if any(o is not None for o in suspended):
+        return record.router.suspend(suspended)
+    try:
+        commit_choices(record, choices)
+    except Exception:
+        log.exception("internal error in %s joining %d completions", record.tool, n)
+        # Every completion was answered: the table's text for a call past the host.
+        return error_result(f"{record.tool}: internal error in the server (see its log). {ASKED}")
+    return record.result
 
 
 def _who(record: CallRecord) -> str | None:

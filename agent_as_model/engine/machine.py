@@ -27,7 +27,7 @@ from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
+from agent_as_model.states.validate import asks_several, large_input, validate_call, validates_off_loop
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -56,6 +56,9 @@ class State(NamedTuple):
     # threads (`engine/offload.py`): the work checks an instance against a caller's JSON Schema,
     # or reads a large conversation, bounded but long enough to hold up the other requests.
     off_loop: Guard | None = None
+    # When this says so for a call, the call asks for several independent completions (`n`):
+    # the driver walks one record per completion from here, side by side, and joins them.
+    fan_out: Guard | None = None
 
 
 class Transition(NamedTuple):
@@ -86,7 +89,7 @@ TABLE = Table(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
         State("received", NOTHING_SENT, then="validate", off_loop=validates_off_loop),
-        State("validated", NOTHING_SENT, then="build", off_loop=large_input),
+        State("validated", NOTHING_SENT, then="build", off_loop=large_input, fan_out=asks_several),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
         State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),

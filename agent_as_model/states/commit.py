@@ -17,6 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects import usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
@@ -39,14 +40,26 @@ def commit_result(record: CallRecord) -> None:
             history, text = history[:-1], chain.calls_join
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
-    output = record.dialect.render(completion, request, cursor)
+    if completion.usage is None:  # nobody counted: the documented estimate, said to be one
+        completion = record.completion = completion._replace(usage=usage.estimate(request, completion))
+    dialect = record.dialect
+    # `result: "object"` was refused at parse for a tool with no object shape.
+    render = dialect.render_object if request.result == "object" else dialect.render
+    assert render is not None
+    output = render(completion, request, cursor)
     result = record.result = tool_result(output)
-    describe = record.dialect.describe
+    describe = dialect.describe
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
         result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
-    add_result_meta(result, {"backend": source})
+    # The object's `model` is the model that answered; the alias the caller asked for is kept
+    # here, with who counted the usage (spec section 10).
+    assert completion.usage is not None
+    add_result_meta(
+        result,
+        {"backend": source, "requested_model": request.model, "usage": completion.usage.source},
+    )
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
         # A product written against the Responses API sends only the new input with the id of the
         # last response: here nothing was stored, so the host saw this input alone. Say so.
@@ -91,3 +104,23 @@ def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:
     text = json_text(output)
     structured = output if isinstance(output, dict) else None
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
+    """Several completions of one call (`n`), each committed on its own record: the product's
+    object of them all, in order, with the first one's metadata and who counted the usage."""
+    dialect, request = record.dialect, record.request
+    completions = [choice.completion for choice in choices]
+    render = dialect.render_choices
+    assert render is not None  # only a product that declares `choices` reads an `n`
+    record.result = tool_result(render(completions, request, None))
+    describe = dialect.describe
+    meta: dict[str, Any] = describe(completions[0]) if describe is not None else {}
+    sources = {choice.host_answer.source for choice in choices}
+    usages = {c.usage.source for c in completions if c.usage is not None}
+    meta.update(
+        backend=choices[0].host_answer.source if len(sources) == 1 else sorted(sources),
+        requested_model=request.model,
+        usage=usages.pop() if len(usages) == 1 else "estimated",
+    )
+    add_result_meta(record.result, meta)

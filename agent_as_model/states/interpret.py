@@ -78,7 +78,12 @@ def interpret_answer(record: CallRecord) -> None:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)
     record.completion = Completion(
-        text=text, tool_calls=tuple(calls), structured=structured, model=answer.model, stop_reason=stop
+        text=text,
+        tool_calls=tuple(calls),
+        structured=structured,
+        model=answer.model,
+        stop_reason=stop,
+        usage=answer.usage,
     )
 
 

@@ -13,6 +13,7 @@ from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
 from agent_as_model.errors import CallError
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import EMPTY, Completion, Request
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class CallRecord:
         "dialect",
         "arguments",
         "router",
+        "limits",
         "state",
         "plan",
         "round_no",
@@ -67,9 +69,13 @@ class CallRecord:
         "_result",
     )
 
-    def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], router: Router) -> None:
+    def __init__(
+        self, dialect: Dialect, arguments: Mapping[str, Any], router: Router, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.dialect = dialect
         self.arguments = arguments
+        # The server's bound on completions per call and its default result shape (validate).
+        self.limits = limits
         # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router

@@ -21,7 +21,39 @@ from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    record.request = record.dialect.parse(record.arguments)  # the later states read the request
+    request = record.dialect.parse(record.arguments)
+    if request.result is None and record.limits.result == "object" and record.dialect.render_object:
+        # The server's default (`serve --result object`), where the tool has an object shape: a
+        # raw prompt stays text, as it has no other (docs/decisions.md).
+        request = request._replace(result="object")
+    if request.n > 1:
+        check_choices(request, record.limits.max_n)
+    record.request = request  # the later states read the request
+
+
+def asks_several(record: CallRecord) -> bool:
+    """Whether the call asks for several completions (each then walks the machine on its own)."""
+    return record.request.n > 1
+
+
+def check_choices(request: Request, max_n: int) -> None:
+    """Several completions (spec section 10): within the server's bound, in an object (a text
+    result holds one), and without a cursor (a cursor follows one conversation)."""
+    if request.n > max_n:
+        raise caller_error(
+            request.n_path, f"at most {max_n} completions per call (the server's --max-n), got {request.n}"
+        )
+    if request.result != "object":
+        raise caller_error(
+            request.n_path,
+            f"{request.n} completions need result: 'object' (a text result holds one completion)",
+        )
+    if request.chain is not None:
+        raise caller_error(
+            "previous_response_id",
+            f"a cursor follows one conversation, and {request.n_path} {request.n} asks for several: "
+            "omit previous_response_id, or ask for one completion",
+        )
 
 
 def check_conversation(request: Request) -> None:

@@ -22,7 +22,7 @@ from mcp_types import (
 )
 
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import Request
+from agent_as_model.neutral import Request, Usage
 
 
 class SamplingSupport(NamedTuple):
@@ -52,12 +52,35 @@ class HostAnswer(NamedTuple):
     stop_reason: str | None
     # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
     source: str = "host"
+    # The tokens the answerer counted: a provider's API always says; a host only when its
+    # result's `_meta` carries figures (`host_usage`). None: nobody counted.
+    usage: Usage | None = None
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> "HostAnswer":
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+        usage = None if result.meta is None else host_usage(result.meta)
+        return cls(result.role, blocks, result.model, result.stop_reason, "host", usage)
+
+
+# The `_meta` keys of a sampling result that carry a host's token counts, in MCP's camelCase and
+# in the snake_case of the products' own APIs (docs/decisions.md): `usage: {inputTokens,
+# outputTokens}` or `usage: {input_tokens, output_tokens}`. MCP defines none, so nothing else is
+# guessed at.
+_COUNT_KEYS = (("inputTokens", "outputTokens"), ("input_tokens", "output_tokens"))
+
+
+def host_usage(meta: Any) -> Usage | None:
+    """The host's own token counts from its result's `_meta`, when it gives both as counts."""
+    usage = meta.get("usage") if isinstance(meta, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    for given, made in _COUNT_KEYS:
+        counts = usage.get(given), usage.get(made)
+        if all(type(c) is int and c >= 0 for c in counts):
+            return Usage(counts[0], counts[1], "host")  # type: ignore[arg-type]  # ints, checked above
+    return None
 
 
 # Characters of one block of a bad answer that a repair round echoes back to the model (and a
@@ -167,9 +190,25 @@ class Route(NamedTuple):
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
+    def choices(self, n: int) -> "list[Route]":
+        return [self] * n
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        raise RuntimeError("a fixed route cannot carry several completions across requests")
+
 
 class Router(Protocol):
     """Chooses the route of one call from its parsed request; raises the caller error of a call
     that asked for what this server cannot give (nothing has been sent)."""
 
     def route(self, request: Request) -> Route: ...
+
+    def choices(self, n: int) -> "list[Router]":
+        """The routers of `n` independent completions of this call (`n`, `candidateCount`): each is
+        asked, checked and repaired on its own; a 2026-07-28 retry hands each its own round."""
+        ...
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        """One InputRequiredResult for the completions of `choices` still to be answered (None:
+        that one is settled, and is carried to the retry as it was answered)."""
+        ...

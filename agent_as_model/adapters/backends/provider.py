@@ -26,7 +26,7 @@ from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_af
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
 from agent_as_model.errors import CallError, caller_error, host_error, quoted
-from agent_as_model.neutral import DEFAULT_MODEL
+from agent_as_model.neutral import DEFAULT_MODEL, Usage
 
 log = logging.getLogger("agent_as_model")
 
@@ -55,6 +55,7 @@ class Reply(NamedTuple):
     blocks: tuple[Any, ...]  # TextContent / ToolUseContent
     model: str
     stop_reason: str | None
+    usage: Usage | None = None  # the API's own token counts, when its reply has them
 
 
 class Failure(NamedTuple):
@@ -260,7 +261,9 @@ class ProviderBackend:
             raise host_error(f"provider {name}", f"{status}: {failure.told()}") from None
         source = self.source(model)
         log.info("answered by %s", source)
-        return HostAnswer("assistant", reply.blocks, reply.model or model, reply.stop_reason, source)
+        return HostAnswer(
+            "assistant", reply.blocks, reply.model or model, reply.stop_reason, source, reply.usage
+        )
 
 
 def _hint(payload: CreateMessageRequestParams) -> str:

@@ -8,14 +8,15 @@ section 8), also by the operator's rule, what the host declared, and the request
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import ServerRequestContext
-from mcp_types import CallToolRequestParams
+from mcp_types import CallToolRequestParams, InputRequiredResult
 from mcp_types.version import is_version_at_least
 
-from agent_as_model.adapters.backends.base import Backend, Route, SamplingSupport
-from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
+from agent_as_model.adapters.backends.base import Backend, Route, Router, SamplingSupport
+from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -39,7 +40,7 @@ class CallRouter:
     host's capabilities, a retry's state and answers) and the operator's provider, if any. The
     machine's build step hands it the parsed request (`states/build.py`)."""
 
-    __slots__ = ("_ctx", "_params", "_provider", "_limits")
+    __slots__ = ("_ctx", "_params", "_provider", "_limits", "_state", "_responses", "_made", "_children")
 
     def __init__(
         self,
@@ -47,11 +48,34 @@ class CallRouter:
         params: CallToolRequestParams,
         provider: ProviderBackend | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        round_trip: tuple[str | None, Mapping[str, Any] | None] | None = None,
     ) -> None:
         self._ctx = ctx
         self._params = params
         self._provider = provider
         self._limits = limits
+        # A 2026-07-28 retry's state and answers: the request's own, or one completion's of
+        # several (`choices`).
+        self._state: str | None
+        self._responses: Mapping[str, Any] | None
+        self._state, self._responses = (
+            (params.request_state, params.input_responses) if round_trip is None else round_trip
+        )
+        self._made: ModernRoundTrip | None = None  # the round trip this router built, if any
+        self._children: list[CallRouter] = []
+
+    def choices(self, n: int) -> list[Router]:
+        ctx, params, provider, limits = self._ctx, self._params, self._provider, self._limits
+        parts: list[tuple[str | None, Mapping[str, Any] | None]]
+        if is_modern(ctx.protocol_version):
+            parts = list(split_choices(self._state, self._responses, n))
+        else:  # each completion is a sampling request of its own, all in flight at once
+            parts = [(None, None)] * n
+        self._children = [CallRouter(ctx, params, provider, limits, part) for part in parts]
+        return list(self._children)
+
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
+        return merge_choices([child._made for child in self._children], suspended)
 
     def route(self, request: Request) -> Route:
         support = SamplingSupport.of(self._ctx.session.client_capabilities)
@@ -72,7 +96,7 @@ class CallRouter:
         ctx, params = self._ctx, self._params
         host: Backend
         if is_modern(ctx.protocol_version):
-            host = modern = ModernRoundTrip(params.request_state, params.input_responses, support)
+            host = modern = self._made = ModernRoundTrip(self._state, self._responses, support)
             proven, identity = modern.proven, modern.identity
         else:
             host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))

@@ -88,9 +88,10 @@ def read_persona(
     return Persona(name, schemas.get("output_schema"))
 
 
-# Not part of the request object: the persona itself, and `backend`, which says who answers the
-# request rather than what it asks (docs/decisions.md).
-NOT_IN_REQUEST_OBJECT = ("persona", "backend")
+# Not part of the request object: the persona itself, `backend`, which says who answers the
+# request rather than what it asks, and `result`, which says how the answer is shaped
+# (docs/decisions.md).
+NOT_IN_REQUEST_OBJECT = ("persona", "backend", "result")
 
 
 def request_object(args: Mapping[str, Any], standard: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.neutral import Usage
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 ERROR_PREFIX = "[error] "
@@ -143,4 +144,12 @@ def read_reply(response: Any) -> Reply:
     model = response.model
     if not isinstance(model, str):
         raise ValueError("model is missing")
-    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
+    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None, _usage(response))
+
+
+def _usage(response: Any) -> Usage | None:
+    usage = getattr(response, "usage", None)
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if type(prompt) is not int or type(completion) is not int:
+        return None
+    return Usage(prompt, completion, "provider")

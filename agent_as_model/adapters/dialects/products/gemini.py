@@ -29,7 +29,7 @@ from collections import ChainMap, deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, options
+from agent_as_model.adapters.dialects import common, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -54,6 +54,7 @@ from agent_as_model.neutral import (
     ToolChoice,
     ToolResult,
     ToolSpec,
+    Usage,
 )
 from agent_as_model.neutral import ToolUse as Call
 from agent_as_model.schemas import check_object_schema
@@ -92,7 +93,7 @@ def _finish_reason(completion: Completion) -> str:
 
 
 def _unless(harmless: object, reason: str) -> options.Refusal:
-    """A refusal of every value but the one that changes nothing (`candidateCount: 1`, `false`)."""
+    """A refusal of every value but the one that changes nothing (`false`)."""
     return lambda v: None if v == harmless and type(v) is type(harmless) else reason
 
 
@@ -212,9 +213,6 @@ def _text_modalities(value: object) -> str | None:
 
 _NOT_HONOURED = "cannot be honoured: the host's model is asked for one text completion"
 _CONFIG_REFUSED: dict[str, options.Refusal] = {
-    "candidateCount": _unless(
-        1, "more than one candidate cannot be honoured: MCP sampling returns one answer"
-    ),
     "responseLogprobs": _unless(False, "log probabilities cannot be honoured: MCP sampling returns none"),
     "logprobs": lambda v: "log probabilities cannot be honoured: MCP sampling returns none",
     "responseModalities": _text_modalities,
@@ -231,6 +229,7 @@ _CONFIG_REFUSED: dict[str, options.Refusal] = {
 }
 # generationConfig's keys that the shared readers (and `_output`) read under their own names.
 _LIFTED_CONFIG = (
+    "candidateCount",
     "temperature",
     "maxOutputTokens",
     "stopSequences",
@@ -254,8 +253,26 @@ def _cached(value: object) -> str:
     return "cached contents live on Google's servers and cannot be honoured: pass the text in 'contents'"
 
 
-_HINTS = {"safetySettings": "array", "safety_settings": "array", "labels": "object"}
-_REFUSED: dict[str, options.Refusal] = {"cachedContent": _cached, "cached_content": _cached}
+def _continued(value: object) -> str:
+    return "a continuation token resumes a response held on Google's servers, and this server keeps none"
+
+
+# `serviceTier` and `store` are request-level settings of Google's service: accepted and ignored
+# (the server stores nothing for this tool).
+_HINTS = {
+    "safetySettings": "array",
+    "safety_settings": "array",
+    "labels": "object",
+    "serviceTier": "string",
+    "service_tier": "string",
+    "store": "boolean",
+}
+_REFUSED: dict[str, options.Refusal] = {
+    "cachedContent": _cached,
+    "cached_content": _cached,
+    "continuationToken": _continued,
+    "continuation_token": _continued,
+}
 _STOP = options.StopParameter("stopSequences", max_items=5)
 # The persona's request object (spec section 5): the parameters, with their defaults.
 _REQUEST_OBJECT: dict[str, Any] = {
@@ -698,6 +715,10 @@ def _schema(raw: object, path: str) -> dict[str, Any]:
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    return _render_candidates((completion,), request, cursor)
+
+
+def _candidate(completion: Completion, index: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     if completion.text or not completion.tool_calls:  # with calls, an empty text has no part
         parts.append({"text": completion.text})
@@ -706,17 +727,32 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
         for call in completion.tool_calls
     )
     return {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": parts},
-                "finishReason": _finish_reason(completion),
-                "index": 0,
-            }
-        ],
-        "modelVersion": completion.model or request.model,
+        "content": {"role": "model", "parts": parts},
+        "finishReason": _finish_reason(completion),
+        "index": index,
+    }
+
+
+def _render_candidates(
+    completions: Sequence[Completion], request: Request, cursor: str | None
+) -> dict[str, Any]:
+    """A GenerateContentResponse, one candidate per completion (`candidateCount`)."""
+    first = completions[0]
+    return {
+        "candidates": [_candidate(completion, i) for i, completion in enumerate(completions)],
+        "modelVersion": first.model or request.model,
+        "usageMetadata": _usage_metadata(usage.joint_usage(completions, request)),
         # With cursors on, the id is the cursor (spec section 6); else a random id in the
         # Responses form, so it may anchor a chain like one.
         "responseId": cursor or f"resp_{uuid.uuid4().hex}",
+    }
+
+
+def _usage_metadata(counted: Usage) -> dict[str, int]:
+    return {
+        "promptTokenCount": counted.input_tokens,
+        "candidatesTokenCount": counted.output_tokens,
+        "totalTokenCount": counted.input_tokens + counted.output_tokens,
     }
 
 
@@ -858,8 +894,10 @@ _CONFIG_SCHEMA: dict[str, Any] = {
     "description": "temperature, maxOutputTokens, stopSequences (up to 5), responseMimeType "
     "('application/json' for structured output) with responseSchema (Gemini's Schema) or "
     "responseJsonSchema (JSON Schema); topP, topK, seed, penalties, thinkingConfig: accepted and "
-    "ignored; candidateCount above 1, logprobs and non-text modalities are refused.",
+    "ignored; candidateCount asks for that many candidates (above 1 needs result 'object'); "
+    "logprobs and non-text modalities are refused.",
     "properties": {
+        "candidateCount": {"type": "integer", "minimum": 1, "default": 1},
         "temperature": common.temperature_schema(2),
         "maxOutputTokens": {
             **common.MAX_TOKENS_SCHEMA,
@@ -1022,9 +1060,12 @@ DIALECT = Dialect(
         hints=_HINTS,
         refused=_REFUSED,
         view=_view,
+        choices="candidateCount",
     ),
     read_conversation=_read_conversation,
     render=_render,
+    render_object=_render,
+    render_choices=_render_candidates,
     tools=definitions.ToolShape(
         format="gemini",
         read_tool=_read_tool,
@@ -1038,7 +1079,7 @@ DIALECT = Dialect(
         group=_group,
     ),
     redaction=Redaction(
-        result_keys=frozenset(["candidates", "modelVersion", "responseId"]),
+        result_keys=frozenset(["candidates", "modelVersion", "responseId", "usageMetadata"]),
         structural=frozenset(["finishReason", "modelVersion", "responseId"]),
         free=frozenset(["args", "response"]),  # functionCall.args, functionResponse.response
     ),
