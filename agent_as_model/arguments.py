@@ -1,8 +1,12 @@
 """Reading JSON arguments with a JSON path in every error: the dialects, the tool definitions and
-the schemas all name what they reject this way."""
+the schemas all name what they reject this way; and the one strict JSON text every tool returns
+(`json_text`), with the check that an answer can become one (`not_json`)."""
 
 from __future__ import annotations
 
+import json
+import math
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -75,3 +79,40 @@ def require_list(value: object, path: str, *, non_empty: bool = False) -> list[A
     if non_empty and not value:
         raise caller_error(path, "must not be empty")
     return value
+
+
+def json_text(value: object) -> str:
+    """The JSON text the tools return: `json.dumps(value, sort_keys=True)` (spec section 1), and
+    strict: a NaN or an infinity, which Python's encoder would write as the non-JSON `NaN`, raises
+    ValueError instead. Answers are checked with `not_json` first, so reaching that is our bug."""
+    return json.dumps(value, sort_keys=True, allow_nan=False)
+
+
+# The most decimal digits Python writes for an integer (its int/str conversion limit): one longer
+# cannot become JSON text, and JSON parsers elsewhere would not read it as a number anyway.
+MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+_MAX_INT_BITS = int(MAX_DIGITS / math.log10(2))
+
+
+def not_json(value: object) -> tuple[tuple[str | int, ...], str] | None:
+    """Where `value` holds a number strict JSON cannot carry, and what it is: a NaN, an infinity
+    (`1e999` parses as one) or an integer too long to write. None when it is all JSON.
+
+    A parsed answer may hold these (Python's and pydantic's parsers both take `NaN`), and a text
+    made from it would not be JSON, nor equal to the structuredContent beside it. The walk uses
+    its own stack, so a deeply nested answer costs time in proportion to its size, not recursion."""
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            what = (
+                "NaN" if math.isnan(item) else "an infinity (a number too large for a double, such as 1e999)"
+            )
+            return path, f"holds {what}, which JSON cannot carry"
+        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
+            return path, f"holds an integer longer than {MAX_DIGITS} digits, which cannot be written as JSON"
+        if isinstance(item, dict):
+            stack.extend(((*path, str(k)), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list | tuple):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(item))))
+    return None

@@ -36,7 +36,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from agent_as_model.arguments import type_name
+from agent_as_model.arguments import json_text, type_name
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChainForm, ToolUse
 
@@ -107,7 +107,7 @@ def tool_calls_text(text: str, calls: Sequence[ToolUse]) -> str:
     Default separators (", " and ": "), not the canonical ones: this is result text, and the
     cursor commits to the text the caller received.
     """
-    return json.dumps(tool_calls_envelope(text, calls), sort_keys=True)
+    return json_text(tool_calls_envelope(text, calls))
 
 
 def completion_text(text: str, calls: Sequence[ToolUse]) -> str:

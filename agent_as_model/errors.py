@@ -19,6 +19,17 @@ Kind = Literal["caller", "host"]
 
 # What a caller is told when its call stopped before anything was sent to the host.
 NOTHING_SENT = "Nothing was sent to the host."
+# Characters of a peer's own message (a host's error, a provider's) an error quotes at most: enough
+# to say what went wrong, and a peer cannot make the server echo a megabyte back.
+QUOTE_LIMIT = 300
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A peer's message as an error quotes it: on one line, cut to `limit` with a mark saying so."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}... [cut: {len(line) - limit} more characters]"
 
 
 # The errors are plain classes, not dataclasses: a dataclass costs start-up about 2M instructions

@@ -7,10 +7,14 @@ the frame size. docs/security.md says what each one guards against.
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
+import os
 from typing import NamedTuple
 
 # Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
 DEFAULT_SCHEMA_TIMEOUT = 0.25
+# Steps (keywords applied) one check against a caller's JSON Schema may take (benchmarks/README.md
+# has what a step costs); checking an answer against a plain schema takes a few steps per value.
+DEFAULT_SCHEMA_STEPS = 50_000
 # Seconds a legacy host may take to answer one sampling request; the same as the state lifetime,
 # so a host gets as long on either era.
 DEFAULT_HOST_TIMEOUT = 600.0
@@ -20,14 +24,42 @@ DEFAULT_STATE_TTL = 600.0
 DEFAULT_MAX_FRAME = 32 * 1024 * 1024
 # Seconds between notifications/progress while a legacy call waits for its host.
 DEFAULT_PROGRESS_INTERVAL = 5.0
+# The most completions one call may ask for (chat `n`, Gemini `candidateCount`): each is a
+# sampling request of its own, so a caller could otherwise make the host answer without bound.
+DEFAULT_MAX_N = 8
 
 
 class Limits(NamedTuple):
     schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
+    schema_steps: int = DEFAULT_SCHEMA_STEPS
     host_timeout: float = DEFAULT_HOST_TIMEOUT
     state_ttl: float = DEFAULT_STATE_TTL
     max_frame: int = DEFAULT_MAX_FRAME
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
+    max_n: int = DEFAULT_MAX_N
+    # Not a limit, but made by `serve`'s flags and handed down the same way (to HTTP workers too):
+    # what a call returns when it does not say (`serve --result`; neutral.RESULT_SHAPES).
+    result: str = "text"
 
 
 DEFAULT_LIMITS = Limits()
+
+
+# The environment variable that sets `serve --result` (the flag wins), read by the bare command too.
+RESULT_ENV = "AGENT_AS_MODEL_RESULT"
+# `result`'s values, as neutral.RESULT_SHAPES names them (this floor may not import that one).
+_RESULTS = ("text", "object")
+
+
+def result_from(value: str | None, where: str) -> str:
+    """A default result shape given by a flag or the environment; ValueError names `where`."""
+    if value is None or value == "":
+        return "text"
+    if value not in _RESULTS:
+        raise ValueError(f"{where}: expected 'text' or 'object', got {value!r}")
+    return value
+
+
+def environment_limits() -> Limits:
+    """The defaults, with the result shape of the environment (the bare command: no flags)."""
+    return DEFAULT_LIMITS._replace(result=result_from(os.environ.get(RESULT_ENV), RESULT_ENV))

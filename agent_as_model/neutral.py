@@ -44,6 +44,10 @@ ChainForm = Literal["start", "continue", "anchor"]
 # Which backend may answer (spec section 8): routing, not part of the request object of section 5.
 BackendChoice = Literal["host", "provider", "auto"]
 BACKEND_CHOICES: tuple[BackendChoice, ...] = get_args(BackendChoice)
+# What a completion tool returns (spec section 10): its text result (`text`, seed-exact) or the
+# product's own response object (`object`).
+ResultShape = Literal["text", "object"]
+RESULT_SHAPES: tuple[ResultShape, ...] = get_args(ResultShape)
 # The model alias every caller may name: the host's own model (or a provider's configured one).
 DEFAULT_MODEL = "agent-default"
 
@@ -139,11 +143,33 @@ class Request(NamedTuple):
     # true`). Checked on the answer.
     single_call: str | None = None
     backend: BackendChoice = "auto"
+    # None: the caller did not say, and the server's default (`serve --result`) applies.
+    result: ResultShape | None = None
+    # The parameters a product's response object echoes exactly as the caller sent them
+    # (Responses' `instructions`, `text`, `tools`, ...): the dialect's `Body.echo`, those given.
+    echo: Mapping[str, Any] = EMPTY
+    # How many independent completions (chat `n`, Gemini `candidateCount`), and where the caller
+    # wrote it. Each is asked, checked and repaired on its own (spec section 10).
+    n: int = 1
+    n_path: str = "n"
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect
 # says it in its product's own words. "other" stands for any value MCP leaves open.
 StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse", "other"]
+
+
+# Who counted a usage's tokens: the provider's API, the host (in its result's `_meta`), or this
+# server's estimate (docs/decisions.md gives the rule).
+UsageSource = Literal["provider", "host", "estimated"]
+
+
+class Usage(NamedTuple):
+    """The tokens one completion took, and who counted them (never zeros passed off as counts)."""
+
+    input_tokens: int
+    output_tokens: int
+    source: UsageSource
 
 
 class Completion(NamedTuple):
@@ -154,3 +180,4 @@ class Completion(NamedTuple):
     structured: dict[str, object] | None = None  # the validated output, when a contract asked for one
     model: str | None = None  # the model the host named in its answer
     stop_reason: StopReason | None = None  # None: the host did not say
+    usage: Usage | None = None  # None: the answer carried no counts (commit estimates them)

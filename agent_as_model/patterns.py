@@ -13,27 +13,53 @@ jsonschema has no hook for its regex engine: its `pattern`, `patternProperties`,
 `_utils` modules. `install` points those modules' `re` at a stand-in whose `search` uses the
 budget inside a bounded check and is `re.search` itself everywhere else, so every one of those
 keywords is bounded alike. The ECMA-262 differences this accepts are in docs/decisions.md.
+
+Matching is not the only cost a caller's schema sets. The whole check has a budget of steps
+(`STEP_BOUND`, `serve --schema-steps`): the validator counts one for each keyword it applies
+(`step`, called from inside jsonschema by `schemas`), so `$ref` fan-out, nested combinators and
+large `uniqueItems` end in `TooManySteps` once it is spent, and the thread doing the check stops
+there: nothing runs on after the call has ended. A pattern is compiled only when its compiled size
+(`compiled_size`, its counted repeats multiplied out) is within `MAX_PATTERN_SIZE`, else refused
+(`PatternTooLarge`): `(?:a{1000}){1000}`, 17 bytes, would compile to some 140 MB. Compiled
+patterns are cached within `CACHE_SIZE` of that same measure, not by count.
 """
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from agent_as_model.limits import DEFAULT_SCHEMA_STEPS as DEFAULT_STEP_BOUND
 from agent_as_model.limits import DEFAULT_SCHEMA_TIMEOUT as DEFAULT_TIME_BOUND
 
 SETTING = "--schema-timeout"
+STEPS_SETTING = "--schema-steps"
 
-# The bound of the checks made in this context (the server sets it per call from its settings).
+# The bounds of the checks made in this context (the server sets them per call from its settings).
 TIME_BOUND: ContextVar[float] = ContextVar("schema_time_bound", default=DEFAULT_TIME_BOUND)
+STEP_BOUND: ContextVar[int] = ContextVar("schema_step_bound", default=DEFAULT_STEP_BOUND)
+
+# The largest compiled size of a pattern (`compiled_size`); about 250 bytes and 1 us of compiling
+# per unit (benchmarks/README.md, "Figures the code cites").
+MAX_PATTERN_SIZE = 20_000
+# The compiled patterns kept, in that same measure: a few MB however many distinct patterns come.
+CACHE_SIZE = 10 * MAX_PATTERN_SIZE
 
 
-class SchemaTimeout(Exception):
+class OverBudget(Exception):
+    """A schema check that could not be finished within one of its bounds; `reason()` says which."""
+
+    def reason(self) -> str:
+        raise NotImplementedError
+
+
+class SchemaTimeout(OverBudget):
     """A schema check ran out of its time bound; names the pattern, where it is, and the bound."""
 
     def __init__(self, pattern: str, where: str, bound: float) -> None:
@@ -50,13 +76,52 @@ class SchemaTimeout(Exception):
         )
 
 
-class _Budget:
-    __slots__ = ("bound", "started", "timed_out")
+class TooManySteps(OverBudget):
+    """A schema check spent its budget of steps (keywords applied)."""
 
-    def __init__(self, bound: float, started: float) -> None:
+    def __init__(self, bound: int) -> None:
+        super().__init__(bound)
+        self.bound = bound
+
+    def reason(self) -> str:
+        return (
+            f"could not be checked within its budget: the check took more than {self.bound} steps "
+            f"({STEPS_SETTING}; $ref fan-out, nested combinators or uniqueItems over a large array)"
+        )
+
+
+class PatternTooLarge(OverBudget):
+    """A pattern whose compiled size is over `MAX_PATTERN_SIZE` (or that the engine ran out of
+    memory compiling): refused, never compiled."""
+
+    def __init__(self, pattern: str, size: int | None) -> None:
+        super().__init__(pattern, size)
+        self.pattern = pattern
+        self.size = size
+
+    def reason(self) -> str:
+        shown = ascii(self.pattern) if len(self.pattern) <= 80 else "(a long pattern)"
+        if self.size is None:
+            return f"the pattern {shown} is refused: the engine ran out of memory compiling it"
+        return (
+            f"the pattern {shown} is refused: it would compile to more than {MAX_PATTERN_SIZE} items "
+            "(its counted repeats, such as {1000}, multiply out when nested)"
+        )
+
+
+class _Ended(Exception):
+    """Raised by `step` inside a check whose pattern ran out of time: the check stops there."""
+
+
+class _Budget:
+    __slots__ = ("bound", "started", "timed_out", "steps", "step_bound")
+
+    def __init__(self, bound: float, started: float, step_bound: int) -> None:
         self.bound = bound
         self.started = started
         self.timed_out: str | None = None  # the pattern that ran out of time, once one has
+        self.steps = step_bound  # left
+        self.step_bound = step_bound
 
     def search(self, pattern: str, string: str) -> Any:
         if self.timed_out is not None:
@@ -75,13 +140,159 @@ class _Budget:
 _BUDGET: ContextVar[_Budget | None] = ContextVar("schema_budget", default=None)
 
 
+def step() -> None:
+    """One step of the check running in this context (a keyword applied): raises when the budget
+    is spent, or when a pattern has run out of time, so the check stops at once. Outside a
+    bounded check it does nothing."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    if budget.timed_out is not None:
+        raise _Ended
+    budget.steps -= 1
+    if budget.steps < 0:
+        raise TooManySteps(budget.step_bound)
+
+
+class _Cache:
+    """Compiled patterns, least recently used first out, bounded by their total compiled size.
+    Shared by the worker threads, so guarded by a lock."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._held = 0
+        self._entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, pattern: str) -> Any:
+        with self._lock:
+            entry = self._entries.get(pattern)
+            if entry is not None:
+                self._entries.move_to_end(pattern)
+                return entry[0]
+        return None
+
+    def put(self, pattern: str, compiled: Any, size: int) -> None:
+        with self._lock:
+            if pattern in self._entries:
+                return
+            self._entries[pattern] = (compiled, size)
+            self._held += size
+            while self._held > self._capacity:
+                _, (_, freed) = self._entries.popitem(last=False)
+                self._held -= freed
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+
+_CACHE = _Cache(CACHE_SIZE)
+
+
+def cached_size() -> int:
+    """The total compiled size of the patterns cached now (at most `CACHE_SIZE`)."""
+    return _CACHE.held
+
+
 # `regex` is imported on the first pattern, as jsonschema is on the first schema: start-up does
 # not pay for either (benchmarks/README.md, "Figures the code cites").
-@functools.lru_cache(maxsize=512)
 def _compiled(pattern: str) -> Any:
+    found = _CACHE.get(pattern)
+    if found is not None:
+        return found
+    size = compiled_size(pattern)
+    if size > MAX_PATTERN_SIZE:
+        raise PatternTooLarge(pattern, size)
     import regex
 
-    return regex.compile(pattern)
+    try:
+        # Not regex's own cache (500 patterns, whatever their size): ours is bounded by size.
+        compiled = regex.compile(pattern, cache_pattern=False)
+    except (MemoryError, RecursionError, OverflowError):
+        raise PatternTooLarge(pattern, None) from None
+    _CACHE.put(pattern, compiled, size + 1)
+    return compiled
+
+
+def compiled_size(pattern: str) -> int:
+    """An upper estimate of what `pattern` compiles to, in units of one matched item: its atoms,
+    with each counted repeat (`{m}`, `{m,n}`) multiplying what it repeats, nested repeats
+    multiplying out (the engine unrolls them). Linear in the pattern; capped just over the bound.
+    Alternatives add up, as does every other character (a group's syntax, a flag), which only
+    over-estimates."""
+    cap = MAX_PATTERN_SIZE + 1
+    outer: list[tuple[int, int]] = []  # (committed total, last item) of each enclosing group
+    total = last = 0
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "(":
+            outer.append((total, last))
+            total = last = 0
+            i += 1
+            continue
+        if c == ")" and outer:
+            size = min(total + last, cap)
+            total, last = outer.pop()
+            total, last = min(total + last, cap), size
+            i += 1
+            continue
+        if c in "*+?":
+            i += 1  # repeats what it follows without multiplying it
+            continue
+        if c == "{":
+            count, after = _count(pattern, i)
+            if count is not None:
+                last = min(last * count, cap)
+                i = after
+                continue
+        total = min(total + last, cap)
+        last = 1
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            i = _class_end(pattern, i)
+        else:
+            i += 1
+    size = total + last
+    while outer:
+        enclosing, previous = outer.pop()
+        size = enclosing + previous + size
+    return min(size, cap)
+
+
+def _count(pattern: str, at: int) -> tuple[int | None, int]:
+    """The largest count of a quantifier `{m}`, `{m,}`, `{,n}`, `{m,n}` at `at`, and where it ends;
+    (None, at) when the brace is a literal one."""
+    end = pattern.find("}", at)
+    if end < 0:
+        return None, at
+    low, comma, high = pattern[at + 1 : end].partition(",")
+    low, high = low.strip(), high.strip()
+    if not (low.isdigit() or (comma and high.isdigit())) or (low and not low.isdigit()):
+        return None, at
+    if high and not high.isdigit():
+        return None, at
+    counts = [int(part) for part in (low, high) if part]
+    return max(counts), end + 1
+
+
+def _class_end(pattern: str, at: int) -> int:
+    """Where the character class opening at `at` ends (past its `]`)."""
+    i = at + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1  # a leading `]` is a member
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+        elif pattern[i] == "]":
+            return i + 1
+        else:
+            i += 1
+    return i
 
 
 def pattern_error() -> type[Exception]:
@@ -102,14 +313,16 @@ def bounded(schema: Mapping[str, Any]) -> Iterator[None]:
     """Match every pattern inside this block within one budget of `TIME_BOUND` seconds; raise
     `SchemaTimeout` at the end of the block when a match ran out of it."""
     install()
-    budget = _Budget(TIME_BOUND.get(), time.thread_time())
+    budget = _Budget(TIME_BOUND.get(), time.thread_time(), STEP_BOUND.get())
     token = _BUDGET.set(budget)
     try:
         yield
+    except _Ended:
+        pass  # a pattern ran out of time, said below
     finally:
         _BUDGET.reset(token)
     if budget.timed_out is not None:
-        raise SchemaTimeout(budget.timed_out, _where(schema, budget.timed_out), budget.bound)
+        raise SchemaTimeout(budget.timed_out, where(schema, budget.timed_out), budget.bound)
 
 
 class _Re:
@@ -139,7 +352,7 @@ def install() -> None:
             module.re = _STAND_IN  # type: ignore[attr-defined]
 
 
-def _where(schema: Any, pattern: str, pointer: str = "") -> str:
+def where(schema: Any, pattern: str, pointer: str = "") -> str:
     """The JSON pointer of the first `pattern` keyword or `patternProperties` name in `schema`
     that is `pattern` (the pattern alone is what the engine is handed)."""
     try:

@@ -15,7 +15,12 @@ schemas, tool definitions):
 Patterns (`pattern`, `patternProperties`) are matched by `patterns`, within one time bound per
 check (`--schema-timeout`): a check that runs out of it raises `patterns.SchemaTimeout`, which
 names the pattern, where it sits in the schema, and the bound. The schema check takes a pattern
-exactly when that engine does.
+exactly when that engine does, and when its compiled size is within `patterns.MAX_PATTERN_SIZE`.
+
+Every keyword the validator applies is one step of the check's budget (`--schema-steps`), counted
+inside the validator (`_counted`), so a check that would take exponential time or memory (`$ref`
+fan-out, nested `oneOf`) raises `patterns.TooManySteps` and stops where it is. `uniqueItems` is
+our own: linear in the array (jsonschema's compares unhashable items pairwise).
 
 Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
 reject a string. Hosts differ in which formats they know, and a check we added would fail
@@ -35,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model import patterns
-from agent_as_model.arguments import path_of, type_name
+from agent_as_model.arguments import not_json, path_of, type_name
 from agent_as_model.errors import caller_error
 
 if TYPE_CHECKING:  # imported where first used (see the module's docstring)
@@ -88,6 +93,9 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
         Draft202012Validator.check_schema(value, format_checker=_schema_formats())
     except SchemaError as err:
         raise caller_error(_schema_path(path, err.absolute_path), _schema_reason(err)) from None
+    except patterns.PatternTooLarge as err:
+        where = patterns.where(value, err.pattern)
+        raise caller_error(_schema_path(path, _pointer_parts(where)), err.reason()) from None
     except RecursionError:
         raise caller_error(path, "the schema is nested too deeply to check") from None
     root_type = value.get("type")
@@ -134,12 +142,57 @@ def _properties(
             yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
 
 
+def _unique_items(
+    validator: Validator, unique: bool, instance: object, schema: Mapping[str, Any]
+) -> Iterable[ValidationError]:
+    """Draft 2020-12 `uniqueItems`, by hashing each item's JSON value once (see `_same`): linear in
+    the array, where jsonschema's falls back to comparing every pair of objects."""
+    if not unique or not isinstance(instance, list):
+        return
+    seen: set[Any] = set()
+    for item in instance:
+        patterns.step()
+        key = _same(item)
+        if key in seen:
+            from jsonschema.exceptions import ValidationError
+
+            yield ValidationError("items must be unique")
+            return
+        seen.add(key)
+
+
+def _same(value: object) -> Any:
+    """A hashable value equal for two JSON values exactly when JSON Schema calls them equal: 1 and
+    1.0 alike, true and 1 not, objects whatever their key order."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if isinstance(value, int | float):
+        return ("number", int(value) if isinstance(value, float) and value.is_integer() else value)
+    if isinstance(value, list):
+        return ("array", tuple(_same(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _same(item)) for key, item in value.items()))
+    return ("other", id(value))
+
+
+def _counted(keyword: Any) -> Any:
+    """A keyword of the validator that first takes one step of the check's budget."""
+
+    def counted(validator: Validator, value: Any, instance: object, schema: Mapping[str, Any]) -> Any:
+        patterns.step()
+        return keyword(validator, value, instance, schema)
+
+    return counted
+
+
 @functools.cache
 def _draft202012() -> Any:
-    """Draft 2020-12 with the `properties` fix above; everything else is jsonschema's own."""
+    """Draft 2020-12 with the `properties` fix and the linear `uniqueItems` above, every keyword
+    counted against the check's budget; everything else is jsonschema's own."""
     from jsonschema import Draft202012Validator, validators
 
-    return validators.extend(Draft202012Validator, {"properties": _properties})
+    keywords = {**Draft202012Validator.VALIDATORS, "properties": _properties, "uniqueItems": _unique_items}
+    return validators.extend(Draft202012Validator, {name: _counted(fn) for name, fn in keywords.items()})
 
 
 def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple[str, str] | None:
@@ -149,11 +202,19 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
     instance itself (the root), `/items/0/age` a nested one. The reason names the rule that failed
     and where it sits in the schema (`expected type integer, got string (schema
     /properties/age/type)`); it never quotes the instance. `schema` None means "no schema" (any
-    JSON object), which nothing violates. The schema must have passed `check_object_schema`.
-    Raises `patterns.SchemaTimeout` when its patterns take longer than the time bound.
+    JSON object), which nothing violates. A value strict JSON cannot carry (NaN, an infinity, an
+    integer too long to write) violates every schema. The schema must have passed `check_object_schema`.
+    Raises `patterns.OverBudget` when the check cannot be finished within its bounds: its
+    patterns take longer than the time bound (`SchemaTimeout`), it takes more steps than its
+    budget (`TooManySteps`), or a pattern is too large to compile (`PatternTooLarge`).
     """
     if schema is None:
         return None
+    strict = not_json(instance)
+    if strict is not None:
+        # A NaN satisfies `{"type": "number"}` in jsonschema, yet no JSON text can hold it: the
+        # answer would be returned as text that is not JSON (spec section 3: never bad output).
+        return json_pointer(strict[0]), strict[1]
     from jsonschema.exceptions import best_match
 
     try:
@@ -256,6 +317,12 @@ def _quote(value: object) -> str:
 
 def _if_short(text: str, lead: str) -> str:
     return f"{lead}{text}" if len(text) <= _QUOTE_LIMIT else ""
+
+
+def _pointer_parts(pointer: str) -> list[str]:
+    if not pointer.startswith("/"):
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
 
 
 def _schema_path(path: str, parts: Iterable[str | int]) -> str:

@@ -18,16 +18,25 @@ from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult, ListToolsResult, Tool
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
+    InputRequiredResult,
+    ListToolsResult,
+    Tool,
+)
+from pydantic import ValidationError
 
 from agent_as_model import __version__, patterns
 from agent_as_model.adapters import backends
+from agent_as_model.adapters.backends import input_responses
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
-from agent_as_model.arguments import reject_unknown
+from agent_as_model.arguments import path_of, reject_unknown
 from agent_as_model.engine import keeping
 from agent_as_model.engine.driver import drive, error_result
-from agent_as_model.errors import CallError, StartupError
+from agent_as_model.errors import NOTHING_SENT, CallError, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.states.commit import tool_result
 from agent_as_model.states.record import CallRecord
@@ -127,11 +136,12 @@ def build_server(
             return _static_tool(params.name, arguments, listed_models, list(stored_tools))
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
+        patterns.STEP_BOUND.set(limits.schema_steps)
         # Who serves is the machine's `route` step, from the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
         if store is not None and dialect.storage is not None:
-            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store)
-        return await drive(CallRecord(dialect, arguments, router))
+            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store, limits)
+        return await drive(CallRecord(dialect, arguments, router, limits))
 
     server: Server[Any] = Server(
         SERVER_NAME,
@@ -141,10 +151,40 @@ def build_server(
         on_call_tool=call_tool,
     )
     security = security or state_security(limits.state_ttl)
+    server.middleware.append(NameInvalidParams())
     # Outside the boundary, so it sees the boundary's refusal and can say why (see below).
     server.middleware.append(ExplainStateRefusal(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
+
+
+class NameInvalidParams:
+    """Names the field when the SDK refuses a request's params: its -32602 "Invalid request
+    parameters" has empty data, where the legacy era's errors name the field. The code stays
+    -32602; the message and `data.field` say where, and that nothing was sent to the host."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except ValidationError as err:
+            params = ctx.params or {}
+            found = None
+            if ctx.method == "tools/call" and "inputResponses" in params:
+                found = input_responses.first_problem(params["inputResponses"])
+            where, reason = found or _first_error(err)
+            message = f"Invalid request parameters: {where}: {reason}. {NOTHING_SENT}"
+            raise MCPError(INVALID_PARAMS, message, {"field": where}) from None
+
+
+def _first_error(err: ValidationError) -> tuple[str, str]:
+    """The first pydantic error, its path without the names of a union's arms."""
+    first = err.errors()[0]
+    path = ""
+    for part in first.get("loc", ()):
+        if isinstance(part, str) and part[:1].isupper():
+            continue  # a union arm's model name, not a field
+        path = path_of(path, part)
+    return path or "params", str(first.get("msg", "invalid")).lower()
 
 
 class ExplainStateRefusal:

@@ -114,8 +114,20 @@ CALLS: dict[str, dict[str, Any]] = {
     # our own code around the same cursor work.
     CHAIN: _CHAIN_ARGUMENTS,
 }
-TOOL_OF = {CHAIN: "chat_complete"}
+# The same call asking for the product's object (issue 22): the floor ignores `result` and
+# answers text, so its ratio against the floor over the text call's is object against text.
+OBJECT = "chat_complete result: object"
+CALLS[OBJECT] = {**CALLS["chat_complete"], "result": "object"}
+TOOL_OF = {CHAIN: "chat_complete", OBJECT: "chat_complete"}
 RETURNED = {CHAIN: _CHAIN_RETURNED}  # the text a call returns, when it is not ANSWER_TEXT
+
+
+def returned_ok(label: str, text: str | None) -> bool:
+    if label == OBJECT and text is not None and text.startswith("{"):  # ours: a ChatCompletion
+        return bool(json.loads(text)["choices"][0]["message"]["content"] == ANSWER_TEXT)
+    return text == RETURNED.get(label, ANSWER_TEXT)
+
+
 GOALS = {CHAIN: 1.10}  # per label, when not GOAL
 # Per mode: timed calls per batch, warm-up calls per tool, repeats. Under callgrind a call is
 # 50-100x slower, and a count of instructions needs neither many calls nor many repeats.
@@ -439,14 +451,14 @@ async def stand_in_host(
 
 async def call_batch(client: Client, label: str, calls: int) -> None:
     arguments = CALLS[label]
-    tool, returned = TOOL_OF.get(label, label), RETURNED.get(label, ANSWER_TEXT)
+    tool = TOOL_OF.get(label, label)
     for _ in range(calls):
         result = await client.call_tool(tool, arguments)
         # Checked on the client side: cheap, and not counted in the server's CPU.
         text = (
             result.content[0].text if result.content and isinstance(result.content[0], TextContent) else None
         )
-        if result.is_error or text != returned:
+        if result.is_error or not returned_ok(label, text):
             raise RuntimeError(
                 f"{tool} returned an unexpected result: {result.model_dump(exclude_none=True)}"
             )

@@ -313,8 +313,32 @@ def main() -> int:
         "--margin", type=float, default=MARGIN_S, help="seconds of wall time allowed over the bound"
     )
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument(
+        "--only",
+        choices=("schemas", "classes"),
+        help="run only issue 13's hostile schemas over stdio, or only issue 26's classes over stdio and HTTP",
+    )
     args = parser.parse_args()
     started = time.monotonic()
+    document: dict[str, Any] = {}
+    met = True
+    if args.only != "schemas":
+        import hostile_classes
+
+        print("issue 26: each class over stdio and HTTP (hostile_classes.py)")
+        class_rows, stalled, met = hostile_classes.run_all(ERAS)
+        document.update(classes=class_rows, never_reads=stalled)
+        print()
+    if args.only != "classes":
+        met = schemas(args, document) and met
+    print(f"{time.monotonic() - started:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps({**document, "goal_met": met}, indent=2))
+    return 0 if met else 1
+
+
+def schemas(args: argparse.Namespace, document: dict[str, Any]) -> bool:
+    """Issue 13's hostile schemas over stdio, and a frame with no newline."""
     rows: list[dict[str, Any]] = []
     for era in ERAS:
         rows += anyio.run(run_era, era, args.schema_timeout)
@@ -326,11 +350,8 @@ def main() -> int:
             f"  --max-frame {row['max_frame']}: server RSS {row['rss_before_mb']:.1f} MiB -> "
             f"{row['rss_after_mb']:.1f} MiB, replies {row['replies']}"
         )
-    print(f"{time.monotonic() - started:.0f} s")
-    if args.json:
-        document = {"rows": rows, "goal_met": met, "margin_s": args.margin, "flood": floods}
-        Path(args.json).write_text(json.dumps(document, indent=2))
-    return 0 if met else 1
+    document.update(rows=rows, margin_s=args.margin, flood=floods)
+    return met
 
 
 if __name__ == "__main__":

@@ -392,6 +392,9 @@ class FakeEra:
         self.outcome = outcome
         self.asked: list[CreateMessageRequestParams] = []
 
+    def source(self, model: str) -> str:
+        return "host"
+
     async def exchange(
         self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension:

@@ -2,8 +2,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.products import responses
 from tests import sdk_truth
 from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
@@ -22,10 +20,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True, scope="session")
 def _responses_validated_by_the_sdk() -> Iterator[None]:
-    """Every Responses object any test makes is validated as the official SDK's Response."""
-    original = sdk_truth.install()
+    """Every response object any test makes is validated as the official SDK's own type."""
+    originals = sdk_truth.install()
     yield
-    DIALECTS[responses.NAME] = original
+    sdk_truth.uninstall(originals)
 
 
 @pytest.fixture(autouse=True)

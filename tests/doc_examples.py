@@ -45,8 +45,8 @@ from tests.scripted_host import ScriptedHost, connect
 LEGACY = "legacy"
 REGENERATE = "python -m tests.doc_examples --write docs/tools-and-structured-output.md"
 HOST_MODEL = "host-model"
-RANDOM_HEX = re.compile(r"\b(resp|msg)_[0-9a-f]{32}\b")
-CREATED_AT = re.compile(r'("created_at": )\d+')
+RANDOM_HEX = re.compile(r"\b(resp_|msg_|chatcmpl-)[0-9a-f]{32}\b")
+CREATED_AT = re.compile(r'("created(?:_at)?": )\d+')
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -298,6 +298,35 @@ async def _one_call(
 ADA = {"name": "Ada Lovelace", "born": 1815}
 
 
+async def result_object(era: str) -> Example:
+    """`result: "object"`: the product's own object, passed back as the SDK's loop does."""
+    host = RecordingHost(
+        calls("", ("call_1", "get_weather", {"city": "Paris"})),
+        says("It is sunny in Paris, 24 °C."),
+    )
+    tool = {
+        "type": "function",
+        "function": {"name": "get_weather", "description": WEATHER_DESCRIPTION, "parameters": WEATHER_SCHEMA},
+    }
+    async with connect(era, host, tools=True) as client:
+        rec = Recorder("result-object", client, host)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the weather in Paris?"}]
+        request: dict[str, Any] = {"tools": [tool], "result": "object"}
+        first = await rec.call(
+            "Call 1: a ChatCompletion with the call in message.tool_calls",
+            "chat_complete",
+            {**request, "messages": messages},
+        )
+        message = json.loads(first.text)["choices"][0]["message"]
+        messages = [*messages, message, {"role": "tool", "tool_call_id": "call_1", "content": WEATHER_OUTPUT}]
+        await rec.call(
+            "Call 2: `messages.append(completion.choices[0].message)` and the tool's result, asked again",
+            "chat_complete",
+            {**request, "messages": messages},
+        )
+    return rec.example
+
+
 async def output_schema_with_tools(era: str) -> Example:
     return await _one_call(
         "output-schema-tool",
@@ -421,6 +450,7 @@ EXAMPLES: tuple[Run, ...] = (
     messages_tool_loop,
     responses_tool_loop,
     gemini_tool_loop,
+    result_object,
     output_schema_with_tools,
     output_schema_in_prompt,
     chat_response_format,
@@ -490,7 +520,7 @@ def render_step(step: Step) -> str:
         parts.append("Logged (warning, logger `agent_as_model`):\n")
         parts.append(_fence(message, "text"))
     parts.extend(_result(step))
-    return CREATED_AT.sub(r'\1"<time>"', RANDOM_HEX.sub(r"\1_<hex>", "\n".join(parts)))
+    return CREATED_AT.sub(r'\1"<time>"', RANDOM_HEX.sub(r"\1<hex>", "\n".join(parts)))
 
 
 def render(example: Example) -> str:

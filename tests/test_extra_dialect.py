@@ -150,12 +150,15 @@ async def test_it_is_listed_with_its_schema_and_the_shared_keys(era: str) -> Non
         *NOTES.INPUT_SCHEMA["properties"],
         "model",
         "backend",
+        "result",
         "output_schema",
         "repair_attempts",
         "persona",
         "previous_response_id",
     ]
     assert properties["backend"] == extensions.BACKEND
+    # No object shape of its own: `result` says so (issue 22).
+    assert properties["result"] == extensions.RESULT_TEXT_ONLY
     assert listed[NAME].description == f"{NOTES.DESCRIPTION} {extensions.ERA}"
 
 

@@ -185,8 +185,8 @@ async def test_the_shared_error_handling_names_the_modules_key_variable(era: str
         served = await client.call_tool("generate", {"prompt": "q", "backend": "provider"})
     assert failed.is_error
     assert failed.content[0].text == (
-        f"generate: provider {NAME}: HTTP 401: the API key was refused (check {KEY_VARIABLE}). "
-        f"The provider {NAME} (not the host) was asked; its answer was not used."
+        f"generate: provider {NAME}: HTTP 401: the API key was refused (check {KEY_VARIABLE}); it said: "
+        f"stand-in error. The provider {NAME} (not the host) was asked; its answer was not used."
     )
     assert served.content[0].text == "responses stand-in: q"  # the next call works
 

@@ -703,7 +703,7 @@ USER = [{"role": "user", "parts": [{"text": "hi"}]}]
         ),
         (
             {"contents": USER, "generationConfig": {"candidateCount": 2}},
-            "generationConfig.candidateCount: more than one candidate",
+            "generationConfig.candidateCount: 2 completions need result: 'object'",
         ),
         (
             {"contents": USER, "generation_config": {"response_logprobs": True}},

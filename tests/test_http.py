@@ -68,8 +68,7 @@ def text_of(result: CallToolResult) -> str:
 def test_healthz_answers_ok(open_server: HttpServer) -> None:
     answer = httpx2.get(f"{open_server.base}/healthz")
     assert answer.status_code == 200
-    body = answer.json()
-    assert body["status"] == "ok" and body["pid"] == open_server.process.pid
+    assert answer.json() == {"status": "ok"}  # no token configured: nothing more to anyone
 
 
 async def test_tools_are_listed_over_http(open_server: HttpServer, era: str) -> None:
@@ -118,7 +117,12 @@ def test_a_missing_or_wrong_token_gets_401(guarded_server: HttpServer, authoriza
 
 
 def test_healthz_needs_no_token(guarded_server: HttpServer) -> None:
-    assert httpx2.get(f"{guarded_server.base}/healthz").status_code == 200
+    answer = httpx2.get(f"{guarded_server.base}/healthz")
+    assert answer.status_code == 200 and answer.json() == {"status": "ok"}
+    wrong = httpx2.get(f"{guarded_server.base}/healthz", headers={"Authorization": "Bearer nope"})
+    assert wrong.json() == {"status": "ok"}
+    told = httpx2.get(f"{guarded_server.base}/healthz", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert told.json()["pid"] == guarded_server.process.pid and "version" in told.json()
 
 
 def test_a_foreign_origin_gets_403(guarded_server: HttpServer) -> None:

@@ -28,6 +28,8 @@ pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
 KEY = "completion"
+WORKERS_TOKEN = "token-of-the-two-workers"
+AUTH_TOKEN_ENV = http_serve.AUTH_TOKEN_ENV
 ARGS = {"messages": [{"role": "user", "content": "which process answers?"}]}
 INVALID_PARAMS = -32602
 
@@ -49,19 +51,19 @@ def deployment() -> Iterator[tuple[HttpServer, HttpServer, HttpServer]]:
             server.stop()
 
 
-async def first_round(url: str) -> InputRequiredResult:
-    async with http_client(url, MODERN, ScriptedHost()) as client:
+async def first_round(url: str, token: str | None = None) -> InputRequiredResult:
+    async with http_client(url, MODERN, ScriptedHost(), token=token) as client:
         result = await client.session.call_tool("chat_complete", ARGS, allow_input_required=True)
     assert isinstance(result, InputRequiredResult), result
     return result
 
 
 async def retry(
-    url: str, first: InputRequiredResult, answer: str
+    url: str, first: InputRequiredResult, answer: str, token: str | None = None
 ) -> CallToolResult | InputRequiredResult | MCPError:
     """The host's retry with its answer and the sealed state; a refusal is returned, not raised
     (raised inside the client's context it would leave it wrapped in an ExceptionGroup)."""
-    async with http_client(url, MODERN, ScriptedHost()) as client:
+    async with http_client(url, MODERN, ScriptedHost(), token=token) as client:
         try:
             return await client.session.call_tool(
                 "chat_complete",
@@ -107,7 +109,8 @@ async def test_state_sealed_by_another_deployment_is_refused(
 @pytest.fixture(scope="module")
 def two_workers() -> Iterator[HttpServer]:
     env = {key: value for key, value in os.environ.items() if key != STATE_KEY_ENV}
-    with http_servers.running("--workers", "2", env={**env}) as server:
+    # A token, so /healthz says which process answered (without one it says only "ok").
+    with http_servers.running("--workers", "2", env={**env, AUTH_TOKEN_ENV: WORKERS_TOKEN}) as server:
         yield server
 
 
@@ -115,10 +118,12 @@ async def test_two_workers_complete_every_2026_retry(two_workers: HttpServer) ->
     """Every round on a fresh connection, so the kernel may hand it to either worker; with the key
     the parent made for them, every retry completes whichever worker takes it."""
     for n in range(8):
-        final = await retry(two_workers.url, await first_round(two_workers.url), f"answer {n}")
+        first = await first_round(two_workers.url, WORKERS_TOKEN)
+        final = await retry(two_workers.url, first, f"answer {n}", WORKERS_TOKEN)
         assert isinstance(final, CallToolResult) and isinstance(final.content[0], TextContent)
         assert final.content[0].text == f"answer {n}"
-    pids = {httpx2.get(f"{two_workers.base}/healthz").json()["pid"] for _ in range(4)}
+    told = {"Authorization": f"Bearer {WORKERS_TOKEN}"}
+    pids = {httpx2.get(f"{two_workers.base}/healthz", headers=told).json()["pid"] for _ in range(4)}
     assert two_workers.process.pid not in pids  # the children answer, not the supervising parent
 
 
@@ -127,7 +132,7 @@ async def test_two_workers_refuse_legacy_sessions_clearly(two_workers: HttpServe
     host = ScriptedHost()
     refused: MCPError | None = None
     with pytest.raises(BaseException) as failed:  # the handshake itself is refused
-        async with http_client(two_workers.url, "legacy", host) as client:
+        async with http_client(two_workers.url, "legacy", host, token=WORKERS_TOKEN) as client:
             await client.list_tools()
     refused = next(iter(_leaves(failed.value)), None)
     assert isinstance(refused, MCPError), failed.value

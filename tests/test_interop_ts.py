@@ -110,7 +110,15 @@ def test_typescript_host(node: str, era: str) -> None:
     ]
 
     # The result metadata (spec section 9) reaches a TypeScript client too, beside the 2026 stamp.
-    said = {"agent-as-model/result": {"model": "ts-host-model", "finish_reason": "stop", "backend": "host"}}
+    said = {
+        "agent-as-model/result": {
+            "model": "ts-host-model",
+            "finish_reason": "stop",
+            "backend": "host",
+            "requested_model": "agent-default",  # issue 22: the alias asked for, who counted the usage
+            "usage": "estimated",
+        }
+    }
     expected: dict[str, Any] = {
         "content": [{"type": "text", "text": ANSWER}],
         "isError": False,
@@ -119,7 +127,10 @@ def test_typescript_host(node: str, era: str) -> None:
     if modern:
         stamp = {"name": "agent-as-model", "version": agent_as_model.__version__}
         expected["_meta"] = {**said, SERVER_INFO_KEY: stamp}
-    assert report["results"] == {"generate": expected, "chat_complete": expected}
+    # chat_complete asked for gpt-4o: the alias stays in _meta, the answering model in `model`.
+    asked = {**said["agent-as-model/result"], "requested_model": "gpt-4o"}
+    chat_expected = {**expected, "_meta": {**expected["_meta"], "agent-as-model/result": asked}}
+    assert report["results"] == {"generate": expected, "chat_complete": chat_expected}
 
     # The tool loop and structured output, with the TS host answering tool_use blocks.
     weather = {"type": "object", "properties": {"city": {"type": "string"}}}

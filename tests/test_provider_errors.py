@@ -17,7 +17,12 @@ pytestmark = pytest.mark.anyio
 
 KEY = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 ROWS: list[tuple[str, list[Scripted], dict[str, Any], str]] = [
-    ("401", [Status(401, "bad key")], {}, "HTTP 401: the API key was refused (check {key})"),
+    (
+        "401",
+        [Status(401, "bad key")],
+        {},
+        "HTTP 401: the API key was refused (check {key}); it said: bad key",
+    ),
     ("403", [Status(403)], {}, "HTTP 403: the key may not use this model or endpoint"),
     (
         "404",
@@ -42,10 +47,11 @@ ROWS: list[tuple[str, list[Scripted], dict[str, Any], str]] = [
         "timeout",
         [Slow(3)],
         {"timeout": 0.3},
-        "no HTTP answer: no answer within --provider-timeout, still after the configured retries",
+        "no HTTP answer: no answer within --provider-timeout (0.3 s an attempt, from request to last "
+        "byte), still after the configured retries",
     ),
-    ("not json", [Garbage()], {}, "its answer could not be read"),
-    ("wrong shape", [Garbage('{"hello": "world"}')], {}, "its answer could not be read"),
+    ("not json", [Garbage()], {}, "HTTP 200: its answer could not be read"),
+    ("wrong shape", [Garbage('{"hello": "world"}')], {}, "HTTP 200: its answer could not be read"),
 ]
 
 
@@ -86,6 +92,6 @@ async def test_a_refused_connection_is_told(era: str, standin: StandInProvider, 
         bad = await client.call_tool("generate", {"prompt": "q"})
     assert bad.content[0].text == (
         f"generate: provider {provider}: no HTTP answer: could not connect (is the server at "
-        f"--provider-base-url running?). The provider {provider} (not the host) was asked; its answer was "
-        "not used."
+        f"--provider-base-url running?), still after the configured retries. The provider {provider} (not "
+        "the host) was asked; its answer was not used."
     )

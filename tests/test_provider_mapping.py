@@ -312,4 +312,6 @@ async def test_the_stop_reason_and_model_come_back_end_to_end(
         "model": "gpt-served-2",
         "stop_reason": words,
         "backend": f"provider:{provider}/model-one",
+        "requested_model": "agent-default",
+        "usage": "provider",  # both stand-ins' replies carry the API's counts
     }

@@ -81,7 +81,8 @@ async def test_a_provider_session_records_and_replays_offline(
     ]
     assert exchanges[2]["failure"] == {
         "status": 500,
-        "what": "the provider failed (a server error), still after the configured retries",
+        "what": "the provider failed (a server error), still after the configured retries; it said: "
+        "stand-in error",
     }
     assert exchanges[1]["request"]["tools"][0]["function"]["name"] == "lookup"
     if redact:

@@ -226,16 +226,29 @@ async def test_responses_create(stdio: Connection) -> None:
         "model": "scripted-model",
         "status": "completed",
         "backend": "host",
+        "requested_model": "agent-default",
+        "usage": "estimated",
     }
     assert response == {
         "id": f"resp_{match[1]}",
         "object": "response",
         "created_at": response["created_at"],
         "status": "completed",
-        "model": "agent-default",
+        "model": "scripted-model",  # the model that answered (issue 22)
+        "instructions": "Be kind.",
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],
+        "temperature": None,
+        "max_output_tokens": 50,
+        # Estimated: 45 characters read (system prompt and turns), 12 written, about 4 a token.
+        "usage": {
+            "input_tokens": 12,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": 3,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        },
         "output": [
             {
                 "type": "message",
@@ -257,7 +270,8 @@ async def test_responses_create_string_input(stdio: Connection) -> None:
     }
     response = result.structured_content
     assert isinstance(response, dict)
-    assert response["model"] == "o3"
+    assert response["model"] == "scripted-model"  # who answered; the alias asked for is in _meta
+    assert result.meta is not None and result.meta["agent-as-model/result"]["requested_model"] == "o3"
     assert response["output"][0]["content"][0]["text"] == "echo: Tell me a joke."
 
 

@@ -23,7 +23,7 @@ import anyio
 
 from agent_as_model import __version__
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.limits import DEFAULT_LIMITS, Limits, environment_limits
 
 if TYPE_CHECKING:
     import argparse
@@ -234,7 +234,11 @@ def _serve_as_hosts_run_it() -> int:
         store = store_settings(_NO_PARSER, SimpleNamespace())  # None: no store, nothing kept
     except StartupError as err:
         return _startup_failed(err)
-    return _serve(settings, DEFAULT_LIMITS, store)  # builds the server at once: a bad key is found there
+    try:
+        limits = environment_limits()
+    except ValueError as err:  # a bad AGENT_AS_MODEL_RESULT
+        return _startup_failed(err)
+    return _serve(settings, limits, store)  # builds the server at once: a bad key is found there
 
 
 def _run(

@@ -9,7 +9,8 @@ live in one process, so several instances need routing sticky on `Mcp-Session-Id
 Guards: loopback by default; a bearer token (constant-time comparison) required to bind a
 non-loopback address and whenever a provider backend is configured; the SDK's Host/Origin checks
 against DNS rebinding; the SDK's request-body limit. `/healthz` answers without a token so a load
-balancer can probe it; it says nothing a caller could use.
+balancer can probe it; without the token it says only "ok". The Host header's form and each
+POST's JSON-RPC frame are checked before the SDK reads them (`http_guards.py`).
 """
 
 from __future__ import annotations
@@ -25,12 +26,9 @@ import shlex
 import socket
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_as_model import __version__
 from agent_as_model.errors import StartupError
 
 if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
-    from starlette.requests import Request
-    from starlette.responses import Response
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 AUTH_TOKEN_ENV = "AGENT_AS_MODEL_AUTH_TOKEN"
@@ -39,6 +37,14 @@ PROVIDER_ENV = "AGENT_AS_MODEL_PROVIDER"
 SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 HEALTH_PATH = "/healthz"
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
+# The holds of slow and abandoned clients (docs/security.md): each a flag and a variable.
+DEFAULT_HEADER_TIMEOUT = 10.0  # seconds for a request's headers, from connect or the last answer
+DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole body: 4 MiB at about 70 KB/s
+DEFAULT_MAX_CONNECTIONS = 1000  # the descriptor limit is raised to fit them (`fit_descriptors`)
+DEFAULT_SESSION_IDLE_TIMEOUT = 300.0  # nothing in flight; a live legacy host holds a GET stream
+DEFAULT_MAX_SESSIONS = 1000  # legacy sessions; each idle one holds about 200 KiB (benchmarks/README.md)
+# Descriptors kept beside the connections: the listening socket, logs, the loop's pipes, imports.
+FD_HEADROOM = 64
 LOOPBACK_NAMES = ("localhost",)
 # Loopback Host and Origin patterns the SDK's DNS-rebinding check accepts by default.
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
@@ -58,6 +64,11 @@ class HttpSettings(NamedTuple):
     max_body_bytes: int = DEFAULT_MAX_BODY
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
+    max_sessions: int = DEFAULT_MAX_SESSIONS
 
     def to_env(self) -> str:
         """The settings for worker processes; the token stays out (it travels in its own variable)."""
@@ -127,7 +138,94 @@ def add_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
         metavar="ORIGIN",
         help="a browser Origin to accept besides loopback (repeatable), e.g. https://app.example:*",
     )
+    _add_holds(group)
     return group.actions
+
+
+class _Hold(NamedTuple):
+    """A bound on what a slow or abandoned client holds: its flag, variable, kind and default."""
+
+    flag: str
+    env: str
+    kind: type[int] | type[float]
+    default: float
+    help: str
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+HOLDS = (
+    _Hold(
+        "--header-timeout",
+        "AGENT_AS_MODEL_HEADER_TIMEOUT",
+        float,
+        DEFAULT_HEADER_TIMEOUT,
+        "seconds a connection may take to send a request's headers (from connecting, or from the last "
+        "answer) before it gets 408 and is closed",
+    ),
+    _Hold(
+        "--body-timeout",
+        "AGENT_AS_MODEL_BODY_TIMEOUT",
+        float,
+        DEFAULT_BODY_TIMEOUT,
+        "seconds a request may take to send its whole body before it gets 408 and is closed",
+    ),
+    _Hold(
+        "--max-connections",
+        "AGENT_AS_MODEL_MAX_CONNECTIONS",
+        int,
+        DEFAULT_MAX_CONNECTIONS,
+        "open connections per worker; one more closes the one waiting longest for headers, or gets 503",
+    ),
+    _Hold(
+        "--session-idle-timeout",
+        "AGENT_AS_MODEL_SESSION_IDLE_TIMEOUT",
+        float,
+        DEFAULT_SESSION_IDLE_TIMEOUT,
+        "seconds a legacy session may go with no request in flight (an abandoned handshake included) "
+        "before it is closed; its id then gets 404",
+    ),
+    _Hold(
+        "--max-sessions",
+        "AGENT_AS_MODEL_MAX_SESSIONS",
+        int,
+        DEFAULT_MAX_SESSIONS,
+        "legacy sessions open at once; an initialize beyond them gets 503 until one ends or is reaped",
+    ),
+)
+
+
+def _add_holds(group: _HttpOnly) -> None:
+    for hold in HOLDS:
+        group.add_argument(
+            hold.flag,
+            type=str,
+            default=None,
+            metavar="SECONDS" if hold.kind is float else "N",
+            help=f"{hold.help} (or set {hold.env}; default {hold.default:g})",
+        )
+
+
+def _hold_value(parser: argparse.ArgumentParser, args: argparse.Namespace, hold: _Hold) -> float:
+    """The flag's value, else the variable's, else the default; a bad one named by where it came from."""
+    given = getattr(args, hold.dest, None)
+    source = hold.flag
+    if given is None:
+        given = os.environ.get(hold.env) or None
+        source = hold.env
+    if given is None:
+        return hold.default
+    try:
+        value = hold.kind(given)
+    except ValueError:
+        parser.error(
+            f"{source} must be a {'number' if hold.kind is float else 'whole number'}, got {given!r}"
+        )
+    if not 0 < value < float("inf"):
+        parser.error(f"{source} must be positive, got {given}")
+    return value
 
 
 def refuse_http_only(
@@ -217,6 +315,11 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         max_body_bytes=args.max_body_bytes,
         allowed_hosts=tuple(args.allowed_host),
         allowed_origins=tuple(args.allowed_origin),
+        header_timeout=_hold_value(parser, args, HOLDS[0]),
+        body_timeout=_hold_value(parser, args, HOLDS[1]),
+        max_connections=int(_hold_value(parser, args, HOLDS[2])),
+        session_idle_timeout=_hold_value(parser, args, HOLDS[3]),
+        max_sessions=int(_hold_value(parser, args, HOLDS[4])),
     )
 
 
@@ -286,19 +389,17 @@ def transport_security(settings: HttpSettings) -> Any:
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = list(LOOPBACK_HOSTS)
-    if not is_loopback(settings.host) and settings.host not in ("0.0.0.0", "::"):
-        hosts.append(f"{settings.host}:*")
+    if is_loopback(settings.host):
+        # A client may leave the port out of Host (it is implied); the names alone mean loopback.
+        hosts.extend(pattern.removesuffix(":*") for pattern in LOOPBACK_HOSTS)
+    elif settings.host not in ("0.0.0.0", "::"):
+        bound = f"[{settings.host}]" if ":" in settings.host else settings.host
+        hosts.extend((bound, f"{bound}:*"))
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*hosts, *settings.allowed_hosts],
         allowed_origins=[*LOOPBACK_ORIGINS, *settings.allowed_origins],
     )
-
-
-async def _healthz(request: Request) -> Response:
-    from starlette.responses import JSONResponse
-
-    return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
 
 
 class ClosesStore:
@@ -328,6 +429,7 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     and under several workers the legacy refusal."""
     from starlette.routing import Route
 
+    from agent_as_model.commands.http_guards import FrameCheck, HostForm, health
     from agent_as_model.server import build_server
 
     server = server or build_server()
@@ -336,11 +438,13 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         json_response=False,
         stateless_http=False,
         max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.session_idle_timeout,
+        max_sessions=settings.max_sessions,
         transport_security=transport_security(settings),
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, _healthz, methods=["GET"])],
+        custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
     )
-    guarded: ASGIApp = app
+    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:
@@ -362,14 +466,19 @@ def app_from_environment() -> ASGIApp:
     limits = Limits(**json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     from types import SimpleNamespace
 
+    from agent_as_model.commands import http_holds
     from agent_as_model.commands.cli import usage_error
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.server import open_store
 
+    settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
+    http_holds.configure(
+        http_holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections)
+    )
     store = store_settings(SimpleNamespace(error=usage_error), SimpleNamespace())
     kept = None if store is None else open_store(store)  # once per worker, at its start-up
     server = build_server(provider=provider, limits=limits, store=kept)
-    app = build_app(HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV)), server)
+    app = build_app(settings, server)
     return app if kept is None else ClosesStore(app, kept)
 
 
@@ -377,6 +486,34 @@ def app_from_environment() -> ASGIApp:
 # the SDKs read theirs from their own variables).
 PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
+
+
+# The guarded h11 protocol (commands/http_holds.py), loaded by uvicorn in each worker by this path.
+HTTP_PROTOCOL = "agent_as_model.commands.http_holds:GuardedH11Protocol"
+
+
+def fit_descriptors(max_connections: int) -> int:
+    """Raise the soft descriptor limit so `max_connections` fit beside FD_HEADROOM (the workers
+    inherit it); past the hard limit, serve fewer connections and say so. Without the bound a
+    flood of connections makes accept fail, and every request with it."""
+    import resource
+
+    needed = max_connections + FD_HEADROOM
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        fitted = max(1, soft - FD_HEADROOM)
+        log.warning(
+            "--max-connections %d does not fit the descriptor limit %d (hard): serving %d at most",
+            max_connections,
+            soft,
+            fitted,
+        )
+        return fitted
+    return max_connections
 
 
 def endpoint(settings: HttpSettings) -> str:
@@ -432,6 +569,7 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
     import uvicorn
 
     check_can_listen(settings)
+    settings = settings._replace(max_connections=fit_descriptors(settings.max_connections))
 
     from agent_as_model.server import STATE_KEY_ENV
 
@@ -461,6 +599,7 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
             workers=settings.workers,
             log_level=logging.getLevelName(logging.getLogger().level).lower(),
             timeout_graceful_shutdown=5,
+            http=HTTP_PROTOCOL,
             server_header=False,
         )
     except SystemExit as ended:  # uvicorn's own start-up failure (3): its log line says why

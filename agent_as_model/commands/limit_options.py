@@ -7,8 +7,10 @@ what each limit guards against).
 from __future__ import annotations
 
 import argparse
+import os
 
-from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.errors import StartupError
+from agent_as_model.limits import DEFAULT_LIMITS, RESULT_ENV, Limits, result_from
 
 
 def add_limit_options(serve: argparse.ArgumentParser) -> None:
@@ -21,7 +23,14 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         help="CPU time one check against a caller's JSON Schema may spend matching its patterns "
         f"(default {DEFAULT_LIMITS.schema_timeout:g})",
     )
-
+    group.add_argument(
+        "--schema-steps",
+        type=_steps,
+        default=DEFAULT_LIMITS.schema_steps,
+        metavar="STEPS",
+        help="keywords one check against a caller's JSON Schema may apply before it stops with an error "
+        f"($ref fan-out, nested combinators; default {DEFAULT_LIMITS.schema_steps})",
+    )
     group.add_argument(
         "--host-timeout",
         type=_seconds,
@@ -47,15 +56,52 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_LIMITS.max_frame}, {DEFAULT_LIMITS.max_frame // 2**20} MiB)",
     )
 
+    group.add_argument(
+        "--max-n",
+        type=_count,
+        default=DEFAULT_LIMITS.max_n,
+        metavar="N",
+        help="the most completions one call may ask for (chat n, Gemini candidateCount), each a "
+        f"sampling request of its own (default {DEFAULT_LIMITS.max_n})",
+    )
+    results = serve.add_argument_group("results")
+    results.add_argument(
+        "--result",
+        choices=("text", "object"),
+        default=None,
+        help="what a completion tool returns when the call does not say (its `result`): the "
+        "completion text, or the product's own response object with usage (default: "
+        f"${RESULT_ENV}, else text)",
+    )
+
 
 def limits_of(args: argparse.Namespace) -> Limits:
     """The limits the flags name; the defaults when serving without the `serve` command."""
+    result = getattr(args, "result", None)
+    if result is None:
+        try:
+            result = result_from(os.environ.get(RESULT_ENV), RESULT_ENV)
+        except ValueError as err:
+            raise StartupError(str(err)) from None
     return Limits(
         schema_timeout=getattr(args, "schema_timeout", DEFAULT_LIMITS.schema_timeout),
+        schema_steps=getattr(args, "schema_steps", DEFAULT_LIMITS.schema_steps),
         host_timeout=getattr(args, "host_timeout", DEFAULT_LIMITS.host_timeout),
         state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
         max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
+        max_n=getattr(args, "max_n", DEFAULT_LIMITS.max_n),
+        result=result,
     )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {text}")
+    return value
 
 
 def _bytes(text: str) -> int:
@@ -65,6 +111,16 @@ def _bytes(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
     if value < 1024:
         raise argparse.ArgumentTypeError(f"expected at least 1024 bytes, got {text}")
+    return value
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of steps, got {text!r}") from None
+    if value < 100:
+        raise argparse.ArgumentTypeError(f"expected at least 100 steps, got {text}")
     return value
 
 

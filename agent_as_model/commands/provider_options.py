@@ -86,13 +86,16 @@ def add_provider_options(parser: argparse.ArgumentParser) -> None:
         "--provider-timeout",
         type=float,
         metavar="SECONDS",
-        help=f"the SDK's timeout per attempt ({ENV['provider_timeout']}; default {DEFAULT_TIMEOUT:g})",
+        help=f"the bound of one attempt, from the request to the answer's last byte "
+        f"({ENV['provider_timeout']}; default {DEFAULT_TIMEOUT:g}); a call's provider time, waits "
+        "between attempts and Retry-After included, is at most SECONDS x (retries + 1)",
     )
     group.add_argument(
         "--provider-max-retries",
         type=int,
         metavar="N",
-        help=f"the SDK's retries ({ENV['provider_max_retries']}; default {DEFAULT_MAX_RETRIES})",
+        help=f"attempts after the first, on a timeout, a lost connection, 408, 409, 429 or 5xx "
+        f"({ENV['provider_max_retries']}; default {DEFAULT_MAX_RETRIES})",
     )
 
 

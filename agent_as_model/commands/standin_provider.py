@@ -3,7 +3,8 @@
 
 It speaks real HTTP, so the official SDK clients talk to it exactly as to a hosted API. It keeps
 every request it got (path, headers, JSON body), and answers from a script: a reply body, an HTTP
-status, a slow answer, or garbage; with nothing scripted it echoes the last user text.
+status (with a Retry-After), a slow answer, one that trickles in a byte at a time, or garbage;
+with nothing scripted it echoes the last user text.
 """
 
 from __future__ import annotations
@@ -23,10 +24,21 @@ ANTHROPIC_PATH = "/v1/messages"
 
 @dataclass(frozen=True)
 class Status:
-    """Answer with this HTTP status and an error body."""
+    """Answer with this HTTP status and an error body; `retry_after`, when given, is sent as the
+    `Retry-After` header (otherwise `retry-after-ms: 5`, so retries stay quick)."""
 
     code: int
     message: str = "stand-in error"
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Trickle:
+    """Answer 200 with `reply` (the echo when None), one byte every `seconds`: each read is
+    quick, the whole answer slow."""
+
+    seconds: float
+    reply: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,7 @@ class Garbage:
     body: str = "this is not JSON"
 
 
-Scripted = dict[str, Any] | Status | Slow | Garbage
+Scripted = dict[str, Any] | Status | Slow | Garbage | Trickle
 
 
 @dataclass
@@ -99,6 +111,8 @@ def openai_reply(
         "created": 0,
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        # The API's own counts (fixed figures: a stand-in has no tokenizer).
+        "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13},
     }
 
 
@@ -156,12 +170,29 @@ def _handler(provider: StandInProvider) -> type[BaseHTTPRequestHandler]:
                 answer = Status(504, "the stand-in was slow on purpose")
             if isinstance(answer, Status):
                 error = {"type": "error", "error": {"type": "stand_in", "message": answer.message}}
-                # retry-after-ms: the SDKs honour it, so their retries stay quick against the stand-in.
-                self._send(answer.code, error, {"retry-after-ms": "5"})
+                # retry-after-ms: the server honours it, so its retries stay quick against the stand-in.
+                wait = {"retry-after": answer.retry_after} if answer.retry_after else {"retry-after-ms": "5"}
+                self._send(answer.code, error, wait)
+            elif isinstance(answer, Trickle):
+                reply = answer.reply or provider.next_answer(self.path, body)
+                self._trickle(json.dumps(reply).encode(), answer.seconds)
             elif isinstance(answer, Garbage):
                 self._send_raw(200, answer.body.encode(), "application/json")
             else:
                 self._send(200, answer)
+
+        def _trickle(self, data: bytes, seconds: float) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                for i in range(len(data)):
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(seconds)
+            except OSError:  # the client gave up: nothing more to send
+                pass
 
         def _send(self, code: int, obj: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             self._send_raw(code, json.dumps(obj).encode(), "application/json", headers)

@@ -8,21 +8,30 @@ waits forever. Here every line is read, bounded and judged before the server see
 - not JSON (or not UTF-8): -32700 Parse error, id null;
 - JSON but not a JSON-RPC message (`42`, a batch array, no `"jsonrpc": "2.0"`, a request without
   a method): -32600 Invalid Request, with the request's id when it has a usable one;
+- a request whose id is not a string or an integer (`1.5`, `true`, `{}`): -32600, id null (the
+  SDK would take it for a notification and never answer);
+- a lone surrogate or an integer longer than the parser reads: an error naming its path, under
+  the request's id (-32602 when it sits in `params`);
 - nested deeper than the parser takes: an error reply saying so (the message's id when readable);
 - longer than `--max-frame` bytes: discarded as it streams in (memory stays bounded), -32600;
 - a request before `initialize` (and without the 2026-07-28 protocol version in `_meta`): an
   error that says to initialize first.
 
-Each is logged at WARNING with the line's first bytes; the connection stays usable. A malformed
+Each is logged at WARNING with the line's first bytes; the connection stays usable.
+
+Backpressure: when the host stops reading stdout, the server's results wait to be written. Past
+`MAX_PENDING` of them the reader stops reading stdin (so the host's own writes block, and memory
+stays bounded) and resumes as the host drains them. The reads and writes run in two threads of
+their own (`_IO_THREADS`), so no request work waiting for a worker thread can hold them up. A malformed
 *response* (the host's answer to a sampling request) gets no reply, as JSON-RPC says, only the log
-line; the call waiting for it ends at `--host-timeout`. Everything else reaches the server exactly
-as the SDK's transport would hand it over, and the server's frames are written the way the SDK
-writes them. `serve --record` reads and writes through its tap the same way.
+line; when its id can be read, the call waiting for it ends at once with an error naming what
+was wrong (`frame_checks.for_the_server`), otherwise at `--host-timeout`. Everything else
+reaches the server exactly as the SDK's transport would hand it over, and the server's frames
+are written the way the SDK writes them. `serve --record` reads and writes through its tap the same way.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -33,8 +42,10 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+
+from agent_as_model.commands import frame_checks
 
 log = logging.getLogger("agent_as_model.stdio")
 
@@ -44,8 +55,12 @@ ToServer = ObjectSendStream[SessionMessage | Exception]
 
 CHUNK = 64 * 1024
 SHOWN = 80  # bytes of a bad line shown in the log
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+INVALID_REQUEST = frame_checks.INVALID_REQUEST
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+# Results waiting to be written beyond which no new request is read (see the module's docstring).
+MAX_PENDING = 64
+# One reader and one writer at a time: the stdio transport's own threads.
+_IO_THREADS = 2
 BEFORE_INIT_EXEMPT = frozenset({"initialize", "ping", "server/discover"})
 
 
@@ -53,10 +68,11 @@ async def serve(server: Any, read: Read, write: Write, *, max_frame: int) -> Non
     """Run `server` (a low-level SDK Server) over a byte stream pair until the input ends."""
     to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    out = _Out(write)
+    threads = anyio.CapacityLimiter(_IO_THREADS)
+    out = _Out(write, threads, from_server)
     gate = _Gate()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_read_loop, read, max_frame, to_server, out, gate)
+        tg.start_soon(_read_loop, _Reader(read, threads), max_frame, to_server, out, gate)
         tg.start_soon(_write_loop, from_server, out, gate)
         await server.run(server_reads, server_writes, server.create_initialization_options())
         tg.cancel_scope.cancel()
@@ -71,16 +87,50 @@ async def serve_stdio(server: Any, *, max_frame: int) -> None:
         await serve(server, partial(os.read, wire_in), partial(write_all, wire_out), max_frame=max_frame)
 
 
-class _Out:
-    """One writer for the server's frames and the reader's error replies, a frame at a time."""
+class _Reader:
+    """stdin, read in the transport's own thread."""
 
-    def __init__(self, write: Write) -> None:
+    def __init__(self, read: Read, threads: anyio.CapacityLimiter) -> None:
+        self._read = read
+        self._threads = threads
+
+    async def chunk(self) -> bytes:
+        return await anyio.to_thread.run_sync(
+            self._read, CHUNK, abandon_on_cancel=True, limiter=self._threads
+        )
+
+
+class _Out:
+    """One writer for the server's frames and the reader's error replies, a frame at a time; and
+    the count of results waiting to be written (`backlog`), which the reader waits on."""
+
+    def __init__(
+        self,
+        write: Write,
+        threads: anyio.CapacityLimiter,
+        from_server: MemoryObjectReceiveStream[SessionMessage],
+    ) -> None:
         self._write = write
+        self._threads = threads
+        self._from_server = from_server
         self._lock = anyio.Lock()
+        self._written = anyio.Event()
 
     async def frame(self, text: str) -> None:
         async with self._lock:
-            await anyio.to_thread.run_sync(self._write, text.encode("utf-8") + b"\n")
+            data = text.encode("utf-8") + b"\n"
+            await anyio.to_thread.run_sync(self._write, data, limiter=self._threads)
+        self._written.set()
+
+    def backlog(self) -> int:
+        """The server's messages waiting to be written: each task that made one waits to send it."""
+        return self._from_server.statistics().tasks_waiting_send
+
+    async def drained(self, limit: int) -> None:
+        """Wait while more than `limit` messages wait to be written (the host is not reading)."""
+        while self.backlog() > limit:
+            self._written = anyio.Event()
+            await self._written.wait()
 
     async def error(self, ident: object, code: int, message: str) -> None:
         # Written like every other frame: the SDK's model, its serialisation.
@@ -135,13 +185,13 @@ async def _write_loop(from_server: ObjectReceiveStream[SessionMessage], out: _Ou
             await out.frame(message.model_dump_json(by_alias=True, exclude_unset=True))
 
 
-async def _read_loop(read: Read, max_frame: int, to_server: ToServer, out: _Out, gate: _Gate) -> None:
+async def _read_loop(read: _Reader, max_frame: int, to_server: ToServer, out: _Out, gate: _Gate) -> None:
     async with to_server:
         pending = bytearray()
         scanned = 0  # bytes of `pending` known to hold no newline
         discarding = False  # inside a frame that was too long: drop up to its newline
         while True:
-            chunk = await anyio.to_thread.run_sync(read, CHUNK, abandon_on_cancel=True)
+            chunk = await read.chunk()
             if not chunk:
                 break
             pending += chunk
@@ -154,6 +204,7 @@ async def _read_loop(read: Read, max_frame: int, to_server: ToServer, out: _Out,
                 elif len(line) > max_frame:
                     await _too_long(line, max_frame, out)
                 else:
+                    await out.drained(MAX_PENDING)  # backpressure: the host reads what it asked first
                     await _frame(line, to_server, out, gate)
             scanned = len(pending)
             if len(pending) > max_frame:
@@ -175,10 +226,9 @@ async def _too_long(start: bytes, max_frame: int, out: _Out) -> None:
 async def _frame(line: bytes, to_server: ToServer, out: _Out, gate: _Gate) -> None:
     if not line.strip():
         return  # a blank line carries no message (nothing to answer)
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError as err:
-        await _refuse(line, err, out)
+    message = frame_checks.parse(line)
+    if isinstance(message, frame_checks.Verdict):
+        await _refuse(line, message, to_server, out)
         return
     if isinstance(message, types.JSONRPCRequest) and gate.refuses(message):
         reason = (
@@ -193,52 +243,14 @@ async def _frame(line: bytes, to_server: ToServer, out: _Out, gate: _Gate) -> No
         await gate.handshake(message)
 
 
-async def _refuse(line: bytes, err: ValidationError, out: _Out) -> None:
-    """Say why a line is not a message the server can take, to the log and (unless it is a
-    response, which JSON-RPC never answers) to the client."""
-    code, reason, value = _diagnose(line, err)
-    log.warning("%s; the line began %r", reason, line[:SHOWN])
-    if isinstance(value, dict) and "method" not in value and ("result" in value or "error" in value):
-        return  # a malformed response: nobody waits for an answer to it
-    prefix = "Parse error" if code == PARSE_ERROR else "Invalid Request"
-    await out.error(_usable_id(value), code, f"{prefix}: {reason}")
-
-
-_NO_VALUE = object()
-
-
-def _diagnose(line: bytes, err: ValidationError) -> tuple[int, str, Any]:
-    try:
-        value = json.loads(line)
-    except RecursionError:
-        return PARSE_ERROR, "the JSON is nested too deeply to parse", _NO_VALUE
-    except ValueError:  # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8
-        return PARSE_ERROR, "the line is not JSON", _NO_VALUE
-    if any("recursion limit" in str(e.get("msg", "")) for e in err.errors()):
-        return INVALID_REQUEST, "the message is nested deeper than the server's JSON parser takes", value
-    if isinstance(value, list):
-        return INVALID_REQUEST, "a batch (a JSON array) is not supported: send one message a line", value
-    if not isinstance(value, dict):
-        return INVALID_REQUEST, f"expected a JSON-RPC message object, got {_kind(value)}", value
-    if value.get("jsonrpc") != "2.0":
-        return INVALID_REQUEST, 'a JSON-RPC message must have "jsonrpc": "2.0"', value
-    if not isinstance(value.get("method"), str) and "result" not in value and "error" not in value:
-        return INVALID_REQUEST, "the message has no method (and is not a response)", value
-    return INVALID_REQUEST, "the message is not a valid JSON-RPC request, notification or response", value
-
-
-def _usable_id(value: Any) -> object:
-    ident = value.get("id") if isinstance(value, dict) else None
-    if isinstance(ident, bool) or not isinstance(ident, int | str):
-        return None
-    return ident
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a string"
+async def _refuse(line: bytes, verdict: frame_checks.Verdict, to_server: ToServer, out: _Out) -> None:
+    """Say why a line is not a message the server can take, to the log and to the client; a
+    response (which JSON-RPC never answers) instead ends the request it answers, when its id says
+    which."""
+    log.warning("%s; the line began %r", verdict.reason, line[:SHOWN])
+    if verdict.response:
+        instead = frame_checks.for_the_server(verdict)
+        if instead is not None:
+            await to_server.send(SessionMessage(instead))
+        return
+    await out.frame(verdict.reply().model_dump_json(by_alias=True, exclude_unset=True))

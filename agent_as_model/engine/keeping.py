@@ -26,6 +26,7 @@ from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreada
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.engine.driver import drive, error_result
 from agent_as_model.errors import NOTHING_SENT, CallError, caller_error
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.states.commit import add_warning, tool_result
 from agent_as_model.states.record import CallRecord
 
@@ -35,13 +36,18 @@ PARAMETER = "previous_response_id"
 
 
 async def drive_kept(
-    dialect: Dialect, storage: Storage, arguments: Mapping[str, Any], router: Router, keeper: SealedStore
+    dialect: Dialect,
+    storage: Storage,
+    arguments: Mapping[str, Any],
+    router: Router,
+    keeper: SealedStore,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> CallToolResult | InputRequiredResult:
     tool = dialect.NAME
     try:
         keep = storage.plan(arguments)
         if keep is None:  # a cursor chain: the stateless alternative, the store stays out of it
-            return await drive(CallRecord(dialect, arguments, router))
+            return await drive(CallRecord(dialect, arguments, router, limits))
         resolved = arguments
         if keep.previous is not None:
             # The caller's own arguments first, so an error names the caller's paths (the
@@ -51,11 +57,12 @@ async def drive_kept(
             resolved = storage.resolve(arguments, stored)
     except CallError as err:
         return error_result(err.message(tool, NOTHING_SENT))
-    record = CallRecord(dialect, resolved, router)
+    record = CallRecord(dialect, resolved, router, limits)
     result = await drive(record)
     if not isinstance(result, CallToolResult) or result.is_error or result.structured_content is None:
         return result  # a round that asks, or an error: nothing to keep
-    response = storage.stamp(result.structured_content, record.route.identity, keep.previous)
+    route = record.route  # an answered call was routed
+    response = storage.stamp(result.structured_content, route and route.identity, keep.previous)
     if not keep.store:
         return _with(result, response)
     try:

@@ -27,7 +27,7 @@ from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.validate import checks_caller_schemas, validate_call
+from agent_as_model.states.validate import asks_several, large_input, validate_call, validates_off_loop
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -52,10 +52,13 @@ class State(NamedTuple):
     # says no, the call takes its way out.
     on_error: str | None = None
     terminal: bool = False
-    # When this says so for a call, the driver runs `then`'s work in a worker thread: the work
-    # checks an instance against a caller's JSON Schema, which may take up to the schema time
-    # bound (`--schema-timeout`) and must not hold up the other requests meanwhile.
+    # When this says so for a call, the driver runs `then`'s work in one of the server's worker
+    # threads (`engine/offload.py`): the work checks an instance against a caller's JSON Schema,
+    # or reads a large conversation, bounded but long enough to hold up the other requests.
     off_loop: Guard | None = None
+    # When this says so for a call, the call asks for several independent completions (`n`):
+    # the driver walks one record per completion from here, side by side, and joins them.
+    fan_out: Guard | None = None
 
 
 class Transition(NamedTuple):
@@ -85,12 +88,12 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate", off_loop=checks_caller_schemas),
-        State("validated", NOTHING_SENT, then="build"),
+        State("received", NOTHING_SENT, then="validate", off_loop=validates_off_loop),
+        State("validated", NOTHING_SENT, then="build", off_loop=large_input, fan_out=asks_several),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
         State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),
-        State("interpreted", ASKED, then="commit"),
+        State("interpreted", ASKED, then="commit", off_loop=large_input),
         State("committed", ASKED, terminal=True),
         # the 2026-07-28 round trip: this request ends with the InputRequiredResult
         State("suspended", ASKED, terminal=True),
@@ -176,7 +179,9 @@ def _compile(table: Table) -> dict[tuple[str, str], Move]:
     return moves
 
 
-MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_compile(TABLE))
+# `fire` reads the dict itself: a read through the read-only view costs a call more per step.
+_MOVES = _compile(TABLE)
+MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_MOVES)
 
 
 def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
@@ -189,7 +194,7 @@ def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
     (benchmarks/README.md, "The call machine").
     """
     state = record.state
-    move = MOVES.get((trigger, state))
+    move = _MOVES.get((trigger, state))
     if move is None:
         raise IllegalTrigger(f"can't trigger {trigger} from state {state}")
     dest, guard, work = move

@@ -64,20 +64,21 @@ STRUCTURED_DESCRIPTION = (
 
 
 def build_payload_for(record: CallRecord) -> None:
-    route = record.route = record.router.route(record.request)
+    request = record.request
+    route = record.route = record.router.route(request)
     # A proven retry's conversation passed these checks on an earlier round, and is bound to it
     # (`Route.proven`): checking it again proves nothing new.
     if not route.proven:
-        check_conversation(record.request)
+        check_conversation(request)
     # After the arguments' checks and before anything is sent: a call served by a host that
     # cannot sample gets a clear -32021, on both eras alike.
     if not route.support.declared:
         raise MissingCapability({"sampling": {}})
-    record.plan = plan_for(record.request, route.support.tools)  # interpret reads the plan
+    plan = record.plan = plan_for(request, route.support.tools)  # interpret reads the plan
     # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
-        record.payload = build_payload(record.request, record.plan)
+        record.payload = build_payload(request, plan)
 
 
 def payload_of(record: CallRecord) -> CreateMessageRequestParams:

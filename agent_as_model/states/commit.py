@@ -1,22 +1,24 @@
 """interpreted -> committed: the next session cursor is minted (when cursors are on), and the
 dialect shapes the completion into the tool result.
 
-Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1):
-later features commit to those bytes. A JSON object also travels as structuredContent. Beside
-it, `_meta["agent-as-model/result"]` says what the product's own API would have (spec section
-9): which backend answered (`host`, or `provider:<name>/<model>`), the model it named and the
-stop reason in the product's words (the dialect's `describe`).
+Every JSON text the tools return is exactly `json.dumps(obj, sort_keys=True)` (spec section 1),
+strict (`arguments.json_text`): later features commit to those bytes. A JSON object also
+travels as structuredContent, equal to the text. Beside it, `_meta["agent-as-model/result"]`
+says what the product's own API would have (spec section 9): which backend answered (`host`, or
+`provider:<name>/<model>`), the model it named and the stop reason in the product's words (the
+dialect's `describe`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects import usage
+from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
 
@@ -38,18 +40,30 @@ def commit_result(record: CallRecord) -> None:
             history, text = history[:-1], chain.calls_join
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
-    output = record.dialect.render(completion, request, cursor)
-    record.result = tool_result(output)
-    describe = record.dialect.describe
+    if completion.usage is None:  # nobody counted: the documented estimate, said to be one
+        completion = record.completion = completion._replace(usage=usage.estimate(request, completion))
+    dialect = record.dialect
+    # `result: "object"` was refused at parse for a tool with no object shape.
+    render = dialect.render_object if request.result == "object" else dialect.render
+    assert render is not None
+    output = render(completion, request, cursor)
+    result = record.result = tool_result(output)
+    describe = dialect.describe
     if describe is not None:
         # Spec section 9: what the product's API would have said beside the result, in its words.
-        record.result.meta = {RESULT_META: describe(completion)}
+        result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
-    add_result_meta(record.result, {"backend": source})
+    # The object's `model` is the model that answered; the alias the caller asked for is kept
+    # here, with who counted the usage (spec section 10).
+    assert completion.usage is not None
+    add_result_meta(
+        result,
+        {"backend": source, "requested_model": request.model, "usage": completion.usage.source},
+    )
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
         # A product written against the Responses API sends only the new input with the id of the
         # last response: here nothing was stored, so the host saw this input alone. Say so.
-        add_warning(record.result, history_not_passed(chain.previous))
+        add_warning(result, history_not_passed(chain.previous))
     log.info("%s: answered by %s", record.tool, source)
 
 
@@ -87,6 +101,26 @@ def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:
 def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:
     if isinstance(output, str):
         return CallToolResult(content=[TextContent(type="text", text=output)])
-    text = json.dumps(output, sort_keys=True)
+    text = json_text(output)
     structured = output if isinstance(output, dict) else None
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
+    """Several completions of one call (`n`), each committed on its own record: the product's
+    object of them all, in order, with the first one's metadata and who counted the usage."""
+    dialect, request = record.dialect, record.request
+    completions = [choice.completion for choice in choices]
+    render = dialect.render_choices
+    assert render is not None  # only a product that declares `choices` reads an `n`
+    record.result = tool_result(render(completions, request, None))
+    describe = dialect.describe
+    meta: dict[str, Any] = describe(completions[0]) if describe is not None else {}
+    sources = {choice.host_answer.source for choice in choices}
+    usages = {c.usage.source for c in completions if c.usage is not None}
+    meta.update(
+        backend=choices[0].host_answer.source if len(sources) == 1 else sorted(sources),
+        requested_model=request.model,
+        usage=usages.pop() if len(usages) == 1 else "estimated",
+    )
+    add_result_meta(record.result, meta)

@@ -11,20 +11,17 @@ output_schema (spec section 5), whose failures name the persona and are final.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
-from agent_as_model.arguments import type_name, with_article
+from agent_as_model.arguments import json_text, not_json, type_name, with_article
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
-from agent_as_model.patterns import SchemaTimeout
-from agent_as_model.schemas import first_violation, pointer_text
+from agent_as_model.patterns import OverBudget
+from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.fence import fenced_body
 from agent_as_model.states.record import CallRecord, HostPlan
-
-# A fenced block: ```json ... ``` (or an unlabelled fence), the first one in the text.
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL | re.IGNORECASE)
 
 
 def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:
@@ -73,15 +70,20 @@ def interpret_answer(record: CallRecord) -> None:
             if stop == "maxTokens":  # not a schema problem: the output never ended
                 raise _cut(contract, request) from None
             raise
-        text, calls = json.dumps(structured, sort_keys=True), []
+        text, calls = json_text(structured), []
     elif record.plan.offered:
         check_tool_limits(request, calls)
-    persona = record.request.persona
+    persona = request.persona
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.
         _persona_output(text, persona, persona.output_schema)
     record.completion = Completion(
-        text=text, tool_calls=tuple(calls), structured=structured, model=answer.model, stop_reason=stop
+        text=text,
+        tool_calls=tuple(calls),
+        structured=structured,
+        model=answer.model,
+        stop_reason=stop,
+        usage=answer.usage,
     )
 
 
@@ -151,6 +153,17 @@ def _tool_call(i: int, block: Any, plan: HostPlan, offered: frozenset[str]) -> T
         raise host_error(
             f"content[{i}].name", f"the host called tool {block.name!r}, which it was not offered"
         )
+    # The structured output's call is checked against its schema, which finds these too.
+    output = plan.structured == "tool" and name == STRUCTURED_TOOL
+    strict = None if output else not_json(block.input)
+    if strict is not None:  # the call would reach the caller as text that is not JSON
+        where = f"content[{i}].input"
+        problem = f"at JSON pointer {pointer_text(json_pointer(strict[0]))} {strict[1]}"
+        raise host_error(
+            where,
+            f"the host's tool call {problem}",
+            repair=f"Your call of tool {block.name!r} {problem}: send only JSON numbers.",
+        )
     return ToolUse(id=block.id, name=name, input=dict(block.input))
 
 
@@ -181,13 +194,15 @@ def _text_output(text: str, contract: OutputContract) -> dict[str, Any]:
 
 def json_answer(text: str) -> tuple[Any, str | None]:
     """The JSON value of an answer (a fenced json block is accepted), or why it is none."""
-    fenced = _FENCE.search(text)
-    body = fenced.group(1) if fenced else text
+    fenced = fenced_body(text)  # a linear scan: the host's text is never met by a backtracking regex
+    body = text if fenced is None else fenced
     try:
         return json.loads(body), None
     except json.JSONDecodeError as err:
         # The decoder's message names a position, never the text itself.
         return None, f"is not JSON (line {err.lineno} column {err.colno}: {err.msg})"
+    except ValueError:  # Python's int/str conversion limit: a number thousands of digits long
+        return None, "is not JSON this server can read (it holds an integer thousands of digits long)"
 
 
 def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None:
@@ -203,7 +218,7 @@ def _persona_output(text: str, persona: Persona, schema: dict[str, Any]) -> None
 def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
     try:
         violation = first_violation(schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         return err.reason()
     if violation is None:
         return None
@@ -214,7 +229,7 @@ def _persona_problem(schema: dict[str, Any], value: Any) -> str | None:
 def _checked(value: dict[str, Any], contract: OutputContract) -> dict[str, Any]:
     try:
         violation = first_violation(contract.schema, value)
-    except SchemaTimeout as err:
+    except OverBudget as err:
         # Not repairable: the same pattern would run out of time on the model's next answer too.
         raise host_error(contract.path, f"the host's answer {err.reason()}") from None
     if violation is not None:

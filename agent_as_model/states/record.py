@@ -13,6 +13,7 @@ from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
 from agent_as_model.errors import CallError
+from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import EMPTY, Completion, Request
 
 if TYPE_CHECKING:
@@ -54,12 +55,13 @@ class CallRecord:
         "dialect",
         "arguments",
         "router",
+        "limits",
         "state",
         "plan",
         "round_no",
         "findings",
         "judged",
-        "_route",
+        "route",
         "_request",
         "_payload",
         "_host_answer",
@@ -67,9 +69,13 @@ class CallRecord:
         "_result",
     )
 
-    def __init__(self, dialect: Dialect, arguments: Mapping[str, Any], router: Router) -> None:
+    def __init__(
+        self, dialect: Dialect, arguments: Mapping[str, Any], router: Router, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.dialect = dialect
         self.arguments = arguments
+        # The server's bound on completions per call and its default result shape (validate).
+        self.limits = limits
         # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router
@@ -82,7 +88,9 @@ class CallRecord:
         # answer: set when the backend replayed an answer an earlier request already judged
         # (`Replayed`): interpret raises this finding instead of checking the answer again.
         self.judged: CallError | None = None
-        self._route: Route | None = None
+        # build, first: who serves the call (None before: nothing can have been sent). A plain
+        # field, not a checked one: the driver reads it on every round, and `backend` says None.
+        self.route: Route | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
@@ -94,25 +102,9 @@ class CallRecord:
         return self.dialect.NAME
 
     @property
-    def route(self) -> Route:  # route
-        return _filled(self._route, "route", "route")
-
-    @route.setter
-    def route(self, route: Route) -> None:
-        self._route = route
-
-    @property
-    def proven(self) -> bool:
-        """The route says this request is a proven retry (`Route.proven`): an earlier round of
-        this very request validated it and built its payload, and the backend holds the host's
-        answer bound to that payload. Then build skips the checks that would prove nothing new
-        (tool-turn order, the cursor) and leaves the payload unbuilt until a repair needs it."""
-        return self.route.proven
-
-    @property
     def backend(self) -> Backend | None:
         """Who serves the call, once routed (None before: nothing can have been sent)."""
-        route = self._route
+        route = self.route
         return None if route is None else route.backend
 
     @property

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from mcp_types import SamplingMessage, TextContent, ToolResultContent
 
+from agent_as_model.adapters.backends.base import echoed_blocks
 from agent_as_model.errors import CallError
 from agent_as_model.states.build import STRUCTURED_TOOL, payload_of
 from agent_as_model.states.record import CallRecord
@@ -26,7 +27,9 @@ def ask_again(record: CallRecord, err: CallError) -> None:
     answer, payload = record.host_answer, payload_of(record)
     assert err.repair is not None
     problem = err.repair
-    said = SamplingMessage(role="assistant", content=list(answer.blocks))
+    # The answer as the model gave it, each block cut to a bound: a huge bad answer would
+    # otherwise grow every later round (and on 2026-07-28 its sealed state) by its whole size.
+    said = SamplingMessage(role="assistant", content=echoed_blocks(answer.blocks))
     call = next((b for b in answer.blocks if getattr(b, "type", None) == "tool_use"), None)
     if call is not None and call.name == STRUCTURED_TOOL:
         fix = SamplingMessage(

@@ -21,7 +21,39 @@ from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    record.request = record.dialect.parse(record.arguments)  # the later states read the request
+    request = record.dialect.parse(record.arguments)
+    if request.result is None and record.limits.result == "object" and record.dialect.render_object:
+        # The server's default (`serve --result object`), where the tool has an object shape: a
+        # raw prompt stays text, as it has no other (docs/decisions.md).
+        request = request._replace(result="object")
+    if request.n > 1:
+        check_choices(request, record.limits.max_n)
+    record.request = request  # the later states read the request
+
+
+def asks_several(record: CallRecord) -> bool:
+    """Whether the call asks for several completions (each then walks the machine on its own)."""
+    return record.request.n > 1
+
+
+def check_choices(request: Request, max_n: int) -> None:
+    """Several completions (spec section 10): within the server's bound, in an object (a text
+    result holds one), and without a cursor (a cursor follows one conversation)."""
+    if request.n > max_n:
+        raise caller_error(
+            request.n_path, f"at most {max_n} completions per call (the server's --max-n), got {request.n}"
+        )
+    if request.result != "object":
+        raise caller_error(
+            request.n_path,
+            f"{request.n} completions need result: 'object' (a text result holds one completion)",
+        )
+    if request.chain is not None:
+        raise caller_error(
+            "previous_response_id",
+            f"a cursor follows one conversation, and {request.n_path} {request.n} asks for several: "
+            "omit previous_response_id, or ask for one completion",
+        )
 
 
 def check_conversation(request: Request) -> None:
@@ -45,6 +77,35 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     the code cites")."""
     plain = record.dialect.body.plain
     return any(isinstance(value, dict | list) for key, value in record.arguments.items() if key not in plain)
+
+
+# Entries (messages, their parts, their tool calls) beyond which a conversation is read, checked and
+# turned into a payload in a worker thread: the reading is linear, but tens of thousands of entries
+# take long enough to hold up every other request on the event loop.
+LARGE_ENTRIES = 1000
+
+
+def large_input(record: CallRecord) -> bool:
+    """Whether the call's conversation holds more than `LARGE_ENTRIES` entries, counting the parts
+    and tool calls of each message. Counting stops at the bound, so it costs the loop little."""
+    conversation = record.arguments.get(record.dialect.body.conversation)
+    if not isinstance(conversation, list):
+        return False
+    if len(conversation) > LARGE_ENTRIES:
+        return True
+    count = len(conversation)
+    for entry in conversation:
+        if isinstance(entry, dict):
+            count += sum(len(value) for value in entry.values() if isinstance(value, list))
+            if count > LARGE_ENTRIES:
+                return True
+    return False
+
+
+def validates_off_loop(record: CallRecord) -> bool:
+    """Whether validating this call runs in a worker thread: it may check a caller's schema, or its
+    conversation is large."""
+    return checks_caller_schemas(record) or large_input(record)
 
 
 def check_tool_turns(turns: tuple[Turn, ...]) -> None:
@@ -72,17 +133,25 @@ def check_tool_turns(turns: tuple[Turn, ...]) -> None:
 
 
 def _match(path: str, calls: list[str], results: list[str]) -> None:
-    missing = [c for c in calls if c not in results]
-    extra = [r for r in results if r not in calls]
-    if extra:
-        raise caller_error(
-            path, f"tool result for {extra[0]!r}, which the assistant turn before did not call"
-        )
-    if len(set(results)) != len(results):
-        dup = next(r for r in results if results.count(r) > 1)
-        raise caller_error(path, f"two tool results for {dup!r}")
-    if missing:
-        raise caller_error(path, f"no tool result for call {missing[0]!r} of the assistant turn before")
+    # Sets, not list scans: a turn may answer tens of thousands of calls.
+    called, answered = set(calls), set(results)
+    extra = next((r for r in results if r not in called), None)
+    if extra is not None:
+        raise caller_error(path, f"tool result for {extra!r}, which the assistant turn before did not call")
+    if len(answered) != len(results):
+        raise caller_error(path, f"two tool results for {_first_repeated(results)!r}")
+    missing = next((c for c in calls if c not in answered), None)
+    if missing is not None:
+        raise caller_error(path, f"no tool result for call {missing!r} of the assistant turn before")
+
+
+def _first_repeated(items: list[str]) -> str:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    raise ValueError("no item is repeated")
 
 
 def _unanswered(calls: list[str]) -> str:

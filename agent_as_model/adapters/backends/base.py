@@ -9,6 +9,8 @@ request, the `Route` that serves a call. The engine never learns which backend i
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
+import json
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from mcp_types import (
@@ -20,7 +22,7 @@ from mcp_types import (
 )
 
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import Request
+from agent_as_model.neutral import Request, Usage
 
 
 class SamplingSupport(NamedTuple):
@@ -50,12 +52,68 @@ class HostAnswer(NamedTuple):
     stop_reason: str | None
     # Which backend answered (spec section 9): "host", or "provider:<name>/<model>".
     source: str = "host"
+    # The tokens the answerer counted: a provider's API always says; a host only when its
+    # result's `_meta` carries figures (`host_usage`). None: nobody counted.
+    usage: Usage | None = None
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> "HostAnswer":
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
-        return cls(role=result.role, blocks=blocks, model=result.model, stop_reason=result.stop_reason)
+        usage = None if result.meta is None else host_usage(result.meta)
+        return cls(result.role, blocks, result.model, result.stop_reason, "host", usage)
+
+
+# The `_meta` keys of a sampling result that carry a host's token counts, in MCP's camelCase and
+# in the snake_case of the products' own APIs (docs/decisions.md): `usage: {inputTokens,
+# outputTokens}` or `usage: {input_tokens, output_tokens}`. MCP defines none, so nothing else is
+# guessed at.
+_COUNT_KEYS = (("inputTokens", "outputTokens"), ("input_tokens", "output_tokens"))
+
+
+def host_usage(meta: Any) -> Usage | None:
+    """The host's own token counts from its result's `_meta`, when it gives both as counts."""
+    usage = meta.get("usage") if isinstance(meta, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    for given, made in _COUNT_KEYS:
+        counts = usage.get(given), usage.get(made)
+        if all(type(c) is int and c >= 0 for c in counts):
+            return Usage(counts[0], counts[1], "host")  # type: ignore[arg-type]  # ints, checked above
+    return None
+
+
+# Characters of one block of a bad answer that a repair round echoes back to the model (and a
+# 2026-07-28 state seals for the retry): the state then stays within the HTTP body limit whatever
+# the answer's size, and the model still sees what it wrote and the error's pointer into it.
+ECHO_LIMIT = 16 * 1024
+
+
+def echoed_blocks(blocks: Sequence[Any]) -> list[Any]:
+    """The blocks as a repair round echoes them: a text longer than `ECHO_LIMIT` cut to it (with a
+    note of what was cut), a tool call's input larger than it replaced by that note. Cutting a cut
+    block changes nothing, so a replayed answer echoes the same."""
+    return [_echoed(block) for block in blocks]
+
+
+def echoed(result: Any) -> Any:
+    """A sampling result with its content as a repair round echoes it (see `echoed_blocks`)."""
+    content = result.content
+    if isinstance(content, list):
+        return result.model_copy(update={"content": echoed_blocks(content)})
+    return result.model_copy(update={"content": _echoed(content)})
+
+
+def _echoed(block: Any) -> Any:
+    kind = getattr(block, "type", None)
+    if kind == "text" and len(block.text) > ECHO_LIMIT:
+        note = f"\n[{len(block.text)} characters in all; the rest is cut]"
+        return block.model_copy(update={"text": block.text[: ECHO_LIMIT - len(note)] + note})
+    if kind == "tool_use":
+        size = len(json.dumps(block.input))
+        if size > ECHO_LIMIT:
+            return block.model_copy(update={"input": {"cut": f"an input of {size} characters of JSON"}})
+    return block
 
 
 class Replayed(NamedTuple):
@@ -97,6 +155,11 @@ class Backend(Protocol):
     @property
     def who(self) -> str | None: ...
 
+    def source(self, model: str) -> str:
+        """What `_meta["agent-as-model/result"].backend` says of this backend for a call asking for
+        `model` (`host`, or `provider:<name>/<model>`): on an error result too, once it was chosen."""
+        ...
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:
@@ -127,9 +190,25 @@ class Route(NamedTuple):
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
+    def choices(self, n: int) -> "list[Route]":
+        return [self] * n
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        raise RuntimeError("a fixed route cannot carry several completions across requests")
+
 
 class Router(Protocol):
     """Chooses the route of one call from its parsed request; raises the caller error of a call
     that asked for what this server cannot give (nothing has been sent)."""
 
     def route(self, request: Request) -> Route: ...
+
+    def choices(self, n: int) -> "list[Router]":
+        """The routers of `n` independent completions of this call (`n`, `candidateCount`): each is
+        asked, checked and repaired on its own; a 2026-07-28 retry hands each its own round."""
+        ...
+
+    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+        """One InputRequiredResult for the completions of `choices` still to be answered (None:
+        that one is settled, and is carried to the retry as it was answered)."""
+        ...

@@ -29,6 +29,9 @@ class HostThenProvider:
         self._name = provider_name
         self.who: str | None = None  # the host, until it declines
 
+    def source(self, model: str) -> str:
+        return "host" if self.who is None else self._provider.source(model)
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:

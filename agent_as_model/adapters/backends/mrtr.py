@@ -41,7 +41,7 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension, echoed
 from agent_as_model.errors import CallError, host_error
 
 log = logging.getLogger("agent_as_model")
@@ -87,6 +87,9 @@ class ModernRoundTrip:
         # payload holds the earlier answers, so its state carries them (sealed) to the retry.
         self._answers: list[Any] = []
 
+    def source(self, model: str) -> str:
+        return "host"
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:
@@ -104,7 +107,8 @@ class ModernRoundTrip:
                     f"inputResponses.{KEY}",
                     f"expected a sampling/createMessage result, got {type(answer).__name__}",
                 )
-            self._answers.append(answer)
+            # Sealed, if a repair follows, as the repair echoes it: cut to a bound (base.ECHO_LIMIT).
+            self._answers.append(echoed(answer))
             return HostAnswer.of(answer)
         # Not proven (round one, or a retry whose state binds another payload), or a repair
         # past the bound round: this round's payload goes to the host.
@@ -120,11 +124,85 @@ class ModernRoundTrip:
                 self._server,
                 self._answers[:round_no],
                 # What each of those answers broke (the repair it led to), sealed with them so the
-                # retry does not check an earlier answer again: repairs stay linear.
-                [_finding(err) for err in findings[:round_no]],
+                # retry does not check an earlier answer again: repairs stay linear. (Round one,
+                # the common call, has none: no comprehension is run for it.)
+                [_finding(err) for err in findings[:round_no]] if round_no else [],
                 self.identity or secrets.token_hex(16),
             )
         )
+
+    def settled(self) -> dict[str, Any]:
+        """A completion of several (`n`) that is answered while others are still asked: its state
+        and the answer it took, for the retry to replay it exactly (`merge_choices`)."""
+        if self._state is None or not self._answers:
+            raise RuntimeError("only a completion answered on a bound retry is settled")
+        return {"state": self._state, "answer": _dump(self._answers[-1])}
+
+
+# Several completions of one call (`n`): each is a round trip of its own, its input request under
+# its own key and its state beside the others' in one state (sealed by the SDK like any state).
+CHOICES_VERSION = "choices-1"
+
+
+def choice_key(index: int) -> str:
+    return f"{KEY}_{index}"
+
+
+def split_choices(
+    state: str | None, responses: Mapping[str, Any] | None, n: int
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """Each completion's own state and answer from a retry of several: the answer the host gave
+    under its key, or for one settled on an earlier request, the answer carried in the state. A
+    state that is not ours gives every completion a fresh round one."""
+    entries = _read_entries(state, n)
+    responses = responses or {}
+    parts: list[tuple[str | None, dict[str, Any]]] = []
+    for index, entry in enumerate(entries):
+        answer = responses.get(choice_key(index))
+        if answer is None and "answer" in entry:
+            try:
+                answer = CreateMessageResultWithTools.model_validate(entry["answer"])
+            except ValueError:
+                answer = None
+        sub_state = entry.get("state")
+        parts.append(
+            (sub_state if isinstance(sub_state, str) else None, {} if answer is None else {KEY: answer})
+        )
+    return parts
+
+
+def _read_entries(state: str | None, n: int) -> list[dict[str, Any]]:
+    try:
+        bound = json.loads(state) if state is not None else None
+    except ValueError:
+        bound = None
+    entries = bound.get("choices") if isinstance(bound, dict) and bound.get("v") == CHOICES_VERSION else None
+    if not isinstance(entries, list) or len(entries) != n or not all(isinstance(e, dict) for e in entries):
+        return [{} for _ in range(n)]
+    return entries
+
+
+def merge_choices(
+    hosts: list[ModernRoundTrip | None], suspended: list[InputRequiredResult | None]
+) -> InputRequiredResult:
+    """One round for every completion still to be answered, each under its own key; a settled
+    one is carried in the state as it was answered."""
+    entries: list[dict[str, Any]] = []
+    requests: dict[str, Any] = {}
+    for index, (host, result) in enumerate(zip(hosts, suspended, strict=True)):
+        if result is not None:
+            requests[choice_key(index)] = (result.input_requests or {})[KEY]
+            entries.append({"state": result.request_state})
+        elif host is not None:
+            entries.append(host.settled())
+        else:
+            raise RuntimeError(f"completion {index} is neither asked nor settled by the host")
+    state = _COMPACT.encode({"v": CHOICES_VERSION, "choices": entries})
+    return InputRequiredResult(input_requests=requests, request_state=state)
+
+
+def _dump(answer: Any) -> Any:
+    return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 def ask(

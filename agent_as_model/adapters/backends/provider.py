@@ -22,10 +22,11 @@ from typing import Any, NamedTuple, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
+from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
-from agent_as_model.errors import CallError, caller_error, host_error
-from agent_as_model.neutral import DEFAULT_MODEL
+from agent_as_model.errors import CallError, caller_error, host_error, quoted
+from agent_as_model.neutral import DEFAULT_MODEL, Usage
 
 log = logging.getLogger("agent_as_model")
 
@@ -54,6 +55,7 @@ class Reply(NamedTuple):
     blocks: tuple[Any, ...]  # TextContent / ToolUseContent
     model: str
     stop_reason: str | None
+    usage: Usage | None = None  # the API's own token counts, when its reply has them
 
 
 class Failure(NamedTuple):
@@ -61,6 +63,10 @@ class Failure(NamedTuple):
 
     status: int | None
     what: str  # what happened, in words, never the key nor a traceback
+    said: str | None = None  # the provider's own message, already cut to a bound
+
+    def told(self) -> str:
+        return self.what if self.said is None else f"{self.what}; it said: {self.said}"
 
 
 class ProviderApi(Protocol):
@@ -90,13 +96,15 @@ class ProviderModule(Protocol):
     # The name, in the SDK, of the class every error it raises derives from.
     ERROR_BASE: str
     # The environment variable the SDK reads its key from (the only place a key comes from);
-    # `serve --help` and docs/providers.md name it.
+    # `serve --help` and docs/providers.md name it. A module may also declare `KEY_HINT`, words
+    # the missing-key error adds after the variable's name (read with a default: it is optional).
     KEY_VARIABLE: str
 
     def client(self, sdk: ModuleType, settings: ProviderSettings) -> Send:
         """The SDK's client for the settings, as the function that sends a body. The SDK reads the
-        key itself; its own timeout and retries (with backoff) apply. Raise `ProviderUnavailable`
-        for what the SDK would only find on the first request (a missing key)."""
+        key itself. Its settings' `max_retries` is 0: `SdkApi` makes the attempts, each bounded
+        from request to last byte (`attempts.py`). Raise `ProviderUnavailable` for what the SDK
+        would only find on the first request (a missing key)."""
         ...
 
     def request_body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
@@ -130,40 +138,70 @@ class SdkApi:
                 f"(pip install '/path/to/checkout[{extra}]'), or pip install {extra} beside it"
             ) from None
         self._sdk = sdk
+        self._settings = settings
         self._error_base: type[Exception] = getattr(sdk, module.ERROR_BASE)
         try:
-            self._send = module.client(sdk, settings)
+            # The attempts are ours (`create`): the SDK's would each take a full timeout per read
+            # and sleep as long as Retry-After says.
+            self._send = module.client(sdk, settings._replace(max_retries=0))
         except self._error_base as err:
             raise ProviderUnavailable(
-                f"--provider {name}: {first_line(err)} (set {module.KEY_VARIABLE})"
+                f"--provider {name}: {first_line(err)} "
+                f"(set {module.KEY_VARIABLE}{getattr(module, 'KEY_HINT', '')})"
             ) from None
 
     def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
         return self._module.request_body(payload, model)
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        try:
-            response = await self._send(self._module.request_body(payload, model))
-        except ValueError as err:  # the SDKs let a body that is not JSON through as a decode error
-            raise _Unreadable(f"not JSON: {err}") from None
+        body = self._module.request_body(payload, model)
+        settings = self._settings
+        response = await attempts(
+            lambda: self._send(body),
+            timeout=settings.timeout,
+            retries=settings.max_retries,
+            retryable=self._retryable,
+            retry_after=lambda err: retry_after_seconds(
+                getattr(getattr(err, "response", None), "headers", None)
+            ),
+        )
         try:
             return self._module.read_reply(response)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
             raise _Unreadable(str(err)) from None
 
+    def _retryable(self, err: Exception) -> bool:
+        sdk = self._sdk
+        if isinstance(err, sdk.APIStatusError):
+            return retryable_status(err.status_code)
+        return isinstance(err, sdk.APIConnectionError)  # a timeout of the SDK's own too
+
     def failure(self, err: Exception) -> Failure | None:
+        if isinstance(err, GaveUp):
+            last = self._failure(err.last) if err.last is not None else None
+            if last is None:
+                took = f"{self._settings.timeout:g} s an attempt, from request to last byte"
+                last = Failure(None, f"no answer within --provider-timeout ({took})")
+            return Failure(last.status, last.what + err.why, last.said)
+        return self._failure(err)
+
+    def _failure(self, err: Exception) -> Failure | None:
         # The official SDKs generated alike (openai, anthropic) share these error classes' names.
         sdk = self._sdk
         if isinstance(err, _Unreadable):
-            return unreadable(err.detail)
+            return unreadable(err.detail, HTTP_OK)
+        if isinstance(err, ValueError):  # the SDKs let a body that is not JSON through as a decode error
+            return unreadable(f"not JSON: {err}", HTTP_OK)
         if isinstance(err, sdk.APITimeoutError):
-            return Failure(None, "no answer within --provider-timeout, still after the configured retries")
+            return Failure(None, "no answer within --provider-timeout")
         if isinstance(err, sdk.APIConnectionError):
             return Failure(None, "could not connect (is the server at --provider-base-url running?)")
         if isinstance(err, sdk.APIResponseValidationError):
             return Failure(err.status_code, "its answer could not be read")
         if isinstance(err, sdk.APIStatusError):
-            return Failure(err.status_code, status_words(err.status_code, self._module.KEY_VARIABLE))
+            words = status_words(err.status_code, self._module.KEY_VARIABLE)
+            said = provider_said(getattr(err, "body", None))
+            return Failure(err.status_code, words, None if said is None else quoted(said))
         if isinstance(err, self._error_base):
             return Failure(None, first_line(err))
         return None
@@ -200,6 +238,9 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
+    def source(self, model: str) -> str:
+        return f"provider:{self.settings.provider}/{self.model_for(model)}"
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:
@@ -217,10 +258,12 @@ class ProviderBackend:
             if failure is None:
                 raise
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
-            raise host_error(f"provider {name}", f"{status}: {failure.what}") from None
-        source = f"provider:{name}/{model}"
+            raise host_error(f"provider {name}", f"{status}: {failure.told()}") from None
+        source = self.source(model)
         log.info("answered by %s", source)
-        return HostAnswer("assistant", reply.blocks, reply.model or model, reply.stop_reason, source)
+        return HostAnswer(
+            "assistant", reply.blocks, reply.model or model, reply.stop_reason, source, reply.usage
+        )
 
 
 def _hint(payload: CreateMessageRequestParams) -> str:
@@ -242,14 +285,26 @@ def status_words(status: int | None, key_variable: str) -> str:
             "(check --provider-model and --provider-base-url)"
         )
     if status == 429:
-        return "rate limited, still after the configured retries"
+        return "rate limited"
     if status is not None and status >= 500:
-        return "the provider failed (a server error), still after the configured retries"
+        return "the provider failed (a server error)"
     return "the provider refused the request"
 
 
-def unreadable(detail: str) -> Failure:
-    return Failure(None, f"its answer could not be read ({detail})")
+# The status of an answer that came but could not be read (the SDKs raise on any other).
+HTTP_OK = 200
+
+
+def unreadable(detail: str, status: int | None = None) -> Failure:
+    return Failure(status, f"its answer could not be read ({quoted(detail)})")
+
+
+def provider_said(body: object) -> str | None:
+    """The provider's own message in an error body (`{"error": {"message"}}` for both APIs, or a
+    bare string), if it has one."""
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    message = inner.get("message") if isinstance(inner, dict) else inner
+    return message if isinstance(message, str) and message.strip() else None
 
 
 # --- record and replay (`serve --record`, `replay`) ------------------------------------------------
@@ -324,7 +379,7 @@ class TappedApi:
         except Exception as err:
             failure = self._inner.failure(err)
             if failure is not None:
-                self._tap({**record, "failure": {"status": failure.status, "what": failure.what}})
+                self._tap({**record, "failure": {"status": failure.status, "what": failure.told()}})
             raise
         self._tap({**record, "reply": reply_json(reply)})
         return reply

@@ -8,14 +8,15 @@ section 8), also by the operator's rule, what the host declared, and the request
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import ServerRequestContext
-from mcp_types import CallToolRequestParams
+from mcp_types import CallToolRequestParams, InputRequiredResult
 from mcp_types.version import is_version_at_least
 
-from agent_as_model.adapters.backends.base import Backend, Route, SamplingSupport
-from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
+from agent_as_model.adapters.backends.base import Backend, Route, Router, SamplingSupport
+from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -39,7 +40,7 @@ class CallRouter:
     host's capabilities, a retry's state and answers) and the operator's provider, if any. The
     machine's build step hands it the parsed request (`states/build.py`)."""
 
-    __slots__ = ("_ctx", "_params", "_provider", "_limits")
+    __slots__ = ("_ctx", "_params", "_provider", "_limits", "_state", "_responses", "_made", "_children")
 
     def __init__(
         self,
@@ -47,16 +48,40 @@ class CallRouter:
         params: CallToolRequestParams,
         provider: ProviderBackend | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        round_trip: tuple[str | None, Mapping[str, Any] | None] | None = None,
     ) -> None:
         self._ctx = ctx
         self._params = params
         self._provider = provider
         self._limits = limits
+        # A 2026-07-28 retry's state and answers: the request's own, or one completion's of
+        # several (`choices`).
+        self._state: str | None
+        self._responses: Mapping[str, Any] | None
+        self._state, self._responses = (
+            (params.request_state, params.input_responses) if round_trip is None else round_trip
+        )
+        self._made: ModernRoundTrip | None = None  # the round trip this router built, if any
+        self._children: list[CallRouter] = []
+
+    def choices(self, n: int) -> list[Router]:
+        ctx, params, provider, limits = self._ctx, self._params, self._provider, self._limits
+        parts: list[tuple[str | None, Mapping[str, Any] | None]]
+        if is_modern(ctx.protocol_version):
+            parts = list(split_choices(self._state, self._responses, n))
+        else:  # each completion is a sampling request of its own, all in flight at once
+            parts = [(None, None)] * n
+        self._children = [CallRouter(ctx, params, provider, limits, part) for part in parts]
+        return list(self._children)
+
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
+        return merge_choices([child._made for child in self._children], suspended)
 
     def route(self, request: Request) -> Route:
         support = SamplingSupport.of(self._ctx.session.client_capabilities)
         provider = self._provider
         choice = request.backend
+        then_provider = None  # the provider the host's backend falls back to, when it declines
         if provider is None:
             if choice == "provider":
                 raise _no_provider()
@@ -65,28 +90,22 @@ class CallRouter:
                 provider.model_for(request.model)  # a name it may not use: the caller's error, now
                 return Route(provider, PROVIDER_SUPPORT)
             if provider.settings.on_host_error:
-                from agent_as_model.adapters.backends.fallback import HostThenProvider
-
-                host = self._host(support)
-                fallback = HostThenProvider(host, provider, provider.settings.provider)
-                return Route(fallback, support, _proven(host), _identity(host))
-        host = self._host(support)
-        return Route(host, support, _proven(host), _identity(host))
-
-    def _host(self, support: SamplingSupport) -> Backend:
+                then_provider = provider
+        # The host, on this request's era. Only a 2026-07-28 round trip carries rounds across
+        # requests, so only it can prove the request a retry, or carry the call's identity.
         ctx, params = self._ctx, self._params
+        host: Backend
         if is_modern(ctx.protocol_version):
-            return ModernRoundTrip(params.request_state, params.input_responses, support)
-        return LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
+            host = modern = self._made = ModernRoundTrip(self._state, self._responses, support)
+            proven, identity = modern.proven, modern.identity
+        else:
+            host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
+            proven, identity = False, None
+        if then_provider is not None:
+            from agent_as_model.adapters.backends.fallback import HostThenProvider
 
-
-def _proven(host: Backend) -> bool:
-    # Only a 2026-07-28 round trip carries rounds across requests, so only it can prove a retry.
-    return isinstance(host, ModernRoundTrip) and host.proven
-
-
-def _identity(host: Backend) -> str | None:
-    return host.identity if isinstance(host, ModernRoundTrip) else None
+            host = HostThenProvider(host, then_provider, then_provider.settings.provider)
+        return Route(host, support, proven, identity)
 
 
 def _no_provider() -> CallError:

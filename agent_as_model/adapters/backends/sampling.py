@@ -2,8 +2,9 @@
 the tool call.
 
 A host that does not answer within `--host-timeout` ends the call with a host error, and the
-request is cancelled (the SDK sends notifications/cancelled for it). While waiting, a call that
-carries a progressToken gets notifications/progress every `progress_interval` seconds.
+request is cancelled (the SDK sends notifications/cancelled for it); an answer the transport
+could not read ends it at once (`UNREADABLE`). While waiting, a call that carries a
+progressToken gets notifications/progress every `progress_interval` seconds.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model.adapters.backends.base import HostAnswer, host_declined
-from agent_as_model.errors import CallError, host_error
+from agent_as_model.errors import CallError, host_error, quoted
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
+
+# The `data` key of the error reply a transport hands the server in place of a host's answer it
+# could not read (commands/frame_checks.py): the request ends at once, as a host violation.
+UNREADABLE = "agent-as-model/unreadable-answer"
 
 
 class LegacySampling:
@@ -43,6 +48,9 @@ class LegacySampling:
         self._request_id = None if request_id is None else str(request_id)
         self._limits = limits
         self._progress_token = progress_token
+
+    def source(self, model: str) -> str:
+        return "host"
 
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
@@ -65,9 +73,12 @@ class LegacySampling:
                 f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
             ) from None
         except MCPError as err:
+            data = err.error.data
+            if isinstance(data, dict) and isinstance(data.get(UNREADABLE), str):
+                raise host_error("sampling/createMessage", data[UNREADABLE]) from None
             raise host_declined(
                 "sampling/createMessage",
-                f"the host answered with error {err.error.code}: {err.error.message}",
+                f"the host answered with error {err.error.code}: {quoted(err.error.message)}",
             ) from None
         except ValidationError as err:
             raise host_error(

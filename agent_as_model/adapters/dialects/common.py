@@ -18,7 +18,15 @@ from agent_as_model.arguments import (
 )
 from agent_as_model.cursors import completion_text, tool_calls_envelope
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL, BackendChoice, Completion, Request
+from agent_as_model.neutral import (
+    BACKEND_CHOICES,
+    DEFAULT_MODEL,
+    RESULT_SHAPES,
+    BackendChoice,
+    Completion,
+    Request,
+    ResultShape,
+)
 
 __all__ = [
     "path_of",
@@ -56,6 +64,41 @@ def read_backend(args: Mapping[str, Any]) -> BackendChoice:
             return choice
     allowed = ", ".join(repr(c) for c in BACKEND_CHOICES)
     raise caller_error("backend", f"must be one of {allowed}, got {ascii(value)}")
+
+
+def read_result(args: Mapping[str, Any], tool: str, has_object: bool) -> ResultShape | None:
+    """`result`: None when not given (the server's default applies), else 'text' or 'object';
+    'object' only where the tool has an object shape."""
+    value = args.get("result")
+    if value is None:
+        return None
+    if value == "text":
+        return "text"
+    if value == "object":
+        if not has_object:
+            raise caller_error(
+                "result",
+                f"'object' is not available: {tool} has no response object of its own, its result is "
+                "the completion text; omit result or give 'text'",
+            )
+        return "object"
+    allowed = " or ".join(repr(s) for s in RESULT_SHAPES)
+    raise caller_error("result", f"must be {allowed}, got {ascii(value)}")
+
+
+def read_choices(args: Mapping[str, Any], name: str | None) -> int:
+    """How many completions a product's `n` asks for (1 when not given); the server's bound and
+    the result shape they need are checked once the server's defaults apply (states/validate.py)."""
+    if name is None:
+        return 1
+    value = args.get(name)
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
+    if value < 1:
+        raise caller_error(name, f"must be at least 1, got {value}")
+    return value
 
 
 def temperature_schema(maximum: float) -> dict[str, Any]:

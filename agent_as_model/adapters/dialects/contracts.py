@@ -17,7 +17,7 @@ from agent_as_model.adapters.dialects.common import DEFAULT_MAX_TOKENS
 from agent_as_model.arguments import reject_unknown, require_object, require_string
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import DEFAULT_MODEL, Chain, OutputContract, Persona
-from agent_as_model.patterns import SchemaTimeout
+from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import check_object_schema, first_violation, pointer_text
 
 
@@ -74,7 +74,7 @@ def read_persona(
     if "input_schema" in schemas:
         try:
             violation = first_violation(schemas["input_schema"], request_object(args, standard))
-        except SchemaTimeout as err:
+        except OverBudget as err:
             raise caller_error(
                 "persona.input_schema", f"persona {name!r}: the request {err.reason()}"
             ) from None
@@ -88,9 +88,10 @@ def read_persona(
     return Persona(name, schemas.get("output_schema"))
 
 
-# Not part of the request object: the persona itself, and `backend`, which says who answers the
-# request rather than what it asks (docs/decisions.md).
-NOT_IN_REQUEST_OBJECT = ("persona", "backend")
+# Not part of the request object: the persona itself, `backend`, which says who answers the
+# request rather than what it asks, and `result`, which says how the answer is shaped
+# (docs/decisions.md).
+NOT_IN_REQUEST_OBJECT = ("persona", "backend", "result")
 
 
 def request_object(args: Mapping[str, Any], standard: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ other room asks the declaration, never a product name:
 - `serve --record --redact` redacts the arguments in `body.text_arguments`, knowing the
   shapes by the shared keys and the dialect's `redaction`;
 - cursors refuse a `cur_` cursor where `body.has_history` is false;
-- the result is the dialect's `render`;
+- the result is the dialect's `render`, or with `result: "object"` its `render_object`;
 - `agent-as-model demo` sends its `EXAMPLE`;
 - `agent-as-model fuzz` and the property tests write requests and read results through `writing`;
 - with `serve --store`, the engine keeps its responses as its `storage` says.
@@ -20,7 +20,7 @@ other room asks the declaration, never a product name:
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
@@ -41,6 +41,8 @@ ArgumentView = Callable[[Mapping[str, Any]], "tuple[Mapping[str, Any], Mapping[s
 # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
 # `cursor` is the next session cursor when cursors are on, else None.
 Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
+# The product's object holding several independent completions (`n` choices, candidates), in order.
+ChoicesRenderer = Callable[["Sequence[Completion]", Request, "str | None"], "dict[str, Any]"]
 # What the product's own API would have said beside the result (spec section 9): the model and
 # the stop reason in the product's words, under the product's key. Travels in the result's
 # `_meta`; the rendered result itself stays as the spec says.
@@ -74,6 +76,11 @@ class Body(NamedTuple):
     hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
     refused: Mapping[str, Refusal] = EMPTY
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
+    # The parameters the product's response object echoes exactly as sent (`Request.echo`).
+    echo: tuple[str, ...] = ()
+    # The product's parameter that asks for several completions (chat `n`; for a product whose
+    # parameters nest, its flat name in the `view`). None: one completion only.
+    choices: str | None = None
 
 
 class Redaction(NamedTuple):
@@ -103,6 +110,12 @@ class Dialect(NamedTuple):
     EXAMPLE: Mapping[str, Any] | None = None
     describe: Describer | None = None  # None: the result carries no product metadata
     redaction: Redaction | None = None  # None: the shared keys of `--redact` describe it
+    # The product's own response object, for `result: "object"` (spec section 10): a dialect
+    # whose `render` already makes it gives the same renderer. None: the tool has no object shape
+    # (a raw prompt), and `result: "object"` is refused.
+    render_object: Renderer | None = None
+    # With `body.choices`: the object of several completions (`render_object` is this with one).
+    render_choices: ChoicesRenderer | None = None
     # How a caller writes a request from a neutral conversation and reads the result back
     # (writing.py): the fuzzer and the property tests drive the dialect through it. None: it is
     # served, but not fuzzed nor property-tested.

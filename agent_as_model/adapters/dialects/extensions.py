@@ -4,7 +4,7 @@ and the sentence of every description that says what a call does on each protoco
 A dialect declares its product's own keys and its own description; the registry lists it through
 `listed`, which adds these, so each is written once here and no dialect can miss one. Which keys
 a dialect gets follows from its declaration: every completion tool takes `model`, `backend`,
-`persona` and `previous_response_id`; one that takes tool definitions also takes structured
+`result`, `persona` and `previous_response_id`; one that takes tool definitions also takes structured
 output (`output_schema`, `repair_attempts`: with a host that takes tools it travels as one
 required tool); a tool with no history (a raw prompt) gets the cursor description that says a
 `cur_` cursor is refused there.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.options import MAX_REPAIR_ATTEMPTS
-from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL
+from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL, RESULT_SHAPES
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
@@ -38,6 +38,18 @@ BACKEND: dict[str, Any] = {
     "default": "auto",
     "description": "Who answers: 'host' (the host's own model through MCP sampling), 'provider' (the "
     "provider this server's operator configured, if any) or 'auto' (the operator's rule).",
+}
+RESULT: dict[str, Any] = {
+    "type": "string",
+    "enum": list(RESULT_SHAPES),
+    "description": "What the call returns: 'text' (the completion text, or JSON text for tool calls and "
+    "structured output) or 'object' (the product's own response object, with usage). Omitted: the "
+    "server's default (serve --result, itself 'text' by default).",
+}
+# A tool with no object shape (a raw prompt): 'object' is refused there.
+RESULT_TEXT_ONLY: dict[str, Any] = {
+    **RESULT,
+    "description": "'text' only: this tool returns the completion text and has no object shape.",
 }
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -87,7 +99,11 @@ def takes_structured_output(dialect: Dialect) -> bool:
 
 def properties(dialect: Dialect) -> dict[str, Any]:
     """The shared keys a dialect's tool takes, in listing order, with their schemas."""
-    shared: dict[str, Any] = {"model": MODEL, "backend": BACKEND}
+    shared: dict[str, Any] = {
+        "model": MODEL,
+        "backend": BACKEND,
+        "result": RESULT if dialect.render_object is not None else RESULT_TEXT_ONLY,
+    }
     if takes_structured_output(dialect):
         shared.update(output_schema=OUTPUT_SCHEMA, repair_attempts=REPAIR_ATTEMPTS)
     shared["persona"] = PERSONA
@@ -109,4 +125,6 @@ def listed(dialect: Dialect) -> Dialect:
             f"dialect {dialect.NAME!r} lists {', '.join(clash)}: shared keys are added by the registry"
         )
     schema = {**dialect.INPUT_SCHEMA, "properties": {**own, **shared}, "additionalProperties": False}
-    return dialect._replace(DESCRIPTION=f"{dialect.DESCRIPTION} {ERA}", INPUT_SCHEMA=schema)
+    # `result` is read on the plain path too: asking for the object costs no other reader.
+    body = dialect.body._replace(plain=dialect.body.plain | {"result"})
+    return dialect._replace(DESCRIPTION=f"{dialect.DESCRIPTION} {ERA}", INPUT_SCHEMA=schema, body=body)

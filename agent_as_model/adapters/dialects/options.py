@@ -60,6 +60,20 @@ HINTS: dict[str, str] = {
     "truncation": "string",
     "max_tool_calls": "integer",
     "include": "array",
+    # Prompt caching, routing and account settings of the products' services: this server caches
+    # nothing and has no account, so each is accepted and ignored (docs/decisions.md).
+    "prompt_cache_retention": "string",
+    "prompt_cache_options": "object",
+    "cache_control": "object",
+    "access_programs": "object",
+    "background_options": "object",
+    "context_management": "array",
+    "image": "object",
+    "diagnostics": "object",
+    "inference_geo": "string",
+    "speed": "string",
+    "user_profile_id": "string",
+    "workspace_id": "string",
 }
 
 
@@ -116,6 +130,10 @@ REFUSED: dict[str, Refusal] = {
         "remote MCP servers cannot be honoured: the host's model is only asked to complete"
     ),
     "container": lambda v: "containers cannot be honoured: the host's model is only asked to complete",
+    "moderation": lambda v: (
+        "moderation policies are applied by OpenAI's service, and the host's answer does not pass "
+        "through it: omit moderation"
+    ),
 }
 
 

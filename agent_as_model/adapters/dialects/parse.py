@@ -95,6 +95,8 @@ def _options(
         chain=chain,
         single_call=single_call,
         backend=common.read_backend(args),
+        n=common.read_choices(args, body.choices),
+        n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
     )
 
 
@@ -114,10 +116,12 @@ def _request(
     chain: Chain | None = None,
     single_call: str | None = None,
     backend: BackendChoice = "auto",
+    n: int = 1,
+    n_path: str = "n",
 ) -> Request:
+    body = dialect.body
     built = turns.build()
     if not built:
-        body = dialect.body
         raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
     return Request(
         tool=dialect.NAME,
@@ -126,7 +130,7 @@ def _request(
         model=common.read_model(args),
         max_tokens=common.read_max_tokens(args, max_tokens_name),
         max_tokens_path=max_tokens_path,
-        temperature=common.read_temperature(args, dialect.body.max_temperature),
+        temperature=common.read_temperature(args, body.max_temperature),
         tools=tools,
         tool_choice=tool_choice,
         output=output,
@@ -136,6 +140,10 @@ def _request(
         chain=chain,
         single_call=single_call,
         backend=backend,
+        result=common.read_result(args, dialect.NAME, dialect.render_object is not None),
+        echo={key: args[key] for key in body.echo if args.get(key) is not None} if body.echo else EMPTY,
+        n=n,
+        n_path=n_path,
     )
 
 

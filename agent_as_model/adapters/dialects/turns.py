@@ -31,6 +31,9 @@ class Turns:
         # The assistant turn a tool call may still join: set by the entry right before (an
         # assistant message or another call), cleared by anything else, a system piece included.
         self._calls_join: int | None = None
+        # The last turn, when it is a user turn holding only tool results (the one more results
+        # join): kept, not found again, so reading n results is linear in n.
+        self._results: list[Block] | None = None
         # Set by a product's reader whose tool calls are entries of their own, joining the
         # assistant message before them (responses' function_call items): see `open_assistant`.
         self.calls_are_items = False
@@ -45,6 +48,7 @@ class Turns:
         """A message of its own (a new turn), with one text block."""
         index = len(self._turns)
         self._calls_join = index if role == "assistant" else None
+        self._results = None
         self._order.append(index)
         # Text(text), made by tuple's own constructor: the NamedTuple's generated __new__ is a
         # Python call, and this runs once per message.
@@ -53,6 +57,7 @@ class Turns:
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""
         self._calls_join = None
+        self._results = None
         self._order.append(len(self._turns))
         self._turns.append((role, [], path))
 
@@ -70,10 +75,10 @@ class Turns:
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
         piece among them goes to the system prompt and does not split them."""
-        last = self._turns[-1] if self._turns else None
-        if last is None or last[0] != "user" or not _only_results(last[1]):
-            self._turns.append(("user", [], path))
-        self._blocks(len(self._turns) - 1).append(result)
+        if self._results is None:
+            self._results = []
+            self._turns.append(("user", self._results, path))
+        self._results.append(result)
         self._order.append(result)
         self._calls_join = None
 
@@ -128,10 +133,6 @@ class Turns:
             else:  # a system piece: (role, text)
                 entries.append(cursors.entry(*item))
         return tuple(entries)
-
-
-def _only_results(blocks: list[Block] | tuple[Block, ...]) -> bool:
-    return bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
 
 
 def call_id(value: object, path: str) -> str:

@@ -137,8 +137,13 @@ def expect_in_recording(path: Path, failed: Logged) -> str:
         first_id = records[last.first]["frame"].get("id")
         result = {key: value for key, value in result.items() if key != "structuredContent"}
         result.update(content=[{"type": "text", "text": expected.refusal}], isError=True)
-        # A refusal carries no result metadata (who answered, why it stopped): nobody answered.
-        meta = {k: v for k, v in (result.get("_meta") or {}).items() if k != RESULT_META}
+        # A refusal carries no result metadata of an answer (the model, why it stopped): nobody
+        # answered. It still names the backend the call had, the one that answered here.
+        given = result.get("_meta") or {}
+        meta = {k: v for k, v in given.items() if k != RESULT_META}
+        backend = (given.get(RESULT_META) or {}).get("backend")
+        if backend is not None:
+            meta[RESULT_META] = {"backend": backend}
         if meta:
             result["_meta"] = meta
         else:

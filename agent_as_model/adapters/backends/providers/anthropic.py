@@ -28,6 +28,7 @@ from mcp_types import (
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.neutral import Usage
 
 STOP_REASONS = {
     "end_turn": "endTurn",
@@ -128,4 +129,12 @@ def read_reply(response: Any) -> Reply:
     if not isinstance(model, str):
         raise ValueError("model is missing")
     reason = response.stop_reason
-    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
+    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None, _usage(response))
+
+
+def _usage(response: Any) -> Usage | None:
+    usage = getattr(response, "usage", None)
+    given, made = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
+    if type(given) is not int or type(made) is not int:
+        return None
+    return Usage(given, made, "provider")

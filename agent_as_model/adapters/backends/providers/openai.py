@@ -30,8 +30,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send, first_line
+from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.neutral import Usage
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
 ERROR_PREFIX = "[error] "
@@ -39,18 +39,15 @@ ERROR_PREFIX = "[error] "
 SDK = "openai"
 ERROR_BASE = "OpenAIError"
 KEY_VARIABLE = "OPENAI_API_KEY"
+# A local server that needs no key still needs the variable: the SDK refuses to start without it.
+KEY_HINT = "; any value for a local server that needs no key"
 
 
 def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
-    try:
-        openai = sdk.AsyncOpenAI(
-            base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
-        )
-    except sdk.OpenAIError as err:  # no key: a local server that needs none still needs the variable
-        raise ProviderUnavailable(
-            f"--provider openai: {first_line(err)} (set {KEY_VARIABLE}; any value for a local server "
-            "that needs no key)"
-        ) from None
+    # No key: the SDK raises its own error here, which SdkApi turns into a start-up error.
+    openai = sdk.AsyncOpenAI(
+        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+    )
 
     async def send(body: dict[str, Any]) -> Any:
         return await openai.chat.completions.create(**body)
@@ -147,4 +144,12 @@ def read_reply(response: Any) -> Reply:
     model = response.model
     if not isinstance(model, str):
         raise ValueError("model is missing")
-    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None)
+    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None, _usage(response))
+
+
+def _usage(response: Any) -> Usage | None:
+    usage = getattr(response, "usage", None)
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if type(prompt) is not int or type(completion) is not int:
+        return None
+    return Usage(prompt, completion, "provider")

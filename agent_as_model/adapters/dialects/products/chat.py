@@ -7,11 +7,14 @@ tool_result blocks of the next user turn (spec section 1.2).
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects import common, contracts, options, usage
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
     Said,
@@ -23,7 +26,16 @@ from agent_as_model.adapters.dialects.writing import (
 )
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Completion, OutputContract, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+from agent_as_model.neutral import (
+    Completion,
+    OutputContract,
+    Request,
+    Text,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
@@ -77,10 +89,12 @@ _HINTS = options.hints(
     "prompt_cache_key",
     "safety_identifier",
     "prediction",
+    "prompt_cache_retention",
+    "prompt_cache_options",
 )
 _REFUSED = {
     **options.refusals(
-        "stream", "n", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options"
+        "stream", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
     ),
     # The deprecated function-calling parameters: their successors do the same job.
     "functions": lambda v: (
@@ -201,6 +215,12 @@ INPUT_SCHEMA: dict[str, Any] = {
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
         "response_format": options.format_schema(nested=True),
+        "n": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "How many independent completions (choices); above 1 needs result 'object'.",
+        },
         **options.hint_schemas(_HINTS),
         **options.refused_schemas(_REFUSED),
         "functions": {"type": "null", "description": "Deprecated by OpenAI: pass tools instead."},
@@ -365,6 +385,53 @@ def _describe(completion: Completion) -> dict[str, Any]:
     return common.result_meta(completion, "finish_reason", _FINISH)
 
 
+def _render_object(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    return _render_choices((completion,), request, cursor)
+
+
+def _render_choices(
+    completions: Sequence[Completion], request: Request, cursor: str | None
+) -> dict[str, Any]:
+    """A Chat Completions `ChatCompletion` (`result: "object"`; tests validate each one as the
+    SDK's type), one choice per completion (`n`). Tool calls are `message.tool_calls` with
+    JSON-text arguments, structured output the message's JSON `content`, as the API puts them."""
+    counted = usage.joint_usage(completions, request)
+    first = completions[0]
+    return {
+        "id": cursor or f"chatcmpl-{os.urandom(16).hex()}",  # with cursors on, the cursor (spec section 10)
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": first.model or request.model,  # the model that answered
+        "choices": [_choice(completion, i) for i, completion in enumerate(completions)],
+        "usage": {
+            "prompt_tokens": counted.input_tokens,
+            "completion_tokens": counted.output_tokens,
+            "total_tokens": counted.input_tokens + counted.output_tokens,
+        },
+    }
+
+
+def _choice(completion: Completion, index: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": completion.text, "refusal": None}
+    if completion.tool_calls:
+        if not completion.text:  # the API's content beside tool calls alone
+            message["content"] = None
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.input, sort_keys=True)},
+            }
+            for call in completion.tool_calls
+        ]
+    return {
+        "index": index,
+        "message": message,
+        "finish_reason": common.stop_word(completion, _FINISH),
+        "logprobs": None,
+    }
+
+
 # The caller's side, for the fuzzer, the property tests and the soak (`Writing`, writing.py).
 # How a Chat Completions caller writes a conversation as `messages` (`chat_complete`'s `Writing`).
 #
@@ -411,9 +478,17 @@ DIALECT = Dialect(
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
+        choices="n",
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    render_object=_render_object,
+    render_choices=_render_choices,
+    # The response object of `result: "object"`: its keys, and the words the server writes in it.
+    redaction=Redaction(
+        result_keys=frozenset(["id", "object", "created", "model", "choices", "usage"]),
+        structural=frozenset(["finish_reason"]),
+    ),
     EXAMPLE={
         "messages": [
             {"role": "system", "content": "You are terse."},

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import ChainMap
+from collections import ChainMap, deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, options
+from agent_as_model.adapters.dialects import common, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -54,6 +54,7 @@ from agent_as_model.neutral import (
     ToolChoice,
     ToolResult,
     ToolSpec,
+    Usage,
 )
 from agent_as_model.neutral import ToolUse as Call
 from agent_as_model.schemas import check_object_schema
@@ -92,7 +93,7 @@ def _finish_reason(completion: Completion) -> str:
 
 
 def _unless(harmless: object, reason: str) -> options.Refusal:
-    """A refusal of every value but the one that changes nothing (`candidateCount: 1`, `false`)."""
+    """A refusal of every value but the one that changes nothing (`false`)."""
     return lambda v: None if v == harmless and type(v) is type(harmless) else reason
 
 
@@ -212,9 +213,6 @@ def _text_modalities(value: object) -> str | None:
 
 _NOT_HONOURED = "cannot be honoured: the host's model is asked for one text completion"
 _CONFIG_REFUSED: dict[str, options.Refusal] = {
-    "candidateCount": _unless(
-        1, "more than one candidate cannot be honoured: MCP sampling returns one answer"
-    ),
     "responseLogprobs": _unless(False, "log probabilities cannot be honoured: MCP sampling returns none"),
     "logprobs": lambda v: "log probabilities cannot be honoured: MCP sampling returns none",
     "responseModalities": _text_modalities,
@@ -231,6 +229,7 @@ _CONFIG_REFUSED: dict[str, options.Refusal] = {
 }
 # generationConfig's keys that the shared readers (and `_output`) read under their own names.
 _LIFTED_CONFIG = (
+    "candidateCount",
     "temperature",
     "maxOutputTokens",
     "stopSequences",
@@ -254,8 +253,26 @@ def _cached(value: object) -> str:
     return "cached contents live on Google's servers and cannot be honoured: pass the text in 'contents'"
 
 
-_HINTS = {"safetySettings": "array", "safety_settings": "array", "labels": "object"}
-_REFUSED: dict[str, options.Refusal] = {"cachedContent": _cached, "cached_content": _cached}
+def _continued(value: object) -> str:
+    return "a continuation token resumes a response held on Google's servers, and this server keeps none"
+
+
+# `serviceTier` and `store` are request-level settings of Google's service: accepted and ignored
+# (the server stores nothing for this tool).
+_HINTS = {
+    "safetySettings": "array",
+    "safety_settings": "array",
+    "labels": "object",
+    "serviceTier": "string",
+    "service_tier": "string",
+    "store": "boolean",
+}
+_REFUSED: dict[str, options.Refusal] = {
+    "cachedContent": _cached,
+    "cached_content": _cached,
+    "continuationToken": _continued,
+    "continuation_token": _continued,
+}
 _STOP = options.StopParameter("stopSequences", max_items=5)
 # The persona's request object (spec section 5): the parameters, with their defaults.
 _REQUEST_OBJECT: dict[str, Any] = {
@@ -347,7 +364,7 @@ def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
     if isinstance(contents, str):
         turns.text("user", common.require_unicode(contents, "contents"), "contents")
         return
-    pending: list[tuple[str, str]] = []  # the calls of the last model content not yet answered
+    pending = _Pending(())  # the calls of the last model content not yet answered
     for i, raw in enumerate(common.require_list(contents, "contents", non_empty=True)):
         path = f"contents[{i}]"
         content = _Object(raw, path, _CONTENT_KEYS, "a content is {role, parts}")
@@ -419,7 +436,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
     return kinds[0], part
 
 
-def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> list[tuple[str, str]]:
+def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _Pending:
     texts: list[str] = []
     calls: list[Call] = []
     for j, raw in enumerate(parts):
@@ -435,10 +452,39 @@ def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> l
         turns.add(Text("\n".join(texts)))
     for call in calls:
         turns.add(call)
-    return [(call.id, call.name) for call in calls]
+    return _Pending([(call.id, call.name) for call in calls])
 
 
-def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: list[tuple[str, str]]) -> None:
+class _Pending:
+    """The calls of a model content not yet answered, in order: a response takes the first one
+    with its id, or without an id the first one with its name. Indexed both ways, so answering n
+    calls is linear in n whatever order the responses come in."""
+
+    def __init__(self, calls: Sequence[tuple[str, str]]) -> None:
+        self._calls = calls
+        self._taken = [False] * len(calls)
+        self._by_id: dict[str, deque[int]] = {}
+        self._by_name: dict[str, deque[int]] = {}
+        for index, (ident, name) in enumerate(calls):
+            self._by_id.setdefault(ident, deque()).append(index)
+            self._by_name.setdefault(name, deque()).append(index)
+
+    def _take(self, queue: deque[int] | None) -> tuple[str, str] | None:
+        while queue:
+            index = queue.popleft()
+            if not self._taken[index]:
+                self._taken[index] = True
+                return self._calls[index]
+        return None
+
+    def by_id(self, ident: str) -> tuple[str, str] | None:
+        return self._take(self._by_id.get(ident))
+
+    def by_name(self, name: str) -> tuple[str, str] | None:
+        return self._take(self._by_name.get(name))
+
+
+def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
     for j, raw in enumerate(parts):
         kind, part = _part(raw, common.path_of(path, j))
@@ -467,7 +513,7 @@ def _call(raw: object, path: str, derived: str) -> Call:
     return Call(ident, name, args or {})
 
 
-def _response(raw: object, path: str, pending: list[tuple[str, str]]) -> ToolResult:
+def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
     answer = _Object(raw, path, _RESPONSE_KEYS, "a functionResponse is {id, name, response}")
     answer.check(_RESPONSE_HINTS, _RESPONSE_REFUSED)
     if answer.get("parts"):
@@ -478,25 +524,21 @@ def _response(raw: object, path: str, pending: list[tuple[str, str]]) -> ToolRes
     name = definitions.tool_name(answer.get("name"), answer.at("name"))
     if answer.get("id") is not None:
         ident = call_id(answer.get("id"), answer.at("id"))
-        for index, (called, called_name) in enumerate(pending):
-            if called == ident:
-                if called_name != name:
-                    raise caller_error(
-                        answer.at("name"),
-                        f"is {ascii(name)}, but the functionCall {ident!r} it answers "
-                        f"called {ascii(called_name)}",
-                    )
-                del pending[index]
-                break
+        called = pending.by_id(ident)
+        if called is not None and called[1] != name:
+            raise caller_error(
+                answer.at("name"),
+                f"is {ascii(name)}, but the functionCall {ident!r} it answers called {ascii(called[1])}",
+            )
     else:
-        found = next((k for k, (_, called_name) in enumerate(pending) if called_name == name), None)
+        found = pending.by_name(name)
         if found is None:
             raise caller_error(
                 answer.at("id"),
                 f"is missing, and no functionCall of {ascii(name)} in the model content before it is left "
                 "to answer: give the id of the call this answers",
             )
-        ident = pending.pop(found)[0]
+        ident = found[0]
     response = answer.get("response")
     if not isinstance(response, dict):
         where = answer.at("response")
@@ -673,6 +715,10 @@ def _schema(raw: object, path: str) -> dict[str, Any]:
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    return _render_candidates((completion,), request, cursor)
+
+
+def _candidate(completion: Completion, index: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     if completion.text or not completion.tool_calls:  # with calls, an empty text has no part
         parts.append({"text": completion.text})
@@ -681,17 +727,32 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
         for call in completion.tool_calls
     )
     return {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": parts},
-                "finishReason": _finish_reason(completion),
-                "index": 0,
-            }
-        ],
-        "modelVersion": completion.model or request.model,
+        "content": {"role": "model", "parts": parts},
+        "finishReason": _finish_reason(completion),
+        "index": index,
+    }
+
+
+def _render_candidates(
+    completions: Sequence[Completion], request: Request, cursor: str | None
+) -> dict[str, Any]:
+    """A GenerateContentResponse, one candidate per completion (`candidateCount`)."""
+    first = completions[0]
+    return {
+        "candidates": [_candidate(completion, i) for i, completion in enumerate(completions)],
+        "modelVersion": first.model or request.model,
+        "usageMetadata": _usage_metadata(usage.joint_usage(completions, request)),
         # With cursors on, the id is the cursor (spec section 6); else a random id in the
         # Responses form, so it may anchor a chain like one.
         "responseId": cursor or f"resp_{uuid.uuid4().hex}",
+    }
+
+
+def _usage_metadata(counted: Usage) -> dict[str, int]:
+    return {
+        "promptTokenCount": counted.input_tokens,
+        "candidatesTokenCount": counted.output_tokens,
+        "totalTokenCount": counted.input_tokens + counted.output_tokens,
     }
 
 
@@ -833,8 +894,10 @@ _CONFIG_SCHEMA: dict[str, Any] = {
     "description": "temperature, maxOutputTokens, stopSequences (up to 5), responseMimeType "
     "('application/json' for structured output) with responseSchema (Gemini's Schema) or "
     "responseJsonSchema (JSON Schema); topP, topK, seed, penalties, thinkingConfig: accepted and "
-    "ignored; candidateCount above 1, logprobs and non-text modalities are refused.",
+    "ignored; candidateCount asks for that many candidates (above 1 needs result 'object'); "
+    "logprobs and non-text modalities are refused.",
     "properties": {
+        "candidateCount": {"type": "integer", "minimum": 1, "default": 1},
         "temperature": common.temperature_schema(2),
         "maxOutputTokens": {
             **common.MAX_TOKENS_SCHEMA,
@@ -997,9 +1060,12 @@ DIALECT = Dialect(
         hints=_HINTS,
         refused=_REFUSED,
         view=_view,
+        choices="candidateCount",
     ),
     read_conversation=_read_conversation,
     render=_render,
+    render_object=_render,
+    render_choices=_render_candidates,
     tools=definitions.ToolShape(
         format="gemini",
         read_tool=_read_tool,
@@ -1013,7 +1079,7 @@ DIALECT = Dialect(
         group=_group,
     ),
     redaction=Redaction(
-        result_keys=frozenset(["candidates", "modelVersion", "responseId"]),
+        result_keys=frozenset(["candidates", "modelVersion", "responseId", "usageMetadata"]),
         structural=frozenset(["finishReason", "modelVersion", "responseId"]),
         free=frozenset(["args", "response"]),  # functionCall.args, functionResponse.response
     ),

@@ -8,11 +8,12 @@ of its own, because an MCP message with tool results holds only tool results.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
-from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects import common, contracts, options, usage
+from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
     Said,
@@ -25,7 +26,18 @@ from agent_as_model.adapters.dialects.writing import (
 )
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ChoiceMode, Completion, Text, ToolChoice, ToolResult, ToolSpec, ToolUse
+from agent_as_model.neutral import (
+    ChoiceMode,
+    Completion,
+    OutputContract,
+    Request,
+    Text,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
+from agent_as_model.schemas import check_object_schema
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
@@ -44,7 +56,18 @@ _ROLES = ("user", "assistant")
 _TEXT_TYPES = ("text",)
 _TEXT_KEYS = ("text",)
 _TEXT_BLOCK_KEYS = ("type", "text", "cache_control", "citations")  # the last two: accepted, ignored
-_HINTS = options.hints("metadata", "top_p", "top_k", "service_tier")
+_HINTS = options.hints(
+    "metadata",
+    "top_p",
+    "top_k",
+    "service_tier",
+    "cache_control",
+    "diagnostics",
+    "inference_geo",
+    "speed",
+    "user_profile_id",
+    "workspace_id",
+)
 _REFUSED = options.refusals("stream", "thinking", "mcp_servers", "container")
 _STOP = options.StopParameter("stop_sequences")
 _TOOL_FORMS = "{name, description, input_schema}"
@@ -157,6 +180,18 @@ INPUT_SCHEMA: dict[str, Any] = {
         "temperature": common.temperature_schema(1),
         "max_tokens": common.MAX_TOKENS_SCHEMA,
         "stop_sequences": options.stop_schema(_STOP),
+        "output_config": {
+            "type": "object",
+            "properties": {
+                "format": {
+                    "type": ["object", "null"],
+                    "properties": {"type": {"const": "json_schema"}, "schema": {"type": "object"}},
+                    "required": ["type", "schema"],
+                },
+                "effort": {"type": ["string", "null"], "description": "Accepted and ignored."},
+            },
+            "description": "format {type: 'json_schema', schema}: structured output (as output_schema).",
+        },
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
         **options.hint_schemas(_HINTS),
@@ -165,6 +200,30 @@ INPUT_SCHEMA: dict[str, Any] = {
     "required": ["messages"],
     "additionalProperties": False,
 }
+
+
+def _output_config(args: Mapping[str, Any]) -> OutputContract | None:
+    """`output_config: {format: {type: "json_schema", schema}, effort}`, Anthropic's structured
+    output: the format is the output contract; `effort` is a hint."""
+    if args.get("output_config") is None:
+        return None
+    config = common.require_object(args["output_config"], "output_config")
+    common.reject_unknown(config, ("format", "effort"), "output_config")
+    if config.get("effort") is not None:
+        common.require_string(config["effort"], "output_config.effort")  # a hint: checked, ignored
+    fmt = config.get("format")
+    if fmt is None:
+        return None
+    fmt = common.require_object(fmt, "output_config.format")
+    common.reject_unknown(fmt, ("type", "schema"), "output_config.format")
+    if fmt.get("type") != "json_schema":
+        raise caller_error(
+            "output_config.format.type", f"expected 'json_schema', got {ascii(fmt.get('type'))}"
+        )
+    if "schema" not in fmt:
+        raise caller_error("output_config.format.schema", "is required for a json_schema format")
+    path = "output_config.format.schema"
+    return OutputContract(check_object_schema(fmt["schema"], path), path)
 
 
 def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
@@ -364,6 +423,30 @@ def _describe(completion: Completion) -> dict[str, Any]:
     return common.result_meta(completion, "stop_reason", _STOP_REASONS)
 
 
+def _render_object(completion: Completion, request: Request, cursor: str | None) -> dict[str, Any]:
+    """An Anthropic `Message` (`result: "object"`; tests validate each one as the SDK's type):
+    text and `tool_use` blocks, structured output as the text block's JSON. `stop_sequence` is
+    null: MCP's stopReason says a stop sequence ended the answer, not which (docs/decisions.md)."""
+    counted = usage.usage_of(completion, request)
+    content: list[dict[str, Any]] = []
+    if completion.text or not completion.tool_calls:  # with tool calls, an empty text has no block
+        content.append({"type": "text", "text": completion.text})
+    content.extend(
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+        for call in completion.tool_calls
+    )
+    return {
+        "id": cursor or f"msg_{os.urandom(16).hex()}",  # with cursors on, the cursor (spec section 10)
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "model": completion.model or request.model,  # the model that answered
+        "stop_reason": common.stop_word(completion, _STOP_REASONS),
+        "stop_sequence": None,
+        "usage": {"input_tokens": counted.input_tokens, "output_tokens": counted.output_tokens},
+    }
+
+
 # The caller's side, for the fuzzer, the property tests and the soak (`Writing`, writing.py).
 # How an Anthropic Messages caller writes a conversation (`messages_create`'s `Writing`).
 #
@@ -430,11 +513,20 @@ DIALECT = Dialect(
         text_arguments=("messages", "system"),
         max_temperature=1.0,
         stop=_STOP,
+        native_output=_output_config,
         hints=_HINTS,
         refused=_REFUSED,
     ),
     read_conversation=_read_conversation,
     render=common.text_result,
+    render_object=_render_object,
+    # The response object of `result: "object"`: its keys, and the words the server writes in it.
+    redaction=Redaction(
+        result_keys=frozenset(
+            ["id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage"]
+        ),
+        structural=frozenset(["stop_reason"]),
+    ),
     EXAMPLE={"system": "Answer in French.", "messages": [{"role": "user", "content": "Say hello."}]},
     describe=_describe,
     tools=definitions.ToolShape(

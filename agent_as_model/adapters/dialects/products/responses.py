@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options, responses_storage
+from agent_as_model.adapters.dialects import common, contracts, options, responses_storage, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -30,6 +30,7 @@ from agent_as_model.adapters.dialects.writing import (
     text_parts,
 )
 from agent_as_model.adapters.tools import definitions, listing
+from agent_as_model.arguments import json_text
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
     Completion,
@@ -91,8 +92,14 @@ _HINTS = options.hints(
     "truncation",
     "max_tool_calls",
     "include",
+    "prompt_cache_retention",
+    "prompt_cache_options",
+    "access_programs",
+    "background_options",
+    "context_management",
+    "image",
 )
-_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt")
+_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt", "moderation")
 _TOOL_FORMS = "{name, description, input_schema} or {type: 'function', name, description, parameters}"
 _TOOL_KEYS = ("type", *definitions.FUNCTION_KEYS)
 _CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'function', name}"
@@ -378,25 +385,50 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> str
             "id": f"fc_{call.id}",  # derived from the host's call id, as the reference does
             "call_id": call.id,
             "name": call.name,
-            "arguments": json.dumps(call.input, sort_keys=True),
+            "arguments": json_text(call.input),
             "status": "completed",
         }
         for call in completion.tool_calls
     )
+    echo = request.echo
+    counted = usage.usage_of(completion, request)
     response: dict[str, Any] = {
         "id": cursor or f"resp_{ident}",  # with cursors on, the id is the cursor (spec section 6)
         "object": "response",
         "created_at": int(time.time()),
         "status": status,
-        "model": request.model,
+        "model": completion.model or request.model,  # the model that answered (spec section 10)
         "output": output,
+        # The request's settings, as the API echoes them: as the caller sent them.
+        "instructions": echo.get("instructions"),
         "parallel_tool_calls": request.single_call is None,
         "tool_choice": _choice(request.tool_choice),
-        "tools": [_tool_echo(tool) for tool in request.tools],
+        "tools": [
+            _tool_echo(tool, sent)
+            for tool, sent in zip(request.tools, _sent_tools(echo, request), strict=True)
+        ],
+        "temperature": request.temperature,
+        "max_output_tokens": echo.get("max_output_tokens", echo.get("max_tokens")),
+        "usage": {
+            "input_tokens": counted.input_tokens,
+            # Nothing is cached and no reasoning is reported through MCP: none of either.
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": counted.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": counted.input_tokens + counted.output_tokens,
+        },
     }
+    if "text" in echo:
+        response["text"] = echo["text"]
     if status == "incomplete":
         response["incomplete_details"] = _INCOMPLETE
     return response
+
+
+def _sent_tools(echo: Mapping[str, Any], request: Request) -> list[Any]:
+    """The tool definitions as sent, one for each tool read (each entry is one tool)."""
+    sent = echo.get("tools")
+    return sent if isinstance(sent, list) and len(sent) == len(request.tools) else [None] * len(request.tools)
 
 
 # The Responses API's words for an answer cut at the token limit.
@@ -418,10 +450,13 @@ def _choice(choice: ToolChoice | None) -> str | dict[str, Any]:
     return choice.mode
 
 
-def _tool_echo(tool: ToolSpec) -> dict[str, Any]:
-    # `strict` is false: the caller's `strict` is not honoured (MCP has no strict mode).
+def _tool_echo(tool: ToolSpec, given: Any) -> dict[str, Any]:
+    """A Responses function tool as the caller sent it (`strict` included); one sent in the seed
+    shape {name, description, input_schema} as the function tool it stands for."""
+    if isinstance(given, dict) and given.get("type") == "function":
+        return given
     echoed: dict[str, Any] = {"type": "function", "name": tool.name, "parameters": tool.input_schema}
-    echoed["strict"] = False
+    echoed["strict"] = False  # the seed shape has no strict mode
     if tool.description is not None:
         echoed["description"] = tool.description
     return echoed
@@ -547,9 +582,11 @@ DIALECT = Dialect(
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
         refused=_REFUSED,
+        echo=("instructions", "text", "tools", "max_output_tokens", "max_tokens"),
     ),
     read_conversation=_read_conversation,
     render=_render,
+    render_object=_render,
     EXAMPLE={"instructions": "Be brief.", "input": "Name one prime number."},
     describe=_describe,
     tools=definitions.ToolShape(

@@ -1,0 +1,149 @@
+"""Two ASGI guards of `serve --http` in front of the SDK's app: the Host header's form, and the
+JSON-RPC frame of each POST (commands/frame_checks.py, the same judgement as on stdio).
+
+- **Host**: the SDK's DNS-rebinding check matches `127.0.0.1:*` by prefix, so `127.0.0.1:1@evil.com`
+  passed it. A Host that is not a name or an address with an optional numeric port (RFC 9110:
+  no userinfo, no path) is refused here with 421, before that check runs.
+- **Frames**: a POST whose body the SDK would take for a notification though it carries an
+  invalid id, or would refuse with a bare "Validation error" (a lone surrogate, an integer
+  thousands of digits long), gets the JSON-RPC error that names what was wrong, with a WARNING
+  log line. A posted *response* (a legacy host's answer) that cannot be read is handed on as
+  the error reply that ends the request it answers at once. Only a body the SDK would refuse
+  anyway is parsed a second time.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from agent_as_model.commands import frame_checks
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("agent_as_model.http")
+
+# A host name or IPv4 address, or a bracketed IPv6 address, then an optional numeric port.
+_HOST_FORM = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+SHOWN = 80  # bytes of a refused body shown in the log
+
+
+class HostForm:
+    """Refuse a Host header that is not `name[:port]` (userinfo, a path, odd characters)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = next((v for k, v in scope["headers"] if k == b"host"), None)
+            # No Host at all (an HTTP/1.0 probe, as haproxy's httpchk sends) is the SDK's to judge.
+            if host is not None and not _HOST_FORM.fullmatch(host.decode("latin-1")):
+                from starlette.responses import Response
+
+                log.warning("refused a Host header not of the form name[:port]: %r", host[:SHOWN])
+                await Response("Invalid Host header", status_code=421)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class FrameCheck:
+    """Judge the JSON-RPC frame of every POST to the MCP endpoint before the SDK reads it."""
+
+    def __init__(self, app: ASGIApp, path: str, max_body: int) -> None:
+        self.app = app
+        self.path = path
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        body, messages, whole = await _read(receive, self.max_body)
+        if not whole:  # over the limit: the SDK answers 413 from the same bytes
+            await self.app(scope, _replay(messages, receive), send)
+            return
+        verdict = _verdict(body)
+        if verdict is None:
+            await self.app(scope, _replay(messages, receive), send)
+            return
+        log.warning("%s; the body began %r", verdict.reason, body[:SHOWN])
+        instead = frame_checks.for_the_server(verdict)
+        if instead is not None:  # a legacy host's answer: end the request it answers
+            text = instead.model_dump_json(by_alias=True, exclude_unset=True).encode()
+            await self.app(_with_length(scope, len(text)), _replay([_body(text)], receive), send)
+            return
+        if verdict.response:
+            await self.app(scope, _replay(messages, receive), send)  # the SDK refuses it itself
+            return
+        from starlette.responses import Response
+
+        reply = verdict.reply().model_dump_json(by_alias=True, exclude_unset=True)
+        await Response(reply, status_code=400, media_type="application/json")(scope, receive, send)
+
+
+def _verdict(body: bytes) -> frame_checks.Verdict | None:
+    if not body.strip():
+        return None  # the SDK says what an empty body is
+    message = frame_checks.parse(body)
+    if not isinstance(message, frame_checks.Verdict):
+        return None
+    # Not JSON at all, a batch, a body nested too deeply: the SDK's own answers say so.
+    return message if message.misread or message.response else None
+
+
+async def _read(receive: Receive, limit: int) -> tuple[bytes, list[Message], bool]:
+    """The body (up to `limit` bytes), the ASGI messages read, and whether that was all of it."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return b"", messages, False
+        size += len(message.get("body", b""))
+        if size > limit:
+            return b"", messages, False
+        if not message.get("more_body", False):
+            return b"".join(m.get("body", b"") for m in messages), messages, True
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def again() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return again
+
+
+def _body(data: bytes) -> Message:
+    return {"type": "http.request", "body": data, "more_body": False}
+
+
+def _with_length(scope: Scope, length: int) -> Scope:
+    headers = [(k, v) for k, v in scope["headers"] if k != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
+
+
+def health(token: str | None) -> Any:
+    """`/healthz`: "ok" to anyone (a load balancer's probe); the version and pid only to a caller
+    that carries the bearer token, since they tell an attacker what to aim at."""
+    import hmac
+    import os
+
+    from agent_as_model import __version__
+
+    expected = f"Bearer {token}".encode() if token else None
+
+    async def healthz(request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        given = request.headers.get("authorization", "").encode("latin-1")
+        if expected is not None and hmac.compare_digest(given, expected):
+            return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
+        return JSONResponse({"status": "ok"})
+
+    return healthz

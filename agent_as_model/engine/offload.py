@@ -1,0 +1,80 @@
+"""The server's own worker threads, for request work too long to run on the event loop.
+
+Checks against a caller's schema and the reading of a large conversation run here. They have a
+limiter of their own, `WORKERS` threads at once, apart from anyio's default one (40 threads),
+which the transports use for their blocking reads and writes (stdio) and the SDK for its own: a
+burst of slow checks then waits for one of these threads, and never holds up the I/O that
+answers every other request. The limiter is one per event loop (`RunVar`), as anyio's own is.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+from anyio.lowlevel import RunVar
+
+# Two shared cores run the server in the benchmarks; a few more threads than cores keep a check
+# that waits on the GIL from idling the others, and bound what a flood of them can hold.
+WORKERS = 4
+
+T = TypeVar("T")
+
+_LIMITER: RunVar[CapacityLimiter] = RunVar("agent_as_model_offload")
+
+
+def limiter() -> CapacityLimiter:
+    """This event loop's limiter of request work."""
+    try:
+        return _LIMITER.get()
+    except LookupError:
+        made = CapacityLimiter(WORKERS)
+        _LIMITER.set(made)
+        return made
+
+
+async def off_loop(work: Callable[..., T], *args: object) -> T:
+    """Run `work(*args)` in one of the server's worker threads and wait for it."""
+    return await anyio.to_thread.run_sync(work, *args, limiter=limiter())
+
+
+# Seconds after heavy work before the heap is trimmed: by then its request has been answered and
+# its objects freed. Without the trim, glibc keeps the freed heap of one 3 MB request (some
+# 50-100 MB) mapped for good (benchmarks/README.md, "Issue 26's classes").
+TRIM_DELAY = 0.5
+
+
+def _libc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, which hands freed heap back to the system; None elsewhere (musl,
+    macOS), where the trim is not done."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+_TRIM = _libc_trim()
+_pending = threading.Lock()  # held while a trim is due: many heavy calls make one trim
+
+
+def release_later() -> None:
+    """Trim the heap TRIM_DELAY seconds from now (once, however many calls ask meanwhile), in a
+    timer thread of its own: `malloc_trim` runs without the GIL and holds up no request."""
+    if _TRIM is None or not _pending.acquire(blocking=False):
+        return
+    timer = threading.Timer(TRIM_DELAY, _trim_now)
+    timer.daemon = True
+    timer.start()
+
+
+def _trim_now() -> None:
+    _pending.release()
+    assert _TRIM is not None
+    _TRIM(0)

@@ -1,0 +1,247 @@
+"""What a slow or abandoned HTTP client may hold (issue 26, item 5), over a real `serve --http`:
+half-sent headers and bodies are answered 408 and closed, a flood of connections cannot lock a
+host out, and abandoned legacy handshakes are reaped so new hosts get in again.
+
+Small bounds make these quick; the waits are generous ceilings, never timed assertions."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp_types import CallToolResult, TextContent
+
+from agent_as_model.commands import cli
+from agent_as_model.commands import http as http_serve
+from tests import http_servers
+from tests.http_servers import HttpServer, http_client
+
+pytestmark = pytest.mark.anyio
+
+CEILING = 60.0  # seconds: far beyond every bound below, so only a hold that never ends fails
+TIMED_OUT = b"HTTP/1.1 408 Request Timeout"
+RESET = b"<reset>"
+MAX_CONNECTIONS = 6
+MAX_SESSIONS = 3
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "x", "version": "1"},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def strict_server() -> Iterator[HttpServer]:
+    with http_servers.running(
+        "--header-timeout",
+        "1",
+        "--body-timeout",
+        "1",
+        "--max-connections",
+        str(MAX_CONNECTIONS),
+        "--session-idle-timeout",
+        "2",
+        "--max-sessions",
+        str(MAX_SESSIONS),
+    ) as server:
+        yield server
+
+
+def connect(server: HttpServer, sent: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=CEILING)
+    sock.sendall(sent)
+    return sock
+
+
+def read_to_close(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection; a socket.timeout past the
+    ceiling fails the test. A connection closed before the server read what it was sent is
+    reset (the kernel's answer to unread data), and its answer may be lost with it."""
+    got = b""
+    with sock:
+        try:
+            while chunk := sock.recv(4096):
+                got += chunk
+        except ConnectionResetError:
+            return got + RESET
+    return got
+
+
+def models_listed(result: CallToolResult) -> bool:
+    block = result.content[0]
+    return not result.is_error and isinstance(block, TextContent) and "agent-default" in block.text
+
+
+def test_half_sent_headers_get_408_and_are_closed(strict_server: HttpServer) -> None:
+    sock = connect(strict_server, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    assert read_to_close(sock).startswith(TIMED_OUT)
+
+
+def test_headers_trickled_in_are_closed_all_the_same(strict_server: HttpServer) -> None:
+    """Data does not reset the header timer: a byte every so often still ends in 408."""
+    sock = connect(strict_server, b"GET /healthz HTTP/1.1\r\n")
+    deadline = time.monotonic() + CEILING
+    closed = False
+    while time.monotonic() < deadline and not closed:
+        try:
+            sock.sendall(b"X")
+        except OSError:  # the server closed it while we wrote
+            closed = True
+            break
+        sock.settimeout(0.2)
+        try:
+            closed = sock.recv(4096).startswith(TIMED_OUT) or closed
+        except TimeoutError:
+            continue
+    sock.close()
+    assert closed, "a trickle of header bytes kept the connection open"
+
+
+def test_a_half_sent_body_gets_408_and_is_closed(strict_server: HttpServer) -> None:
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{strict_server.port}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
+    )
+    sock = connect(strict_server, head.encode() + b'{"jsonrpc": "2.0"')
+    assert read_to_close(sock).startswith(TIMED_OUT)
+    assert httpx2.get(f"{strict_server.base}/healthz").status_code == 200
+
+
+async def test_a_flood_of_half_sent_requests_does_not_lock_a_host_out(
+    strict_server: HttpServer, era: str
+) -> None:
+    """Three times the connection bound, each half-sent: the newest connections evict the ones
+    waiting longest for headers, so a host still lists models on either era."""
+    flood = [connect(strict_server, b"POST /mcp HTTP/1.1\r\nHost: 127") for _ in range(3 * MAX_CONNECTIONS)]
+    try:
+        async with http_client(strict_server.url, era) as client:
+            assert models_listed(await client.call_tool("list_models", {}))
+        assert httpx2.get(f"{strict_server.base}/healthz").status_code == 200
+    finally:
+        answers = [read_to_close(sock) for sock in flood]
+    # Every one of them was closed, by eviction or by the header timeout, each with a 408 (or
+    # reset, when evicted before the server read its bytes).
+    assert all(answer.startswith(TIMED_OUT) or answer == RESET for answer in answers), answers
+    assert any(answer.startswith(TIMED_OUT) for answer in answers)
+
+
+def open_abandoned_session(server: HttpServer) -> httpx2.Response:
+    """An initialize, and nothing after it: no `notifications/initialized`, no GET stream."""
+    return httpx2.post(server.url, json=INITIALIZE, headers=ACCEPT, timeout=CEILING)
+
+
+async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server: HttpServer) -> None:
+    answers = [open_abandoned_session(strict_server) for _ in range(MAX_SESSIONS)]
+    assert all(answer.status_code == 200 for answer in answers), [a.text for a in answers]
+    # Keep abandoning until the cap refuses one (reaping may free a place meanwhile).
+    refused = None
+    for _ in range(20 * MAX_SESSIONS):
+        answer = open_abandoned_session(strict_server)
+        if answer.status_code == 503:
+            refused = answer
+            break
+        answers.append(answer)
+    assert refused is not None and "Too many open sessions" in refused.text
+    # A 2026-07-28 host opens no session, so the cap never stands in its way.
+    async with http_client(strict_server.url, "2026-07-28") as modern:
+        assert models_listed(await modern.call_tool("list_models", {}))
+    # Once the idle time passes, the abandoned sessions are gone and a legacy host gets in.
+    deadline = time.monotonic() + CEILING
+    listed = False
+    while time.monotonic() < deadline and not listed:
+        try:
+            async with http_client(strict_server.url, "legacy") as legacy:
+                listed = models_listed(await legacy.call_tool("list_models", {}))
+        except Exception:  # 503 while the cap is still full: try again
+            await anyio.sleep(0.5)
+    assert listed, "no legacy host got in after the abandoned sessions' idle time"
+    first = answers[0].headers["mcp-session-id"]
+    gone = httpx2.post(
+        strict_server.url,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        headers={**ACCEPT, "Mcp-Session-Id": first, "MCP-Protocol-Version": "2025-11-25"},
+    )
+    assert gone.status_code == 404
+
+
+# The flags and their variables.
+
+
+def settings(argv: list[str]) -> http_serve.HttpSettings:
+    parser = cli._parser()
+    made = http_serve.settings_from_args(parser, parser.parse_args(["serve", "--http", *argv]))
+    assert made is not None
+    return made
+
+
+def test_the_holds_default_to_their_documented_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    for hold in http_serve.HOLDS:
+        monkeypatch.delenv(hold.env, raising=False)
+    made = settings([])
+    assert (made.header_timeout, made.body_timeout, made.max_connections) == (10.0, 60.0, 1000)
+    assert (made.session_idle_timeout, made.max_sessions) == (300.0, 1000)
+
+
+def test_a_variable_sets_a_hold_and_a_flag_wins_over_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_AS_MODEL_SESSION_IDLE_TIMEOUT", "42")
+    monkeypatch.setenv("AGENT_AS_MODEL_MAX_SESSIONS", "7")
+    assert (settings([]).session_idle_timeout, settings([]).max_sessions) == (42.0, 7)
+    assert settings(["--max-sessions", "9"]).max_sessions == 9
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "named"),
+    [
+        (["--header-timeout", "0"], {}, "--header-timeout must be positive"),
+        (["--max-connections", "many"], {}, "--max-connections must be a whole number"),
+        ([], {"AGENT_AS_MODEL_BODY_TIMEOUT": "soon"}, "AGENT_AS_MODEL_BODY_TIMEOUT must be a number"),
+        ([], {"AGENT_AS_MODEL_MAX_SESSIONS": "-1"}, "AGENT_AS_MODEL_MAX_SESSIONS must be positive"),
+    ],
+)
+def test_a_bad_hold_is_named_by_where_it_came_from(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], env: Any, named: str
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as ended:
+        settings(argv)
+    assert ended.value.code == 2
+    assert named in capsys.readouterr().err
+
+
+def test_a_hold_without_http_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["serve", "--session-idle-timeout", "5"])
+    err = capsys.readouterr().err
+    assert "--session-idle-timeout is for serving HTTP" in err
+
+
+def test_connections_that_do_not_fit_the_descriptor_limit_are_cut_to_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        if hard != resource.RLIM_INFINITY:
+            fitted = http_serve.fit_descriptors(hard + 10)
+            assert fitted == hard - http_serve.FD_HEADROOM
+        assert http_serve.fit_descriptors(10) == 10
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -1,0 +1,44 @@
+"""After heavy work the heap is trimmed once, however many calls asked (engine/offload.py); what
+it gives back is measured in benchmarks/README.md, not here."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from agent_as_model.engine import offload
+
+CEILING = 30.0  # seconds: a generous wait for the timer thread, never a timed assertion
+
+
+def test_many_heavy_calls_make_one_trim_and_a_later_one_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    trims: list[int] = []
+    done = threading.Event()
+
+    def trim(pad: int) -> int:
+        trims.append(pad)
+        done.set()
+        return 1
+
+    monkeypatch.setattr(offload, "_TRIM", trim)
+    monkeypatch.setattr(offload, "TRIM_DELAY", 0.05)
+    for _ in range(5):
+        offload.release_later()
+    assert done.wait(CEILING)
+    assert trims == [0]
+    # The next heavy call after the trim was taken asks for another.
+    deadline = time.monotonic() + CEILING
+    while offload._pending.locked() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    done.clear()
+    offload.release_later()
+    assert done.wait(CEILING)
+    assert trims == [0, 0]
+
+
+def test_without_glibc_nothing_is_scheduled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(offload, "_TRIM", None)
+    offload.release_later()
+    assert not offload._pending.locked()
