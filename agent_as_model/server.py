@@ -137,10 +137,23 @@ def build_server(
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
         patterns.STEP_BOUND.set(limits.schema_steps)
+        if store is not None and dialect.storage is not None:
+            # A continued call's retry carries the stored chain in its (sealed) state: the
+            # backend gets its own state back, the keeping the chain, and the store is not read.
+            try:
+                opened = keeping.unwrap(params.request_state)
+            except CallError as err:
+                return error_result(err.message(params.name, keeping.ANSWER_UNUSED))
+            carried = None
+            if opened is not None:
+                inner, carried = opened
+                params = params.model_copy(update={"request_state": inner})
+            router = backends.CallRouter(ctx, params, backend, limits)
+            return await keeping.drive_kept(
+                dialect, dialect.storage, arguments, router, store, limits, carried
+            )
         # Who serves is the machine's `route` step, from the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
-        if store is not None and dialect.storage is not None:
-            return await keeping.drive_kept(dialect, dialect.storage, arguments, router, store, limits)
         return await drive(CallRecord(dialect, arguments, router, limits))
 
     server: Server[Any] = Server(

@@ -129,20 +129,12 @@ async def test_two_http_processes_share_one_redis(era: str, redis_url: str) -> N
 
 
 @pytest.mark.parametrize("continued", [False, True])
-async def test_redis_stopped_while_the_host_answers(
-    era: str, continued: bool, redis_url: str, request: pytest.FixtureRequest
-) -> None:
+async def test_redis_stopped_while_the_host_answers(era: str, continued: bool, redis_url: str) -> None:
     """A true fault, not a simulated one: Redis is shut down while the host is answering, so the
-    write after the answer fails; continued, the chain was read from the live Redis first."""
+    write after the answer fails; continued, the chain was read from the live Redis first (on
+    2026-07-28 in round one only: the retry carrying the answer finds it in its requestState)."""
     import redis
 
-    if era == "2026-07-28" and continued:
-        # Known defect: the retry that carries the host's answer resolves the chain again, from
-        # the store, before anything else; with the store gone the answer is lost and the error
-        # says nothing was sent. Strict: this fails loudly once the retry stops needing the store.
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="2026-07-28's retry re-reads the chain from the store")
-        )
     store = open_store(StoreSettings(redis_url), KEY)
 
     def stop_redis_then_answer(params: object) -> str:

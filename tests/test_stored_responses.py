@@ -16,6 +16,8 @@ from mcp_types import CreateMessageRequestParams, InputRequiredResult
 from openai.types.responses import Response
 
 from agent_as_model.adapters.store import DEFAULT_TTL, SealedStore, StoreSettings
+from agent_as_model.engine import keeping
+from agent_as_model.errors import CallError
 from agent_as_model.server import build_server, open_store
 from agent_as_model.states.commit import RESULT_META, WARNINGS
 from tests import sdk_truth
@@ -328,3 +330,80 @@ async def test_continued_with_store_false_reads_the_chain_and_keeps_nothing(
     assert second["previous_response_id"] == first["id"]
     assert got.is_error and "no stored response" in got.content[0].text
     assert bad.is_error and "store: expected a boolean" in bad.content[0].text and host.asked == 2
+
+
+def counting_reads(store: SealedStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids the store is asked for, as it is asked."""
+    reads: list[str] = []
+    get = store.get
+
+    async def counted(ident: str) -> dict[str, Any] | None:
+        reads.append(ident)
+        return await get(ident)
+
+    monkeypatch.setattr(store, "get", counted)
+    return reads
+
+
+async def test_a_continued_retry_does_not_read_the_store(
+    era: str, store: SealedStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chain is read once per continued call: on 2026-07-28 its state carries what it read,
+    through a repair round too (three rounds: the bad answer, the repair, nothing more)."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    host = ScriptedHost("first", '{"n": "x"}', '{"n": 1}')
+    reads = counting_reads(store, monkeypatch)
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "a"}))
+        arguments = {
+            "input": "b",
+            "previous_response_id": first["id"],
+            "output_schema": schema,
+            "repair_attempts": 1,
+        }
+        second = await client.call_tool("responses_create", arguments)
+    assert not second.is_error, second.content[0].text
+    assert body(second)["output"][0]["content"][0]["text"] == '{"n": 1}'
+    assert host.asked == 3 and said(host.seen[2])[:3] == [
+        ("user", "a"),
+        ("assistant", "first"),
+        ("user", "b"),
+    ]
+    assert reads == [first["id"]]
+
+
+async def test_a_continued_state_carries_the_chain_sealed(store: SealedStore) -> None:
+    """The 2026-07-28 round that asks: its requestState is sealed by the SDK (the chain's text
+    is not readable in it), and the retry answers with the chain read in round one."""
+    host = ScriptedHost("first")
+    async with connect("2026-07-28", host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "secret-chain-text"}))
+        arguments = {"input": "b", "previous_response_id": first["id"]}
+        asked = await client.session.call_tool("responses_create", arguments, allow_input_required=True)
+        assert isinstance(asked, InputRequiredResult) and asked.request_state is not None
+        await client.call_tool("responses_delete", {"response_id": first["id"]})
+        answered = await client.session.call_tool(
+            "responses_create",
+            arguments,
+            input_responses={"completion": text_answer("second")},
+            request_state=asked.request_state,
+            allow_input_required=True,
+        )
+    assert "secret-chain-text" not in asked.request_state and "kept" not in asked.request_state
+    made = body(answered)
+    assert made["previous_response_id"] == first["id"]
+    assert made["output"][0]["content"][0]["text"] == "second"
+
+
+def test_a_malformed_kept_state_is_an_error_naming_request_state() -> None:
+    inner = '{"v":3}'
+    assert keeping.unwrap(keeping.wrap(inner, {"input": [], "response": {}})) == (
+        inner,
+        {"input": [], "response": {}},
+    )
+    assert keeping.unwrap(inner) is None and keeping.unwrap(None) is None
+    broken = keeping.wrap(inner, {})[:-5]
+    for bad in (broken, keeping.wrap(inner, {}).replace('"v":1', '"v":2')):
+        with pytest.raises(CallError) as caught:
+            keeping.unwrap(bad)
+        assert caught.value.path == "requestState"

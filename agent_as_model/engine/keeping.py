@@ -8,10 +8,14 @@ ends the call there, with nothing sent. After the host answered: the response is
 id; a store that fails then loses nothing, the answer is returned with a warning that it was not
 stored. On 2026-07-28 only the round that answers keeps anything, under the call's identity, so a
 repeated retry finds its response kept already and returns that one: stored once.
+A continued call's 2026-07-28 state carries the stored value its chain was resolved against
+(`wrap`): the retry that brings the host's answer resolves against that, never the store again,
+so a store that fails between the rounds loses nothing either.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +37,41 @@ from agent_as_model.states.record import CallRecord
 log = logging.getLogger("agent_as_model")
 
 PARAMETER = "previous_response_id"
+# A continued call's requestState, made by `wrap`. The SDK's RequestStateBoundary seals every
+# state (encrypted, authenticated, bound to the tool and its arguments), so a state that comes
+# back is one this server made for this very call: the stored value it carries can be trusted as
+# the store's own. The marker leads the JSON, so telling ours from a backend's state is a prefix.
+ENVELOPE = "agent-as-model/kept"
+_COMPACT = (",", ":")
+_ENVELOPE_PREFIX = json.dumps({"kind": ENVELOPE}, separators=_COMPACT)[:-1] + ","
+STATE_PATH = "requestState"
+# What a refused envelope's error says reached the host: it asked in an earlier round.
+ANSWER_UNUSED = "The host's answer (inputResponses) was not used: call the tool again without requestState."
+
+
+def wrap(inner: str | None, kept: Mapping[str, Any]) -> str:
+    """A continued call's state: the backend's own (`inner`) and the stored value it resolved
+    against. It grows with the stored chain."""
+    return json.dumps({"kind": ENVELOPE, "v": 1, "inner": inner, "kept": kept}, separators=_COMPACT)
+
+
+def unwrap(state: str | None) -> tuple[str | None, dict[str, Any]] | None:
+    """The backend's state and the carried stored value, or None for a state that is not ours
+    (a new chain's, a cursor chain's). A malformed envelope is a `CallError` naming requestState."""
+    if state is None or not state.startswith(_ENVELOPE_PREFIX):
+        return None
+    try:
+        envelope = json.loads(state)
+    except ValueError:
+        envelope = None
+    if (
+        not isinstance(envelope, dict)
+        or envelope.get("v") != 1
+        or not isinstance(envelope.get("inner"), str | None)
+        or not isinstance(envelope.get("kept"), dict)
+    ):
+        raise caller_error(STATE_PATH, "this server's state for a continued stored call is malformed")
+    return envelope["inner"], envelope["kept"]
 
 
 async def drive_kept(
@@ -42,8 +81,12 @@ async def drive_kept(
     router: Router,
     keeper: SealedStore,
     limits: Limits = DEFAULT_LIMITS,
+    carried: Mapping[str, Any] | None = None,
 ) -> CallToolResult | InputRequiredResult:
+    """`carried`: the stored value a retry's state brought back (`unwrap`), used instead of
+    reading the store again."""
     tool = dialect.NAME
+    stored: Mapping[str, Any] | None = None
     try:
         keep = storage.plan(arguments)
         if keep is None:  # a cursor chain: the stateless alternative, the store stays out of it
@@ -53,12 +96,15 @@ async def drive_kept(
             # The caller's own arguments first, so an error names the caller's paths (the
             # resolved input counts the stored items first). Off the loop: it may check schemas.
             await anyio.to_thread.run_sync(dialect.parse, arguments)
-            stored = await _stored(keeper, keep.previous, PARAMETER)
+            stored = carried if carried is not None else await _stored(keeper, keep.previous, PARAMETER)
             resolved = storage.resolve(arguments, stored)
     except CallError as err:
         return error_result(err.message(tool, NOTHING_SENT))
     record = CallRecord(dialect, resolved, router, limits)
     result = await drive(record)
+    if isinstance(result, InputRequiredResult) and stored is not None:
+        # Every round that asks, repair rounds too: the next retry must not need the store.
+        return result.model_copy(update={"request_state": wrap(result.request_state, stored)})
     if not isinstance(result, CallToolResult) or result.is_error or result.structured_content is None:
         return result  # a round that asks, or an error: nothing to keep
     route = record.route  # an answered call was routed
