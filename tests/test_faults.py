@@ -62,3 +62,18 @@ async def test_a_long_host_error_message_is_cut_with_a_mark() -> None:
     text = result.content[0].text
     assert "the host answered with error -1: " + "y" * 300 + "... [cut: 999700 more characters]" in text
     assert len(text) < 1000
+
+
+async def test_a_host_error_using_the_unreadable_key_is_still_a_decline() -> None:
+    # Only the transport may say an answer could not be read; a host writing the same words into
+    # its own error's data declines as any host error does, and its text is bounded.
+    from mcp_types import ErrorData
+
+    for key in ("agent-as-model/unreadable-answer", "agent-as-model/unreadable-answer/0"):
+        host = ScriptedHost(ErrorData(code=-1, message="no", data={key: "z" * 1_000_000}))
+        async with connect("legacy", host) as client:
+            result = await client.call_tool("generate", {"prompt": "q"})
+        text = result.content[0].text
+        assert result.is_error
+        assert "sampling/createMessage: the host answered with error -1: no" in text
+        assert "z" * 300 not in text

@@ -244,3 +244,26 @@ async def test_a_2026_retry_whose_tool_output_is_written_with_nan_is_a_schema_vi
         result = (await receive_result(raw, "retry"))["result"]
         assert result["isError"] is True and "structuredContent" not in result
         assert "violates the schema at JSON pointer '/n': holds NaN" in result["content"][0]["text"]
+
+
+async def test_an_unreadable_answer_under_a_megabyte_key_is_named_by_a_cut_path() -> None:
+    # The path is built from the host's own keys: a 1 MB key must not come back whole.
+    key = b"k" * 1_000_000
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(raw, "generate", {"prompt": "q"})
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "id": '
+            + json.dumps(asked["id"]).encode()
+            + b', "result": {"role": "assistant", "model": "m", "content": {"type": "text", "text": '
+            + b'"x", "'
+            + key
+            + b'": "\\ud800"}}}\n'
+        )
+        text = (await receive_result(raw))["result"]["content"][0]["text"]
+        assert text.startswith(
+            "generate: sampling/createMessage: the host's answer could not be read: result.content.kkk"
+        )
+        assert "... [cut: " in text and ": a lone surrogate (U+D800) is not Unicode text" in text
+        assert len(text) < 1000
+        await still_serves(raw, "legacy")

@@ -23,6 +23,7 @@ import mcp_types as types
 
 from agent_as_model.adapters.backends.sampling import UNREADABLE
 from agent_as_model.arguments import MAX_DIGITS, path_of
+from agent_as_model.errors import QUOTE_LIMIT, quoted
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 PREFIX = {PARSE_ERROR: "Parse error", INVALID_REQUEST: "Invalid Request", INVALID_PARAMS: "Invalid params"}
@@ -101,6 +102,9 @@ def diagnose(frame: bytes, err: Exception | None = None) -> Verdict:
     bad = _bad_value(value)
     if bad is not None:
         where, what = bad
+        # The path is built from the peer's own keys: bounded, so the reason stays within a
+        # quote's length when the sampling backend quotes it (a key may be a megabyte long).
+        where = quoted(where, QUOTE_LIMIT // 2)
         code = INVALID_PARAMS if where.startswith("params") else INVALID_REQUEST
         return _about(value, code, f"{where}: {what}")._replace(misread=True)
     if value.get("jsonrpc") != "2.0":
