@@ -94,7 +94,13 @@ def test_help_states_the_bound() -> None:
     shown = subprocess.run(
         [str(command), "serve", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    assert "from the request to the" in shown and "x (retries + 1)" in " ".join(shown.split())
+    flat = " ".join(shown.split())
+    assert "from the request to the" in flat
+    # The bound is per request to the provider (attempts.py sets it per create()); a call with
+    # repairs makes one request a round, so the help must not claim it for the whole call.
+    assert "each request to the provider, its retries and the waits between them" in flat
+    assert "x (retries + 1); a call with repair rounds makes one such request per round" in flat
+    assert "a call's provider time" not in flat
 
 
 @pytest.mark.stdio
