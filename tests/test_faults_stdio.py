@@ -244,6 +244,7 @@ async def test_a_2026_retry_whose_tool_output_is_written_with_nan_is_a_schema_vi
         result = (await receive_result(raw, "retry"))["result"]
         assert result["isError"] is True and "structuredContent" not in result
         assert "violates the schema at JSON pointer '/n': holds NaN" in result["content"][0]["text"]
+        assert result["_meta"]["agent-as-model/result"] == {"backend": "host"}  # who answered
 
 
 async def test_an_unreadable_answer_under_a_megabyte_key_is_named_by_a_cut_path() -> None:
@@ -265,5 +266,25 @@ async def test_an_unreadable_answer_under_a_megabyte_key_is_named_by_a_cut_path(
             "generate: sampling/createMessage: the host's answer could not be read: result.content.kkk"
         )
         assert "... [cut: " in text and ": a lone surrogate (U+D800) is not Unicode text" in text
+        assert len(text) < 1000
+        await still_serves(raw, "legacy")
+
+
+async def test_a_megabyte_host_error_is_quoted_cut_with_a_mark_over_stdio() -> None:
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(raw, "generate", {"prompt": "q"})
+        await raw.send(
+            {"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -1, "message": "y" * 1_000_000}}
+        )
+        result = (await receive_result(raw))["result"]
+        text = result["content"][0]["text"]
+        assert result["isError"] is True
+        assert (
+            "sampling/createMessage: the host answered with error -1: "
+            + "y" * 300
+            + "... [cut: 999700 more characters]"
+            in text
+        )
         assert len(text) < 1000
         await still_serves(raw, "legacy")
