@@ -87,6 +87,24 @@ def test_an_over_long_number_or_lone_surrogate_is_named_with_the_id(
     }
 
 
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("headers", "status", "said"),
+    [
+        ({"Origin": "http://evil.example"}, 403, "Invalid Origin header"),
+        ({"Host": "evil.example"}, 421, "Invalid Host header"),
+        ({"Host": "evil.example:8080"}, 421, "Invalid Host header"),
+    ],
+)
+@pytest.mark.parametrize("bad", [(b"1.5", b'"q"'), (b'"c-1"', b'"a\\ud800"')])
+def test_a_foreign_origin_or_host_is_refused_before_its_frame_is_judged(
+    server: HttpServer, era: str, headers: dict[str, str], status: int, said: str, bad: tuple[bytes, bytes]
+) -> None:
+    # The SDK's DNS-rebinding check comes first: a bad frame from a foreign page is not answered.
+    answer = post(server, era, call_body(era, *bad), **headers)
+    assert (answer.status_code, answer.text) == (status, said)
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1:1@evil.com", "localhost:80/x", "a b"])
 def test_a_host_header_with_userinfo_or_a_path_is_refused(server: HttpServer, host: str) -> None:
     answer = post(server, "2026-07-28", b"{}", Host=host)

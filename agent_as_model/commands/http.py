@@ -307,16 +307,17 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     from agent_as_model.server import build_server
 
     server = server or build_server()
+    security = transport_security(settings)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
         stateless_http=False,
         max_request_body_size=settings.max_body_bytes,
-        transport_security=transport_security(settings),
+        transport_security=security,
         host=settings.host,
         custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
     )
-    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes))
+    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:
