@@ -217,3 +217,44 @@ def test_a_probe_without_a_host_header_still_reaches_healthz(server: HttpServer)
         while chunk := probe.recv(4096):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"status":"ok"}')
+
+
+WILDCARD_TOKEN = "wildcard-bind-token"
+
+
+@pytest.fixture(scope="module")
+def wide() -> Iterator[HttpServer]:
+    with http_servers.running("--host", "0.0.0.0", "--auth-token", WILDCARD_TOKEN) as running:
+        yield running
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "localhost:{port}", "127.0.0.1:{port}"])
+async def test_a_wildcard_bind_accepts_loopback_hosts_with_and_without_a_port(
+    wide: HttpServer, host: str
+) -> None:
+    # 0.0.0.0 listens on loopback too, so what a loopback bind accepts it accepts; others not.
+    headers = {"Host": host.format(port=wide.port), "Authorization": f"Bearer {WILDCARD_TOKEN}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(wide.url, http_client=http), mode="2026-07-28") as client,
+    ):
+        assert (await client.call_tool("list_models", {})).is_error is False
+    foreign = post(wide, "2026-07-28", b"{}", Host="evil.example", Authorization=headers["Authorization"])
+    assert (foreign.status_code, foreign.text) == (421, "Invalid Host header")
+
+
+@pytest.mark.parametrize("bind", ["0.0.0.0", "::"])
+@pytest.mark.parametrize(
+    ("host", "accepted"), [("localhost", True), ("[::1]:9", True), ("evil.example", False)]
+)
+async def test_what_each_wildcard_bind_accepts(bind: str, host: str, accepted: bool) -> None:
+    # The same allow-list the SDK is given, for both wildcard binds (:: needs no IPv6 here).
+    from mcp.server.transport_security import TransportSecurityMiddleware
+    from starlette.requests import Request
+
+    from agent_as_model.commands.http import HttpSettings, transport_security
+
+    check = TransportSecurityMiddleware(transport_security(HttpSettings(host=bind, auth_token="t")))
+    scope = {"type": "http", "method": "POST", "headers": [(b"host", host.encode())]}
+    refused = await check.validate_request(Request(scope), is_post=False)
+    assert (refused is None) is accepted

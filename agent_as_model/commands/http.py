@@ -38,6 +38,8 @@ SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 HEALTH_PATH = "/healthz"
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 LOOPBACK_NAMES = ("localhost",)
+# Bind addresses that listen on every interface, loopback among them.
+WILDCARD_BINDS = ("0.0.0.0", "::")
 # Loopback Host and Origin patterns the SDK's DNS-rebinding check accepts by default.
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
@@ -284,10 +286,11 @@ def transport_security(settings: HttpSettings) -> Any:
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = list(LOOPBACK_HOSTS)
-    if is_loopback(settings.host):
-        # A client may leave the port out of Host (it is implied); the names alone mean loopback.
+    if is_loopback(settings.host) or settings.host in WILDCARD_BINDS:
+        # A client may leave the port out of Host (it is implied); the names alone mean loopback,
+        # which a wildcard bind listens on too.
         hosts.extend(pattern.removesuffix(":*") for pattern in LOOPBACK_HOSTS)
-    elif settings.host not in ("0.0.0.0", "::"):
+    else:
         bound = f"[{settings.host}]" if ":" in settings.host else settings.host
         hosts.extend((bound, f"{bound}:*"))
     return TransportSecuritySettings(
