@@ -77,3 +77,20 @@ async def test_a_host_error_using_the_unreadable_key_is_still_a_decline() -> Non
         assert result.is_error
         assert "sampling/createMessage: the host answered with error -1: no" in text
         assert "z" * 300 not in text
+
+
+async def test_an_integer_of_exactly_the_digit_limit_is_written(era: str) -> None:
+    from agent_as_model.arguments import not_json
+
+    longest = 10**4300 - 1  # 4300 nines: Python writes it; one more digit it would not
+    assert not_json(longest) is None
+    assert not_json(longest + 1) == (
+        (),
+        "holds an integer longer than 4300 digits, which cannot be written as JSON",
+    )
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    host = ScriptedHost(f'{{"n": {longest}}}')
+    async with connect(era, host) as client:
+        result = await client.call_tool("chat_complete", {**ASK, "output_schema": schema})
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content == {"n": longest}

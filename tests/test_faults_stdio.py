@@ -214,7 +214,10 @@ async def test_a_malformed_input_response_is_named_on_2026_07_28(answer: dict[st
         error = frame["error"]
         assert error["code"] == -32602
         assert error["message"].startswith(f"Invalid request parameters: {named}")
-        assert error["message"].endswith("Nothing was sent to the host.")
+        # The answer is the host's (to an earlier round): it was asked, so "nothing sent" is untrue.
+        assert error["message"].endswith(
+            "The host's answer in inputResponses was not used; nothing more was sent to the host."
+        )
         assert error["data"]["field"] == named.split(":")[0]
         await still_serves(raw, "2026-07-28")
 
@@ -288,3 +291,27 @@ async def test_a_megabyte_host_error_is_quoted_cut_with_a_mark_over_stdio() -> N
         )
         assert len(text) < 1000
         await still_serves(raw, "legacy")
+
+
+async def test_an_id_written_with_escapes_is_still_judged() -> None:
+    # "\u0069d" is "id": the request is not a notification, and its id is not one.
+    async with spawn() as raw:
+        await handshake(raw, "legacy")
+        await raw.send_bytes(b'{"jsonrpc": "2.0", "\\u0069d": 1.5, "method": "ping"}\n')
+        frame = await raw.receive()
+        assert frame["id"] is None and frame["error"]["code"] == -32600
+        assert "the request's id is a number" in frame["error"]["message"]
+        await still_serves(raw, "legacy")
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("value", [b'"a\\ud800"', b"5" * 4400])
+async def test_a_notification_that_cannot_be_read_is_logged_not_answered(era: str, value: bytes) -> None:
+    async with spawn() as raw:
+        await handshake(raw, era)
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", '
+            b'"progress": 1, "message": ' + value + b"}}\n"
+        )
+        await still_serves(raw, era)  # the next frame is that call's reply: no error came first
+        assert "WARNING agent_as_model.stdio: params.message: " in raw.log()

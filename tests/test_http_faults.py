@@ -258,3 +258,13 @@ async def test_what_each_wildcard_bind_accepts(bind: str, host: str, accepted: b
     scope = {"type": "http", "method": "POST", "headers": [(b"host", host.encode())]}
     refused = await check.validate_request(Request(scope), is_post=False)
     assert (refused is None) is accepted
+
+
+def test_a_notification_that_cannot_be_read_gets_400_without_an_id(server: HttpServer) -> None:
+    body = b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"message": "a\\ud800"}}'
+    answer = post(server, "2026-07-28", body)
+    assert answer.status_code == 400
+    assert answer.json()["id"] is None
+    assert answer.json()["error"]["message"] == (
+        "Invalid params: params.message: a lone surrogate (U+D800) is not Unicode text"
+    )
