@@ -91,7 +91,9 @@ def json_text(value: object) -> str:
 # The most decimal digits Python writes for an integer (its int/str conversion limit): one longer
 # cannot become JSON text, and JSON parsers elsewhere would not read it as a number anyway.
 MAX_DIGITS = sys.get_int_max_str_digits() or 4300
-_MAX_INT_BITS = int(MAX_DIGITS / math.log10(2))
+# The smallest integer too long to write (MAX_DIGITS + 1 digits): compared, not converted, so
+# the check is exact (a bound in bits is not: 10**4300 - 1 and 10**4300 have the same bit length).
+_TOO_LONG = 10**MAX_DIGITS
 
 
 def not_json(value: object) -> tuple[tuple[str | int, ...], str] | None:
@@ -109,7 +111,7 @@ def not_json(value: object) -> tuple[tuple[str | int, ...], str] | None:
                 "NaN" if math.isnan(item) else "an infinity (a number too large for a double, such as 1e999)"
             )
             return path, f"holds {what}, which JSON cannot carry"
-        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= _TOO_LONG:
             return path, f"holds an integer longer than {MAX_DIGITS} digits, which cannot be written as JSON"
         if isinstance(item, dict):
             stack.extend(((*path, str(k)), v) for k, v in reversed(list(item.items())))

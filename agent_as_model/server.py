@@ -171,10 +171,15 @@ def build_server(
     return server
 
 
+# A 2026-07-28 retry carries the host's answer to an earlier round: the host was asked then.
+ANSWER_UNUSED = "The host's answer in inputResponses was not used; nothing more was sent to the host."
+
+
 class NameInvalidParams:
     """Names the field when the SDK refuses a request's params: its -32602 "Invalid request
     parameters" has empty data, where the legacy era's errors name the field. The code stays
-    -32602; the message and `data.field` say where, and that nothing was sent to the host."""
+    -32602; the message and `data.field` say where, and what reached the host: nothing, or, for
+    a retry carrying the host's answer (`inputResponses`), that answer unused and nothing more."""
 
     async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
         try:
@@ -185,7 +190,8 @@ class NameInvalidParams:
             if ctx.method == "tools/call" and "inputResponses" in params:
                 found = input_responses.first_problem(params["inputResponses"])
             where, reason = found or _first_error(err)
-            message = f"Invalid request parameters: {where}: {reason}. {NOTHING_SENT}"
+            tail = ANSWER_UNUSED if "inputResponses" in params else NOTHING_SENT
+            message = f"Invalid request parameters: {where}: {reason}. {tail}"
             raise MCPError(INVALID_PARAMS, message, {"field": where}) from None
 
 

@@ -62,3 +62,35 @@ async def test_a_long_host_error_message_is_cut_with_a_mark() -> None:
     text = result.content[0].text
     assert "the host answered with error -1: " + "y" * 300 + "... [cut: 999700 more characters]" in text
     assert len(text) < 1000
+
+
+async def test_a_host_error_using_the_unreadable_key_is_still_a_decline() -> None:
+    # Only the transport may say an answer could not be read; a host writing the same words into
+    # its own error's data declines as any host error does, and its text is bounded.
+    from mcp_types import ErrorData
+
+    for key in ("agent-as-model/unreadable-answer", "agent-as-model/unreadable-answer/0"):
+        host = ScriptedHost(ErrorData(code=-1, message="no", data={key: "z" * 1_000_000}))
+        async with connect("legacy", host) as client:
+            result = await client.call_tool("generate", {"prompt": "q"})
+        text = result.content[0].text
+        assert result.is_error
+        assert "sampling/createMessage: the host answered with error -1: no" in text
+        assert "z" * 300 not in text
+
+
+async def test_an_integer_of_exactly_the_digit_limit_is_written(era: str) -> None:
+    from agent_as_model.arguments import not_json
+
+    longest = 10**4300 - 1  # 4300 nines: Python writes it; one more digit it would not
+    assert not_json(longest) is None
+    assert not_json(longest + 1) == (
+        (),
+        "holds an integer longer than 4300 digits, which cannot be written as JSON",
+    )
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    host = ScriptedHost(f'{{"n": {longest}}}')
+    async with connect(era, host) as client:
+        result = await client.call_tool("chat_complete", {**ASK, "output_schema": schema})
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content == {"n": longest}

@@ -214,7 +214,10 @@ async def test_a_malformed_input_response_is_named_on_2026_07_28(answer: dict[st
         error = frame["error"]
         assert error["code"] == -32602
         assert error["message"].startswith(f"Invalid request parameters: {named}")
-        assert error["message"].endswith("Nothing was sent to the host.")
+        # The answer is the host's (to an earlier round): it was asked, so "nothing sent" is untrue.
+        assert error["message"].endswith(
+            "The host's answer in inputResponses was not used; nothing more was sent to the host."
+        )
         assert error["data"]["field"] == named.split(":")[0]
         await still_serves(raw, "2026-07-28")
 
@@ -244,3 +247,71 @@ async def test_a_2026_retry_whose_tool_output_is_written_with_nan_is_a_schema_vi
         result = (await receive_result(raw, "retry"))["result"]
         assert result["isError"] is True and "structuredContent" not in result
         assert "violates the schema at JSON pointer '/n': holds NaN" in result["content"][0]["text"]
+        assert result["_meta"]["agent-as-model/result"] == {"backend": "host"}  # who answered
+
+
+async def test_an_unreadable_answer_under_a_megabyte_key_is_named_by_a_cut_path() -> None:
+    # The path is built from the host's own keys: a 1 MB key must not come back whole.
+    key = b"k" * 1_000_000
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(raw, "generate", {"prompt": "q"})
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "id": '
+            + json.dumps(asked["id"]).encode()
+            + b', "result": {"role": "assistant", "model": "m", "content": {"type": "text", "text": '
+            + b'"x", "'
+            + key
+            + b'": "\\ud800"}}}\n'
+        )
+        text = (await receive_result(raw))["result"]["content"][0]["text"]
+        assert text.startswith(
+            "generate: sampling/createMessage: the host's answer could not be read: result.content.kkk"
+        )
+        assert "... [cut: " in text and ": a lone surrogate (U+D800) is not Unicode text" in text
+        assert len(text) < 1000
+        await still_serves(raw, "legacy")
+
+
+async def test_a_megabyte_host_error_is_quoted_cut_with_a_mark_over_stdio() -> None:
+    async with spawn() as raw:
+        await sampling_handshake(raw)
+        asked = await call_and_get_asked(raw, "generate", {"prompt": "q"})
+        await raw.send(
+            {"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -1, "message": "y" * 1_000_000}}
+        )
+        result = (await receive_result(raw))["result"]
+        text = result["content"][0]["text"]
+        assert result["isError"] is True
+        assert (
+            "sampling/createMessage: the host answered with error -1: "
+            + "y" * 300
+            + "... [cut: 999700 more characters]"
+            in text
+        )
+        assert len(text) < 1000
+        await still_serves(raw, "legacy")
+
+
+async def test_an_id_written_with_escapes_is_still_judged() -> None:
+    # "\u0069d" is "id": the request is not a notification, and its id is not one.
+    async with spawn() as raw:
+        await handshake(raw, "legacy")
+        await raw.send_bytes(b'{"jsonrpc": "2.0", "\\u0069d": 1.5, "method": "ping"}\n')
+        frame = await raw.receive()
+        assert frame["id"] is None and frame["error"]["code"] == -32600
+        assert "the request's id is a number" in frame["error"]["message"]
+        await still_serves(raw, "legacy")
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("value", [b'"a\\ud800"', b"5" * 4400])
+async def test_a_notification_that_cannot_be_read_is_logged_not_answered(era: str, value: bytes) -> None:
+    async with spawn() as raw:
+        await handshake(raw, era)
+        await raw.send_bytes(
+            b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", '
+            b'"progress": 1, "message": ' + value + b"}}\n"
+        )
+        await still_serves(raw, era)  # the next frame is that call's reply: no error came first
+        assert "WARNING agent_as_model.stdio: params.message: " in raw.log()

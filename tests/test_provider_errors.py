@@ -32,6 +32,18 @@ ROWS: list[tuple[str, list[Scripted], dict[str, Any], str]] = [
         "(check --provider-model and --provider-base-url)",
     ),
     (
+        "400",
+        [Status(400, "max_tokens is too large")],
+        {},
+        "HTTP 400: the provider refused the request; it said: max_tokens is too large",
+    ),
+    (
+        "422",
+        [Status(422, "messages.0.content: field required")],
+        {},
+        "HTTP 422: the provider refused the request; it said: messages.0.content: field required",
+    ),
+    (
         "429",
         [Status(429), Status(429)],
         {"max_retries": 1},

@@ -64,11 +64,13 @@ async def test_a_retry_after_beyond_the_time_left_ends_the_call_at_once(
 async def test_a_retry_after_within_the_time_left_is_honoured(
     era: str, standin: StandInProvider, provider: str
 ) -> None:
-    standin.script.append(Status(503, retry_after="0"))
+    # 1 s, twice the first backoff (0.5 s): a retry that ignored the header would come sooner.
+    standin.script.append(Status(503, retry_after="1"))
     async with connect(era, server=provider_server(standin, provider, timeout=5.0, max_retries=1)) as client:
         result = await client.call_tool("generate", {"prompt": "later"})
     assert result.content[0].text == "stand-in answer to: later"
     assert len(standin.seen) == 2
+    assert standin.seen[1].at - standin.seen[0].at >= 1.0  # a lower bound: the wait asked for
 
 
 async def test_a_long_provider_message_is_cut_with_a_mark(era: str, standin: StandInProvider) -> None:
@@ -94,7 +96,13 @@ def test_help_states_the_bound() -> None:
     shown = subprocess.run(
         [str(command), "serve", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    assert "from the request to the" in shown and "x (retries + 1)" in " ".join(shown.split())
+    flat = " ".join(shown.split())
+    assert "from the request to the" in flat
+    # The bound is per request to the provider (attempts.py sets it per create()); a call with
+    # repairs makes one request a round, so the help must not claim it for the whole call.
+    assert "each request to the provider, its retries and the waits between them" in flat
+    assert "x (retries + 1); a call with repair rounds makes one such request per round" in flat
+    assert "a call's provider time" not in flat
 
 
 @pytest.mark.stdio

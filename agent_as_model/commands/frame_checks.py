@@ -23,6 +23,7 @@ import mcp_types as types
 
 from agent_as_model.adapters.backends.sampling import UNREADABLE
 from agent_as_model.arguments import MAX_DIGITS, path_of
+from agent_as_model.errors import QUOTE_LIMIT, quoted
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 PREFIX = {PARSE_ERROR: "Parse error", INVALID_REQUEST: "Invalid Request", INVALID_PARAMS: "Invalid params"}
@@ -30,14 +31,16 @@ PREFIX = {PARSE_ERROR: "Parse error", INVALID_REQUEST: "Invalid Request", INVALI
 
 class Verdict(NamedTuple):
     """Why a frame was refused: the JSON-RPC code and reason, the id to answer under (None: null),
-    whether the frame was a response (which is never answered), and whether the SDK misreads it
-    (takes it for a notification, or refuses it without naming the field)."""
+    whether the frame was a response or a notification (neither is ever answered on stdio), and
+    whether the SDK misreads it (takes it for a notification, or refuses it without naming the
+    field)."""
 
     code: int
     reason: str
     ident: int | str | None = None
     response: bool = False
     misread: bool = False
+    notification: bool = False
 
     def message(self) -> str:
         return f"{PREFIX[self.code]}: {self.reason}"
@@ -53,7 +56,9 @@ def parse(frame: bytes) -> types.JSONRPCMessage | Verdict:
         message = types.jsonrpc_message_adapter.validate_json(frame, by_name=False)
     except ValueError as err:  # pydantic's ValidationError
         return diagnose(frame, err)
-    if isinstance(message, types.JSONRPCNotification) and b'"id"' in frame:
+    # A key may be written with escapes (`"\u0069d"` is "id"): a notification holding any is read
+    # again too (notifications are few and short, so this costs little).
+    if isinstance(message, types.JSONRPCNotification) and (b'"id"' in frame or b"\\u" in frame):
         verdict = _bad_id(frame)
         if verdict is not None:
             return verdict
@@ -101,8 +106,13 @@ def diagnose(frame: bytes, err: Exception | None = None) -> Verdict:
     bad = _bad_value(value)
     if bad is not None:
         where, what = bad
+        # The path is built from the peer's own keys: bounded, so the reason stays within a
+        # quote's length when the sampling backend quotes it (a key may be a megabyte long).
+        where = quoted(where, QUOTE_LIMIT // 2)
         code = INVALID_PARAMS if where.startswith("params") else INVALID_REQUEST
-        return _about(value, code, f"{where}: {what}")._replace(misread=True)
+        # A notification (a method, no id) is never answered, as JSON-RPC says: only logged.
+        notification = isinstance(value.get("method"), str) and "id" not in value
+        return _about(value, code, f"{where}: {what}")._replace(misread=True, notification=notification)
     if value.get("jsonrpc") != "2.0":
         return _about(value, INVALID_REQUEST, 'a JSON-RPC message must have "jsonrpc": "2.0"')
     id_problem = _id_problem(value)

@@ -46,6 +46,8 @@ DEFAULT_MAX_SESSIONS = 1000  # legacy sessions; each idle one holds about 200 Ki
 # Descriptors kept beside the connections: the listening socket, logs, the loop's pipes, imports.
 FD_HEADROOM = 64
 LOOPBACK_NAMES = ("localhost",)
+# Bind addresses that listen on every interface, loopback among them.
+WILDCARD_BINDS = ("0.0.0.0", "::")
 # Loopback Host and Origin patterns the SDK's DNS-rebinding check accepts by default.
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
@@ -389,10 +391,11 @@ def transport_security(settings: HttpSettings) -> Any:
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = list(LOOPBACK_HOSTS)
-    if is_loopback(settings.host):
-        # A client may leave the port out of Host (it is implied); the names alone mean loopback.
+    if is_loopback(settings.host) or settings.host in WILDCARD_BINDS:
+        # A client may leave the port out of Host (it is implied); the names alone mean loopback,
+        # which a wildcard bind listens on too.
         hosts.extend(pattern.removesuffix(":*") for pattern in LOOPBACK_HOSTS)
-    elif settings.host not in ("0.0.0.0", "::"):
+    else:
         bound = f"[{settings.host}]" if ":" in settings.host else settings.host
         hosts.extend((bound, f"{bound}:*"))
     return TransportSecuritySettings(
@@ -433,6 +436,7 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     from agent_as_model.server import build_server
 
     server = server or build_server()
+    security = transport_security(settings)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
@@ -440,11 +444,11 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle_timeout,
         max_sessions=settings.max_sessions,
-        transport_security=transport_security(settings),
+        transport_security=security,
         host=settings.host,
         custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
     )
-    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes))
+    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:

@@ -9,7 +9,8 @@ JSON-RPC frame of each POST (commands/frame_checks.py, the same judgement as on 
   thousands of digits long), gets the JSON-RPC error that names what was wrong, with a WARNING
   log line. A posted *response* (a legacy host's answer) that cannot be read is handed on as
   the error reply that ends the request it answers at once. Only a body the SDK would refuse
-  anyway is parsed a second time.
+  anyway is parsed a second time, and only once the SDK's own checks (the Host allow-list, the
+  Origin, the Content-Type) have passed: a foreign origin learns nothing about its frame.
 """
 
 from __future__ import annotations
@@ -50,16 +51,28 @@ class HostForm:
 
 
 class FrameCheck:
-    """Judge the JSON-RPC frame of every POST to the MCP endpoint before the SDK reads it."""
+    """Judge the JSON-RPC frame of every POST to the MCP endpoint before the SDK reads it, once
+    the SDK's own security checks (`security`: Host allow-list, Origin, Content-Type) have passed."""
 
-    def __init__(self, app: ASGIApp, path: str, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, path: str, max_body: int, security: Any = None) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
         self.app = app
         self.path = path
         self.max_body = max_body
+        self.security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
+            return
+        # The SDK checks Host and Origin before it reads a body; so must this: a foreign page's
+        # POST gets the SDK's 421/403 whatever its body holds, never an answer about the frame.
+        from starlette.requests import Request
+
+        refused = await self.security.validate_request(Request(scope), is_post=True)
+        if refused is not None:
+            await refused(scope, receive, send)
             return
         body, messages, whole = await _read(receive, self.max_body)
         if not whole:  # over the limit: the SDK answers 413 from the same bytes

@@ -87,8 +87,9 @@ def add_provider_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="SECONDS",
         help=f"the bound of one attempt, from the request to the answer's last byte "
-        f"({ENV['provider_timeout']}; default {DEFAULT_TIMEOUT:g}); a call's provider time, waits "
-        "between attempts and Retry-After included, is at most SECONDS x (retries + 1)",
+        f"({ENV['provider_timeout']}; default {DEFAULT_TIMEOUT:g}); each request to the provider, its "
+        "retries and the waits between them (Retry-After included), takes at most "
+        "SECONDS x (retries + 1); a call with repair rounds makes one such request per round",
     )
     group.add_argument(
         "--provider-max-retries",

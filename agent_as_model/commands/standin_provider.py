@@ -63,6 +63,8 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    # When the request arrived (time.monotonic): a test can show a retry waited what was asked.
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

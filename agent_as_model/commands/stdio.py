@@ -253,4 +253,6 @@ async def _refuse(line: bytes, verdict: frame_checks.Verdict, to_server: ToServe
         if instead is not None:
             await to_server.send(SessionMessage(instead))
         return
+    if verdict.notification:
+        return  # JSON-RPC never answers a notification; the log line above says what was wrong
     await out.frame(verdict.reply().model_dump_json(by_alias=True, exclude_unset=True))

@@ -1,6 +1,8 @@
 """A provider's time, bounded: the server makes the attempts itself (the SDK's own retries are
-off), each one bounded from the request to the response's last byte, and the whole within
-`--provider-timeout` × (`--provider-max-retries` + 1).
+off), each one bounded from the request to the response's last byte, and one request to the
+provider (its attempts and the waits between them) within `--provider-timeout` ×
+(`--provider-max-retries` + 1). A call with repair rounds makes one such request per round, each
+with its own bound.
 
 The SDKs' timeout is httpx's, per read: a provider that sends one byte a second never trips it,
 and their retries sleep as long as `Retry-After` says. Here an attempt that has not finished
@@ -51,7 +53,8 @@ async def attempts(
     retry_after: Callable[[Exception], float | None],
 ) -> _T:
     """`send()` until it answers, at most `retries` + 1 times, within `timeout` each and
-    `timeout` × (`retries` + 1) in all. Raises `GaveUp`, or an error `retryable` refuses."""
+    `timeout` × (`retries` + 1) in all (for this one request: the caller's next round starts
+    afresh). Raises `GaveUp`, or an error `retryable` refuses."""
     deadline = anyio.current_time() + timeout * (retries + 1)
     tried = 0
     while True:

@@ -9,6 +9,8 @@ progressToken gets notifications/progress every `progress_interval` seconds.
 
 from __future__ import annotations
 
+import secrets
+
 import anyio
 from mcp import MCPError
 from mcp.server.session import ServerSession
@@ -28,8 +30,11 @@ from agent_as_model.errors import CallError, host_error, quoted
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 # The `data` key of the error reply a transport hands the server in place of a host's answer it
-# could not read (commands/frame_checks.py): the request ends at once, as a host violation.
-UNREADABLE = "agent-as-model/unreadable-answer"
+# could not read (commands/frame_checks.py): the request ends at once, as a host violation. The
+# key ends in a secret made fresh in each process: that reply is built inside the server and
+# never sent, so a host writing a look-alike key into its own error's data cannot turn its
+# decline into a violation (nor make the server echo a text of its choosing).
+UNREADABLE = f"agent-as-model/unreadable-answer/{secrets.token_hex(16)}"
 
 
 class LegacySampling:
@@ -75,7 +80,7 @@ class LegacySampling:
         except MCPError as err:
             data = err.error.data
             if isinstance(data, dict) and isinstance(data.get(UNREADABLE), str):
-                raise host_error("sampling/createMessage", data[UNREADABLE]) from None
+                raise host_error("sampling/createMessage", quoted(data[UNREADABLE])) from None
             raise host_declined(
                 "sampling/createMessage",
                 f"the host answered with error {err.error.code}: {quoted(err.error.message)}",
