@@ -447,7 +447,9 @@ def app_from_environment() -> ASGIApp:
         provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
     limits = Limits(**json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     from agent_as_model.commands import http_guard
+    from agent_as_model.engine import offload
 
+    offload.share_the_gil()  # a worker process of its own (uvicorn's --workers)
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
     http_guard.configure(
         http_guard.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections)
