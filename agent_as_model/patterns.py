@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -45,10 +46,10 @@ STEPS_SETTING = "--schema-steps"
 TIME_BOUND: ContextVar[float] = ContextVar("schema_time_bound", default=DEFAULT_TIME_BOUND)
 STEP_BOUND: ContextVar[int] = ContextVar("schema_step_bound", default=DEFAULT_STEP_BOUND)
 
-# The largest compiled size of a pattern (`compiled_size`); about 250 bytes and 1 us of compiling
-# per unit (benchmarks/README.md, "Figures the code cites").
+# The largest compiled size of a pattern (`compiled_size`); about 140 bytes kept and under 1 us of
+# compiling per unit (benchmarks/README.md, "Figures the code cites").
 MAX_PATTERN_SIZE = 20_000
-# The compiled patterns kept, in that same measure: a few MB however many distinct patterns come.
+# The compiled patterns kept, in that same measure: at most some 28 MB, however many come.
 CACHE_SIZE = 10 * MAX_PATTERN_SIZE
 
 
@@ -114,7 +115,7 @@ class _Ended(Exception):
 
 
 class _Budget:
-    __slots__ = ("bound", "started", "timed_out", "steps", "step_bound")
+    __slots__ = ("bound", "started", "timed_out", "steps", "step_bound", "grouped")
 
     def __init__(self, bound: float, started: float, step_bound: int) -> None:
         self.bound = bound
@@ -122,6 +123,20 @@ class _Budget:
         self.timed_out: str | None = None  # the pattern that ran out of time, once one has
         self.steps = step_bound  # left
         self.step_bound = step_bound
+        self.grouped: list[weakref.ref[Any]] = []  # errors with context, see `grouped`
+
+    def untangle(self) -> None:
+        """Drop the children of every grouped error still alive (its `context`, and its `args`,
+        where jsonschema keeps the same list): a check that stopped early leaves them only in
+        reference cycles (each child's `parent` points back), which only the
+        collector would free, all at once, holding the GIL for a second or more; without the
+        cycles they go as soon as the stopped check's frames do (benchmarks/README.md)."""
+        for ref in self.grouped:
+            error = ref()
+            if error is not None:
+                error.context = []
+                error.args = ()
+        self.grouped.clear()
 
     def search(self, pattern: str, string: str) -> Any:
         if self.timed_out is not None:
@@ -138,6 +153,15 @@ class _Budget:
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("schema_budget", default=None)
+
+
+def grouped(error: Any) -> Any:
+    """Note an error that holds others (`oneOf`, `anyOf`) made in the check running here, so a
+    check that stops early can untangle it; the error is returned as it is."""
+    budget = _BUDGET.get()
+    if budget is not None:
+        budget.grouped.append(weakref.ref(error))
+    return error
 
 
 def step() -> None:
@@ -319,9 +343,13 @@ def bounded(schema: Mapping[str, Any]) -> Iterator[None]:
         yield
     except _Ended:
         pass  # a pattern ran out of time, said below
+    except OverBudget:
+        budget.untangle()
+        raise
     finally:
         _BUDGET.reset(token)
     if budget.timed_out is not None:
+        budget.untangle()
         raise SchemaTimeout(budget.timed_out, where(schema, budget.timed_out), budget.bound)
 
 

@@ -185,6 +185,20 @@ def _counted(keyword: Any) -> Any:
     return counted
 
 
+# The keywords whose errors hold the errors of their branches (`context`).
+GROUPING = ("oneOf", "anyOf")
+
+
+def _grouping(keyword: Any) -> Any:
+    """A combinator whose errors the check's budget notes (`patterns.grouped`)."""
+
+    def noted(validator: Validator, value: Any, instance: object, schema: Mapping[str, Any]) -> Any:
+        for error in keyword(validator, value, instance, schema) or ():
+            yield patterns.grouped(error)
+
+    return noted
+
+
 @functools.cache
 def _draft202012() -> Any:
     """Draft 2020-12 with the `properties` fix and the linear `uniqueItems` above, every keyword
@@ -192,6 +206,7 @@ def _draft202012() -> Any:
     from jsonschema import Draft202012Validator, validators
 
     keywords = {**Draft202012Validator.VALIDATORS, "properties": _properties, "uniqueItems": _unique_items}
+    keywords.update({name: _grouping(keywords[name]) for name in GROUPING})
     return validators.extend(Draft202012Validator, {name: _counted(fn) for name, fn in keywords.items()})
 
 

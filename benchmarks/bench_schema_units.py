@@ -4,6 +4,7 @@
 * A step (a keyword applied, `--schema-steps`): the thread CPU time of checks that run out of
   their budget on a `$ref` fan-out schema (the hostile case) and of checks of a plain schema
   over a large answer (the ordinary case), each divided by the steps it took.
+* What a spent budget leaves for the cyclic collector, per step, and what collecting it costs.
 * A compiled pattern item (`patterns.compiled_size`): the memory `regex.compile` keeps
   (tracemalloc, the compiled object alive) and its compile time, over patterns of known size,
   divided by that size.
@@ -51,6 +52,26 @@ def hostile_step_us(budget: int) -> float:
         patterns.STEP_BOUND.reset(token)
 
 
+def hostile_step_garbage(budget: int) -> tuple[float, float, float]:
+    """What a spent budget leaves behind: the bytes a step left alive (tracemalloc, after the
+    check), and the full collection that frees them (its milliseconds). jsonschema links each
+    combinator's errors to their parent, so they are cycles only the collector frees."""
+    schema = fan_out(40)
+    token = patterns.STEP_BOUND.set(budget)
+    try:
+        gc.collect()
+        tracemalloc.start()
+        with contextlib.suppress(patterns.TooManySteps):
+            schemas.first_violation(schema, {"a": "s"})
+        left, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        start = time.perf_counter()
+        gc.collect()
+        return left / budget, peak / budget, (time.perf_counter() - start) * 1000
+    finally:
+        patterns.STEP_BOUND.reset(token)
+
+
 def plain_step_us() -> tuple[float, int]:
     """A plain answer schema: 1,000 objects of three typed properties. Steps counted by a budget
     large enough to finish, read back from what is left."""
@@ -87,12 +108,15 @@ def plain_step_us() -> tuple[float, int]:
 
 
 def pattern_item(pattern: str) -> tuple[int, float, float]:
+    """Items, bytes kept per item (tracemalloc), and compile time per item (timed apart: tracing
+    slows compiling several times)."""
     size = patterns.compiled_size(pattern)
+    start = time.perf_counter()
+    regex.compile(pattern, cache_pattern=False)
+    seconds = time.perf_counter() - start
     gc.collect()
     tracemalloc.start()
-    start = time.perf_counter()
     compiled = regex.compile(pattern, cache_pattern=False)
-    seconds = time.perf_counter() - start
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del compiled
@@ -103,6 +127,11 @@ def main() -> None:
     for budget in BUDGETS:
         each = hostile_step_us(budget)
         print(f"$ref fan-out check, budget {budget:>7} steps: {each:.2f} us a step (thread CPU)")
+    left, peak, ms = hostile_step_garbage(50_000)
+    print(
+        f"$ref fan-out, 50,000 steps: {left:.0f} bytes a step left for the collector (peak {peak:.0f}); "
+        f"the full collection freeing them took {ms:.0f} ms"
+    )
     per, steps = plain_step_us()
     print(f"plain schema, 1,000 objects: {steps} steps, {per:.2f} us a step (thread CPU)")
     for pattern in PATTERNS:

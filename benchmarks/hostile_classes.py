@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import socket
 import statistics
 import subprocess
@@ -27,8 +28,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,9 @@ HOST_ASKED = "The host was asked; its answer was not used."
 NOTHING_SENT = "Nothing was sent to the host."
 
 
+Q = [{"role": "user", "content": "q"}]
+
+
 def tool_conversation(n: int) -> list[dict[str, Any]]:
     calls = [
         {"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)
@@ -94,9 +98,16 @@ class Request:
     host_text: str = "done"
 
 
-Q = [{"role": "user", "content": "q"}]
+# The issue's 60,000 tool messages (3.3 MB): one call, answered 60,000 times.
+ONE_CALL = {"role": "assistant", "content": None, "tool_calls": tool_conversation(1)[1]["tool_calls"]}
+REPEATED = [{"role": "tool", "tool_call_id": "c0", "content": "r"}] * 60_000
 REQUESTS = [
-    Request("60,000 tool messages (chat_complete)", "chat_complete", {"messages": tool_conversation(60_000)}),
+    Request(
+        "60,000 tool messages for one call (3.3 MB)", "chat_complete", {"messages": [*Q, ONE_CALL, *REPEATED]}
+    ),
+    Request(
+        "20,000 tool calls and results (2.9 MB)", "chat_complete", {"messages": tool_conversation(20_000)}
+    ),
     Request(
         "fence + 60,000 spaces under output_schema",
         "chat_complete",
@@ -243,54 +254,147 @@ def ending(result: CallToolResult) -> str:
     return "unclear error: " + text[:80]
 
 
+# -- the probe: list_models, back to back -------------------------------------------------------
+
+
+class SameConnection:
+    """Over stdio the probe shares the hostile call's connection and process (stdio has one):
+    its waits include this process's own work on the call (the legacy host parsing 60,000
+    sampling messages), an over-estimate of the server's part."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def baseline(self) -> float:
+        return statistics.median([await timed_list_models(self.client) for _ in range(BASELINE_CALLS)])
+
+    async def during(self, outcome: dict[str, Any]) -> list[float]:
+        waits = []
+        while not outcome:
+            waits.append(await timed_list_models(self.client))
+        return waits
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        yield  # it sends nothing once the hostile call has ended
+
+
+class ProbeProcess:
+    """Over HTTP the probe is a process of its own, a host of its own on its own connection, so
+    nothing this process does delays it: each line it prints is a list_models's start and wait."""
+
+    def __init__(self, url: str, era: str) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "probe", url, era], stdout=subprocess.PIPE, text=True
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            began, ms = line.split()
+            self.samples.append((float(began), float(ms)))
+
+    async def baseline(self) -> float:
+        deadline = time.monotonic() + GIVE_UP_S
+        while len(self.samples) < 2 * BASELINE_CALLS and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+        return statistics.median(ms for _, ms in self.samples[BASELINE_CALLS:])  # after its warm-up
+
+    async def during(self, outcome: dict[str, Any]) -> list[float]:
+        began = time.time()
+        while not outcome:
+            await anyio.sleep(0.05)
+        ended = time.time()
+        await anyio.sleep(0.2)  # a list_models still in flight when the attack ended
+        return [ms for start, ms in list(self.samples) if start <= ended and start + ms / 1000 >= began]
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        self.process.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.process.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+async def probe_main(url: str, era: str) -> None:
+    async with (
+        httpx2.AsyncClient(timeout=httpx2.Timeout(60, read=GIVE_UP_S)) as session,
+        Client(streamable_http_client(url, http_client=session), mode=era) as client,
+    ):
+        while True:
+            began = time.time()
+            ms = await timed_list_models(client)
+            print(f"{began:.6f} {ms:.3f}", flush=True)
+
+
 # -- one row ---------------------------------------------------------------------------------------
 
 
-async def measured(
-    label: str, pid: int, probe: Client, start_rss: float, base_ms: float, attack: Callable[[], Any]
-) -> dict[str, Any]:
-    """Run `attack` (it returns its ending) while `probe` sends list_models back to back."""
-    during: list[float] = []
+@dataclass
+class Run:
+    pid: int
+    probe: SameConnection | ProbeProcess
+    base_ms: float = 0.0
+    start_rss: float = 0.0
+
+
+async def measured(run: Run, label: str, attack: Callable[[], Any]) -> dict[str, Any]:
+    """Run `attack` (it returns its ending) while the probe sends list_models back to back."""
     outcome: dict[str, Any] = {}
 
     async def hostile() -> None:
         began = time.perf_counter()
         try:
             with anyio.fail_after(GIVE_UP_S):
-                outcome["ends"] = await attack()
+                ends = await attack()
         except Exception as err:  # a stall or an error no class expects
-            outcome["ends"] = f"raised {type(err).__name__}: {str(err)[:80]}"
-        outcome["seconds"] = time.perf_counter() - began
+            ends = f"raised {type(err).__name__}: {str(err)[:80]}"
+        outcome.update(ends=ends, seconds=time.perf_counter() - began)
+
+    during: list[float] = []
+
+    async def probing() -> None:
+        during.extend(await run.probe.during(outcome))
 
     async with anyio.create_task_group() as tg:
+        tg.start_soon(probing)
         tg.start_soon(hostile)
-        await anyio.sleep(0)
-        while not outcome:
-            during.append(await timed_list_models(probe))
-    idle = await seconds_to_idle(pid)
-    rss = rss_mb(pid)
+    with run.probe.paused():  # the probe's own calls would keep the server from ever idling
+        idle = await seconds_to_idle(run.pid)
+    await anyio.sleep(offload_trim_delay())  # the server trims its heap just after heavy work
     row = {
         "case": label,
         "list_models_calls": len(during),
         "list_models_max_ms": max(during) if during else None,
-        "baseline_ms": base_ms,
+        "baseline_ms": run.base_ms,
         "seconds": outcome["seconds"],
         "ends": outcome["ends"],
         "idle_after_s": idle,
-        "rss_mb": rss,
-        "rss_start_mb": start_rss,
+        "rss_mb": rss_mb(run.pid),
+        "rss_start_mb": run.start_rss,
     }
     row["misses"] = misses(row)
     return row
 
 
+def offload_trim_delay() -> float:
+    from agent_as_model.engine.offload import TRIM_DELAY
+
+    return TRIM_DELAY * 2
+
+
 def misses(row: dict[str, Any]) -> list[str]:
     found = []
-    if (
-        row["list_models_max_ms"] is not None
-        and row["list_models_max_ms"] > row["baseline_ms"] + OVER_BASELINE_MS
-    ):
-        found.append(f"list_models {row['list_models_max_ms']:.0f} ms")
+    worst = row["list_models_max_ms"]
+    if worst is not None and worst > row["baseline_ms"] + OVER_BASELINE_MS:
+        found.append(f"list_models {worst:.0f} ms")
     if row["ends"] not in ("result", "caller error", "host violation", "closed", "answered after reaping"):
         found.append(f"ended: {row['ends']}")
     if row["idle_after_s"] > IDLE_WITHIN_S:
@@ -312,61 +416,44 @@ async def run_transport(transport: str, era: str) -> list[dict[str, Any]]:
     http = HttpServer() if transport == "http" else None
     host = Host()
     rows: list[dict[str, Any]] = []
+    probe: ProbeProcess | None = None
     try:
         async with connect(transport, era, host, http) as client:
             await client.call_tool("list_models", {})
-            pid = server_child() if http is None else http.process.pid
-            probe = client
-            base = [await timed_list_models(probe) for _ in range(BASELINE_CALLS)]
-            base_ms = statistics.median(base)
-            start_rss = rss_mb(pid)
-            rows.append(
-                {"case": "baseline: list_models alone", "baseline_ms": base_ms, "rss_start_mb": start_rss}
-            )
             if http is None:
-                for request in REQUESTS:
-                    rows.append(
-                        await measured(
-                            request.label, pid, probe, start_rss, base_ms, hostile_call(client, host, request)
-                        )
-                    )
+                run = Run(server_child(), SameConnection(client))
             else:
-                async with connect(transport, era, host, http) as attacker:
-                    for request in REQUESTS:
-                        attack = hostile_call(attacker, host, request)
-                        rows.append(await measured(request.label, pid, probe, start_rss, base_ms, attack))
+                probe = ProbeProcess(f"{http.base}/mcp", era)
+                run = Run(http.process.pid, probe)
+            run.base_ms = await run.probe.baseline()
+            run.start_rss = rss_mb(run.pid)
+            rows.append(
+                {
+                    "case": "baseline: list_models alone",
+                    "baseline_ms": run.base_ms,
+                    "rss_start_mb": run.start_rss,
+                }
+            )
+            for request in REQUESTS:
+                rows.append(await measured(run, request.label, hostile_call(client, host, request)))
+            if http is not None:
                 rows.append(
                     await measured(
-                        f"{HALF_SENT} half-sent headers",
-                        pid,
-                        probe,
-                        start_rss,
-                        base_ms,
-                        lambda: half_sent(http, HALF_SENT, body=False),
+                        run, f"{HALF_SENT} half-sent headers", lambda: half_sent(http, HALF_SENT, body=False)
                     )
                 )
                 rows.append(
-                    await measured(
-                        "200 half-sent bodies",
-                        pid,
-                        probe,
-                        start_rss,
-                        base_ms,
-                        lambda: half_sent(http, 200, body=True),
-                    )
+                    await measured(run, "200 half-sent bodies", lambda: half_sent(http, 200, body=True))
                 )
                 if era == "2026-07-28":  # the probe opens no session, so the full table does not stop it
                     rows.append(
                         await measured(
-                            f"{ABANDONED} abandoned legacy handshakes",
-                            pid,
-                            probe,
-                            start_rss,
-                            base_ms,
-                            lambda: abandoned(http, host),
+                            run, f"{ABANDONED} abandoned legacy handshakes", lambda: abandoned(http, host)
                         )
                     )
     finally:
+        if probe is not None:
+            probe.stop()
         if http is not None:
             http.stop()
     for row in rows:
@@ -433,7 +520,7 @@ async def abandoned(http: HttpServer, host: Host) -> str:
     return "locked out"
 
 
-def never_reads(seconds: float = 10.0, requests: int = 50_000) -> dict[str, Any]:
+def never_reads(seconds: float = 10.0, requests: int = 2_000) -> dict[str, Any]:
     """A stdio client that writes requests and never reads stdout: the server's RSS over the
     writing, then every answer once the client reads them all."""
     process = subprocess.Popen(
@@ -495,6 +582,10 @@ def never_reads(seconds: float = 10.0, requests: int = 50_000) -> dict[str, Any]
 
 def _idle_sync(pid: int) -> float:
     return anyio.run(seconds_to_idle, pid)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["probe"]:
+    anyio.run(probe_main, sys.argv[2], sys.argv[3])
 
 
 def print_rows(rows: list[dict[str, Any]]) -> bool:

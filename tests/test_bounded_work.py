@@ -268,3 +268,31 @@ async def test_schema_steps_flag_over_stdio(mode: str) -> None:
         good = await client.call_tool("chat_complete", {"messages": tool_conversation(2000)})
     assert OVER in bad.content[0].text and bad.content[0].text.endswith("Nothing was sent to the host.")
     assert good.content[0].text == "fine"
+
+
+@pytest.mark.parametrize("combinator", ["oneOf", "anyOf"])
+def test_a_spent_budget_leaves_no_errors_for_the_collector(combinator: str) -> None:
+    """jsonschema links a combinator's errors to their parent both ways; a check stopped by its
+    budget drops those links, so its errors go with its frames and no full collection (a second
+    or more holding the GIL, benchmarks/README.md) is left to free them."""
+    import gc
+
+    from jsonschema.exceptions import ValidationError
+
+    from agent_as_model import schemas
+
+    gc.collect()
+    token = patterns.STEP_BOUND.set(STEPS)
+    try:
+        with pytest.raises(patterns.TooManySteps):
+            schemas.first_violation(fan_out(40, combinator), {"prompt": "s"})
+    finally:
+        patterns.STEP_BOUND.reset(token)
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        left = sum(isinstance(found, ValidationError) for found in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == 0

@@ -42,3 +42,24 @@ def test_without_glibc_nothing_is_scheduled(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(offload, "_TRIM", None)
     offload.release_later()
     assert not offload._pending.locked()
+
+
+@pytest.mark.parametrize("argv", [[], ["serve"]])
+def test_serving_hands_the_gil_back_within_a_millisecond(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """Both ways into the stdio server (no command, and `serve`) set the shorter switch interval
+    before serving; read at the moment the server would start."""
+    import sys
+
+    from agent_as_model.commands import cli
+
+    seen: list[float] = []
+    monkeypatch.setattr(cli, "_serve", lambda *args: seen.append(sys.getswitchinterval()) or 0)
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        assert cli.main(argv) == 0
+    finally:
+        sys.setswitchinterval(before)
+    assert seen == [offload.SWITCH_INTERVAL]

@@ -227,7 +227,9 @@ def _serve_as_hosts_run_it() -> int:
     """No command and no flag: `serve` over stdio with every default (see the module docstring)."""
     from agent_as_model.commands.provider_options import provider_settings
     from agent_as_model.commands.store_options import store_settings
+    from agent_as_model.engine import offload
 
+    offload.share_the_gil()
     try:
         _configure_logging()
         settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
@@ -250,6 +252,7 @@ def _run(
     from agent_as_model.commands.provider_options import provider_settings
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.commands.transcripts import command as transcripts
+    from agent_as_model.engine import offload
 
     if args.command == export_tools.COMMAND:
         return export_tools.run(args)
@@ -262,6 +265,7 @@ def _run(
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
     if http_settings is not None:
         if settings is not None:

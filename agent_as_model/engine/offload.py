@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import sys
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -78,3 +79,16 @@ def _trim_now() -> None:
     _pending.release()
     assert _TRIM is not None
     _TRIM(0)
+
+
+# Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005). A
+# schema check is CPU work in a worker thread, and the loop needs the GIL back many times to answer
+# one request: at 1 ms a concurrent list_models waited about half as long during a $ref fan-out
+# check (benchmarks/README.md, "Figures the code cites").
+SWITCH_INTERVAL = 0.001
+
+
+def share_the_gil() -> None:
+    """Let the event loop take the GIL back sooner from request work; called by the commands that
+    serve, for the whole process."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
