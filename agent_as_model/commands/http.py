@@ -473,8 +473,8 @@ def app_from_environment() -> ASGIApp:
     from agent_as_model.commands import http_holds
     from agent_as_model.commands.cli import usage_error
     from agent_as_model.commands.store_options import store_settings
-    from agent_as_model.server import open_store
     from agent_as_model.engine import offload
+    from agent_as_model.server import open_store
 
     offload.share_the_gil()  # a worker process of its own (uvicorn's --workers)
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
