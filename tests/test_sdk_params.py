@@ -18,6 +18,7 @@ from typing import Any
 
 import pydantic
 import pytest
+from anthropic import types as anthropic_types
 from anthropic.types import message_create_params
 from google.genai import _common as genai_common
 from google.genai import models as genai_models
@@ -315,3 +316,57 @@ async def test_output_config_is_honoured_over_the_wire(era: str, host_tools: boo
     bad_text = bad.content[0].text  # type: ignore[union-attr]
     assert bad.is_error and bad_text.startswith("messages_create: output_config.format.type: expected")
     assert host.asked == 1
+
+
+def without_cache_control(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_cache_control(v) for v in value]
+    return value
+
+
+@pytest.mark.anyio
+async def test_cache_control_in_messages_blocks_is_accepted_and_ignored(era: str) -> None:
+    """`cache_control` on text, tool_use and tool_result blocks (and the system and tool
+    definitions), as the anthropic SDK's param types allow: the host is asked exactly what it is
+    asked without them."""
+    from tests.scripted_host import text_answer
+
+    ephemeral = {"type": "ephemeral"}
+    system: list[anthropic_types.TextBlockParam] = [
+        {"type": "text", "text": "Be brief.", "cache_control": ephemeral}
+    ]
+    tools: list[anthropic_types.ToolParam] = [
+        {"name": "weather", "input_schema": {"type": "object"}, "cache_control": ephemeral}
+    ]
+    messages: list[anthropic_types.MessageParam] = [
+        {"role": "user", "content": [{"type": "text", "text": "Weather?", "cache_control": ephemeral}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking.", "cache_control": ephemeral},
+                {"type": "tool_use", "id": "t1", "name": "weather", "input": {}, "cache_control": ephemeral},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "sunny", "cache_control": ephemeral},
+                {"type": "text", "text": "And so?", "cache_control": ephemeral},
+            ],
+        },
+    ]
+    cached: dict[str, Any] = {"system": system, "tools": tools, "messages": messages, "max_tokens": 50}
+    plain = without_cache_control(cached)
+    assert plain != cached and "cache_control" not in json.dumps(plain)
+    hosts = [ScriptedHost(text_answer("Sunny.")), ScriptedHost(text_answer("Sunny."))]
+    results = []
+    for host, body in zip(hosts, (cached, plain), strict=True):
+        async with connect(era, host, tools=True) as client:
+            results.append(await client.call_tool("messages_create", body))
+    for result in results:
+        assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+        assert result.content[0].text == "Sunny."  # type: ignore[union-attr]
+    assert hosts[0].wire(0) == hosts[1].wire(0)
+    assert len(hosts[0].wire(0)["messages"]) == 4  # the history reached the host, tool use included
