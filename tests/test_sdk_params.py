@@ -8,13 +8,22 @@ someone decides. Anthropic's `output_config` is honoured as structured output (b
 
 from __future__ import annotations
 
+import enum
+import json
 import re
+import types as pytypes
+import typing
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
+from anthropic import types as anthropic_types
 from anthropic.types import message_create_params
+from google.genai import _common as genai_common
+from google.genai import models as genai_models
 from google.genai import types as genai_types
+from google.genai._api_client import BaseApiClient
 from mcp_types import CreateMessageResult, TextContent
 from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
@@ -32,7 +41,8 @@ SDK_TYPES = {
     "messages_create": message_create_params.MessageCreateParamsBase,
 }
 
-# GenerateContentConfig fields the SDK never sends in a Gemini API body, and why.
+# GenerateContentConfig fields the SDK never sends in a Gemini API body, and why. The walk below
+# checks each: the SDK's own converter writes nothing for it, or refuses it outside Vertex AI.
 GEMINI_NOT_SENT = {
     "http_options": "the SDK's own HTTP settings",
     "should_return_http_response": "the SDK's own switch to return the raw HTTP response",
@@ -41,17 +51,20 @@ GEMINI_NOT_SENT = {
     "model_armor_config": "the SDK refuses it outside Vertex AI: the Gemini API body never has it",
     "generation_output_config": "the SDK refuses it outside Vertex AI: the Gemini API body never has it",
 }
-# GenerateContentConfig fields the SDK puts at the top of the body, not in generationConfig.
-GEMINI_TOP_LEVEL = {
-    "system_instruction",
-    "tools",
-    "tool_config",
-    "safety_settings",
-    "cached_content",
-    "labels",
-    "service_tier",
-    "store",
-    "continuation_token",
+# google-genai has no type for the request body: `_GenerateContentParameters` is {model, contents,
+# config}, and which config fields land at the body's top level rather than in generationConfig
+# is written only in its converter (`models._GenerateContentParameters_to_mldev`). So the walk
+# runs that converter, as `generate_content` does, on each field with a plausible value, and
+# takes the body it writes: where each key lands is the SDK's own answer, not a list kept here.
+GENAI_CLIENT = BaseApiClient(api_key="unused")  # the converter reads its settings; nothing is sent
+# Values the annotation alone cannot give: the tool list is validated by a function, the token is
+# bytes, the JSON schema is `Any`, and the first types of the other two's unions are not plausible.
+GEMINI_SAMPLES: dict[str, Any] = {
+    "response_json_schema": {"type": "object"},
+    "tools": [genai_types.Tool(function_declarations=[genai_types.FunctionDeclaration(name="f")])],
+    "continuation_token": b"token",
+    "response_schema": genai_types.Schema(type=genai_types.Type.OBJECT),
+    "speech_config": genai_types.SpeechConfig(),
 }
 
 
@@ -136,21 +149,86 @@ def test_moderation_is_refused_with_a_reason() -> None:
         assert err is not None and err.path == "moderation" and "OpenAI's service" in err.reason
 
 
-def test_every_generate_content_config_field_lands_somewhere_known() -> None:
+def plausible(annotation: Any) -> Any:
+    """A value of a GenerateContentConfig field's type: the first model of a union, else its first
+    other type; one item of a list; a member of an enum."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType):
+        models = [a for a in args if isinstance(a, type) and issubclass(a, pydantic.BaseModel)]
+        return plausible((models or args)[0])
+    if typing.get_origin(annotation) is list:
+        return [plausible(args[0])]
+    if typing.get_origin(annotation) is dict:
+        return {"key": "value"}
+    assert isinstance(annotation, type), annotation
+    if issubclass(annotation, enum.Enum):
+        return list(annotation)[-1]
+    if issubclass(annotation, pydantic.BaseModel):
+        return annotation()
+    return {bool: True, int: 1, float: 0.5, str: "x"}[annotation]
+
+
+def jsonable(value: Any) -> Any:
+    """A value as the SDK puts it on the wire: models as dicts, bytes as base64, enums as strings."""
+    return json.loads(
+        json.dumps(genai_common.encode_unserializable_types(genai_common.convert_to_dict({"v": value}))["v"])
+    )
+
+
+def gemini_keys(field: str) -> list[tuple[str, Any]]:
+    """The (path, value) pairs `generate_content` writes in the body for a config with `field`
+    set: `generationConfig.<key>` or a top-level key. A field the SDK refuses outside Vertex AI is
+    taken as it would be written, `generationConfig.<camelCase>`: the tool accepts such a body."""
+    value = GEMINI_SAMPLES.get(field)
+    if value is None:
+        value = plausible(genai_types.GenerateContentConfig.model_fields[field].annotation)
+    params = genai_types._GenerateContentParameters(
+        model="gemini-2.5-flash", contents="hi", config=genai_types.GenerateContentConfig(**{field: value})
+    )
+    try:
+        body = genai_models._GenerateContentParameters_to_mldev(GENAI_CLIENT, params)
+    except ValueError as err:
+        assert "only supported in" in str(err), (field, err)
+        return [] if field in GEMINI_NOT_SENT else [(f"generationConfig.{camel(field)}", jsonable(value))]
+    body = jsonable(body)
+    del body["_url"], body["contents"]
+    config = body.pop("generationConfig", {})
+    return [*((f"generationConfig.{k}", v) for k, v in config.items()), *body.items()]
+
+
+def gemini_error(path: str, value: Any) -> CallError | None:
     dialect = DIALECTS["gemini_generate_content"]
-    listed = dialect.INPUT_SCHEMA["properties"]
+    head, _, key = path.partition(".")
+    sent = {head: {key: value}} if key else {head: value}
+    return parse_error(dialect, {**base(dialect.NAME), **sent})
+
+
+def test_every_generate_content_config_field_lands_somewhere_known() -> None:
+    listed = DIALECTS["gemini_generate_content"].INPUT_SCHEMA["properties"]
     for field in sorted(genai_types.GenerateContentConfig.model_fields):
+        sent = gemini_keys(field)
         if field in GEMINI_NOT_SENT:
+            assert sent == [], f"the SDK now sends {field!r} in the body: decide how it is taken"
             continue
-        if field in GEMINI_TOP_LEVEL:
-            for key in (camel(field), field):  # the body's camelCase, and the SDK's snake_case
-                assert key in listed, f"{key!r} is not listed: decide how it is taken"
-                err = parse_error(dialect, {**base(dialect.NAME), key: None})
-                assert err is None or "unknown parameter" not in err.reason, (key, err)
-            continue
-        key = camel(field)
-        err = parse_error(dialect, {**base(dialect.NAME), "generationConfig": {key: None}})
-        assert err is None or "unknown" not in err.reason, f"generationConfig.{key}: {err}"
+        assert sent, f"{field!r} is sent nowhere: add it to GEMINI_NOT_SENT with why"
+        for path, value in sent:
+            assert value is not None
+            if "." not in path:  # top level: listed in both spellings, the SDK's snake_case too
+                for key in (path, re.sub("([A-Z])", lambda m: "_" + m[1].lower(), path)):
+                    assert key in listed, f"{key!r} is not listed: decide how it is taken"
+                    err = gemini_error(key, value)
+                    assert err is None or "unknown" not in err.reason, (key, err)
+                continue
+            err = gemini_error(path, value)
+            assert err is None or "unknown" not in err.reason, f"{path} = {value!r}: {err}"
+
+
+def test_the_gemini_walk_can_fail_an_unknown_key_with_a_value() -> None:
+    for path in ("generationConfig.bogusKey", "bogusKey"):
+        err = gemini_error(path, 1)
+        assert err is not None and "unknown" in err.reason, (path, err)
+    # A null is skipped (a model_dump() writes them all), which is why the walk sends values.
+    assert gemini_error("generationConfig.bogusKey", None) is None
 
 
 def test_gemini_continuation_tokens_are_refused_and_service_settings_ignored() -> None:
@@ -238,3 +316,57 @@ async def test_output_config_is_honoured_over_the_wire(era: str, host_tools: boo
     bad_text = bad.content[0].text  # type: ignore[union-attr]
     assert bad.is_error and bad_text.startswith("messages_create: output_config.format.type: expected")
     assert host.asked == 1
+
+
+def without_cache_control(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_cache_control(v) for v in value]
+    return value
+
+
+@pytest.mark.anyio
+async def test_cache_control_in_messages_blocks_is_accepted_and_ignored(era: str) -> None:
+    """`cache_control` on text, tool_use and tool_result blocks (and the system and tool
+    definitions), as the anthropic SDK's param types allow: the host is asked exactly what it is
+    asked without them."""
+    from tests.scripted_host import text_answer
+
+    ephemeral = {"type": "ephemeral"}
+    system: list[anthropic_types.TextBlockParam] = [
+        {"type": "text", "text": "Be brief.", "cache_control": ephemeral}
+    ]
+    tools: list[anthropic_types.ToolParam] = [
+        {"name": "weather", "input_schema": {"type": "object"}, "cache_control": ephemeral}
+    ]
+    messages: list[anthropic_types.MessageParam] = [
+        {"role": "user", "content": [{"type": "text", "text": "Weather?", "cache_control": ephemeral}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking.", "cache_control": ephemeral},
+                {"type": "tool_use", "id": "t1", "name": "weather", "input": {}, "cache_control": ephemeral},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "sunny", "cache_control": ephemeral},
+                {"type": "text", "text": "And so?", "cache_control": ephemeral},
+            ],
+        },
+    ]
+    cached: dict[str, Any] = {"system": system, "tools": tools, "messages": messages, "max_tokens": 50}
+    plain = without_cache_control(cached)
+    assert plain != cached and "cache_control" not in json.dumps(plain)
+    hosts = [ScriptedHost(text_answer("Sunny.")), ScriptedHost(text_answer("Sunny."))]
+    results = []
+    for host, body in zip(hosts, (cached, plain), strict=True):
+        async with connect(era, host, tools=True) as client:
+            results.append(await client.call_tool("messages_create", body))
+    for result in results:
+        assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+        assert result.content[0].text == "Sunny."  # type: ignore[union-attr]
+    assert hosts[0].wire(0) == hosts[1].wire(0)
+    assert len(hosts[0].wire(0)["messages"]) == 4  # the history reached the host, tool use included

@@ -42,12 +42,12 @@ if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
 
 NAME = "chat_complete"
 DESCRIPTION = (
-    "Complete an OpenAI Chat Completions-shaped request with the host agent's own model; returns the "
-    "completion text. system/developer messages become the system prompt; user, assistant (with "
-    "tool_calls) and tool messages go in order. tools/tool_choice reach the host if it declared "
-    'sampling.tools (else dropped, with a logged warning); tool calls return {"text", "tool_calls"} '
-    "as JSON text. output_schema or response_format json_schema returns validated JSON text. "
-    "Text only. No API key."
+    "Complete an OpenAI Chat Completions-shaped request with the host agent's own model. "
+    'result "text" (default): the completion text ({"text", "tool_calls"} JSON text for tool calls); '
+    'result "object": a ChatCompletion (choices[].message content / tool_calls, finish_reason, usage), '
+    "n > 1 for that many choices. system/developer messages are the system prompt. tools/tool_choice "
+    "reach the host if it declared sampling.tools (else dropped, logged). output_schema or "
+    "response_format json_schema: validated JSON text. Text content only. No API key."
 )
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")

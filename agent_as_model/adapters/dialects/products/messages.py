@@ -44,12 +44,12 @@ if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
 
 NAME = "messages_create"
 DESCRIPTION = (
-    "Complete an Anthropic Messages-shaped request with the host agent's own model; returns the "
-    "completion text. system is a string or text blocks; content is a string or blocks: text, "
-    "tool_use (assistant), tool_result (user). tools/tool_choice reach the host if it declared "
-    'sampling.tools (else dropped, with a logged warning); tool calls return {"text", "tool_calls"} '
-    "as JSON text. output_schema returns validated JSON text. Text only: non-text blocks are "
-    "rejected. No API key."
+    "Complete an Anthropic Messages-shaped request with the host agent's own model. "
+    'result "text" (default): the completion text ({"text", "tool_calls"} JSON text for tool calls); '
+    'result "object": a Message (content blocks text / tool_use, stop_reason, usage). system is a '
+    "string or text blocks; content blocks: text, tool_use, tool_result. tools/tool_choice reach the "
+    "host if it declared sampling.tools (else dropped, logged). output_schema or output_config.format: "
+    "validated JSON text. Text only: other blocks are rejected. No API key."
 )
 
 _ROLES = ("user", "assistant")
