@@ -130,3 +130,20 @@ async def test_a_changed_request_is_not_answered_from_the_recording(
     assert await replay_path(path, out=out, err=io.StringIO()) == 1
     assert len(standin.seen) == asked
     assert "this request differs from the recorded provider request" in out.getvalue()
+
+
+def test_a_recorded_reply_keeps_the_apis_counts_and_refuses_bad_ones() -> None:
+    from mcp_types import TextContent
+
+    from agent_as_model.adapters.backends.provider import Reply, reply_from_json, reply_json
+    from agent_as_model.neutral import Usage
+
+    reply = Reply((TextContent(type="text", text="hi"),), "m", "endTurn", Usage(9, 4, "provider"))
+    written = reply_json(reply)
+    assert written["usage"] == {"inputTokens": 9, "outputTokens": 4}
+    assert reply_from_json(written) == reply
+    uncounted = reply_json(reply._replace(usage=None))
+    assert "usage" not in uncounted and reply_from_json(uncounted).usage is None
+    for bad in ({"inputTokens": -1, "outputTokens": 4}, {"inputTokens": "9"}, [9, 4]):
+        with pytest.raises(ValueError, match="usage"):
+            reply_from_json({**written, "usage": bad})

@@ -346,7 +346,13 @@ def reply_json(reply: Reply) -> dict[str, Any]:
         "blocks": [b.model_dump(by_alias=True, mode="json", exclude_none=True) for b in reply.blocks],
         "model": reply.model,
         "stopReason": reply.stop_reason,
+        # The API's own counts, so a replayed reply reports them as the live one did.
+        **({} if reply.usage is None else {"usage": _usage_json(reply.usage)}),
     }
+
+
+def _usage_json(usage: Usage) -> dict[str, int]:
+    return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
 
 
 def reply_from_json(value: dict[str, Any]) -> Reply:
@@ -354,7 +360,16 @@ def reply_from_json(value: dict[str, Any]) -> Reply:
         TextContent.model_validate(b) if b["type"] == "text" else ToolUseContent.model_validate(b)
         for b in value["blocks"]
     )
-    return Reply(blocks, str(value["model"]), value.get("stopReason"))
+    usage = None
+    if "usage" in value:
+        counts = value["usage"]
+        if not isinstance(counts, dict):
+            raise ValueError("usage is not an object")
+        given, wrote = counts.get("inputTokens"), counts.get("outputTokens")
+        if type(given) is not int or type(wrote) is not int or given < 0 or wrote < 0:
+            raise ValueError("usage: inputTokens and outputTokens must be non-negative integers")
+        usage = Usage(given, wrote, "provider")
+    return Reply(blocks, str(value["model"]), value.get("stopReason"), usage)
 
 
 class TappedApi:
