@@ -40,8 +40,6 @@ def commit_result(record: CallRecord) -> None:
             history, text = history[:-1], chain.calls_join
         returned = cursors.completion_text(text, completion.tool_calls)
         cursor = cursors.result_cursor(request.model, request.tool, history, returned)
-    if completion.usage is None:  # nobody counted: the documented estimate, said to be one
-        completion = record.completion = completion._replace(usage=usage.estimate(request, completion))
     dialect = record.dialect
     # `result: "object"` was refused at parse for a tool with no object shape.
     render = dialect.render_object if request.result == "object" else dialect.render
@@ -55,10 +53,16 @@ def commit_result(record: CallRecord) -> None:
     source = record.host_answer.source
     # The object's `model` is the model that answered; the alias the caller asked for is kept
     # here, with who counted the usage (spec section 10).
-    assert completion.usage is not None
+    # Nobody counted: an object estimates its usage by the documented rule when it renders it
+    # (`usage.usage_of`), so a text result, which shows no counts, costs no estimate.
+    counted = completion.usage
     add_result_meta(
         result,
-        {"backend": source, "requested_model": request.model, "usage": completion.usage.source},
+        {
+            "backend": source,
+            "requested_model": request.model,
+            "usage": counted.source if counted else usage.ESTIMATED,
+        },
     )
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
         # A product written against the Responses API sends only the new input with the id of the
@@ -117,10 +121,10 @@ def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
     describe = dialect.describe
     meta: dict[str, Any] = describe(completions[0]) if describe is not None else {}
     sources = {choice.host_answer.source for choice in choices}
-    usages = {c.usage.source for c in completions if c.usage is not None}
+    usages = {c.usage.source if c.usage is not None else usage.ESTIMATED for c in completions}
     meta.update(
         backend=choices[0].host_answer.source if len(sources) == 1 else sorted(sources),
         requested_model=request.model,
-        usage=usages.pop() if len(usages) == 1 else "estimated",
+        usage=usages.pop() if len(usages) == 1 else usage.ESTIMATED,
     )
     add_result_meta(record.result, meta)

@@ -94,9 +94,12 @@ def large_input(record: CallRecord) -> bool:
     if len(conversation) > LARGE_ENTRIES:
         return True
     count = len(conversation)
+    # Plain loops, no generator per entry: this runs on the loop for every call.
     for entry in conversation:
-        if isinstance(entry, dict):
-            count += sum(len(value) for value in entry.values() if isinstance(value, list))
+        if type(entry) is dict:
+            for value in entry.values():
+                if type(value) is list:
+                    count += len(value)
             if count > LARGE_ENTRIES:
                 return True
     return False

@@ -13,14 +13,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage
+from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage, UsageSource
 
 # Characters per token: the usual rule of thumb for English text with the products' tokenizers.
 CHARS_PER_TOKEN = 4
+# What `_meta["agent-as-model/result"]["usage"]` says when nobody counted.
+ESTIMATED: UsageSource = "estimated"
 
 
 def usage_of(completion: Completion, request: Request) -> Usage:
-    """The completion's usage: as counted (commit fills it before rendering), else estimated."""
+    """The completion's usage: as counted by whoever answered, else estimated (only now, when an
+    object shows it)."""
     return completion.usage or estimate(request, completion)
 
 
@@ -34,7 +37,7 @@ def joint_usage(completions: Sequence[Completion], request: Request) -> Usage:
     first = usages[0]
     output = sum(u.output_tokens for u in usages)
     same = all(u.source == first.source for u in usages)
-    return Usage(first.input_tokens, output, first.source if same else "estimated")
+    return Usage(first.input_tokens, output, first.source if same else ESTIMATED)
 
 
 def estimate(request: Request, completion: Completion) -> Usage:
@@ -50,7 +53,7 @@ def estimate(request: Request, completion: Completion) -> Usage:
     wrote = len(completion.text)
     for call in completion.tool_calls:
         wrote += _call_chars(call)
-    return Usage(_tokens(read), _tokens(wrote), "estimated")
+    return Usage(_tokens(read), _tokens(wrote), ESTIMATED)
 
 
 def _call_chars(call: ToolUse) -> int:
