@@ -62,6 +62,7 @@ class CallRecord:
         "findings",
         "judged",
         "route",
+        "large",
         "_request",
         "_payload",
         "_host_answer",
@@ -91,6 +92,9 @@ class CallRecord:
         # build, first: who serves the call (None before: nothing can have been sent). A plain
         # field, not a checked one: the driver reads it on every round, and `backend` says None.
         self.route: Route | None = None
+        # Whether the conversation counts as large (`validate.large_input`): counted once, read by
+        # the two states that may leave the loop for it.
+        self.large: bool | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None

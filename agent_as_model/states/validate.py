@@ -87,7 +87,15 @@ LARGE_ENTRIES = 1000
 
 def large_input(record: CallRecord) -> bool:
     """Whether the call's conversation holds more than `LARGE_ENTRIES` entries, counting the parts
-    and tool calls of each message. Counting stops at the bound, so it costs the loop little."""
+    and tool calls of each message. Counting stops at the bound, so it costs the loop little, and
+    it is counted once per record."""
+    large = record.large
+    if large is None:
+        large = record.large = _counts_large(record)
+    return large
+
+
+def _counts_large(record: CallRecord) -> bool:
     conversation = record.arguments.get(record.dialect.body.conversation)
     if not isinstance(conversation, list):
         return False

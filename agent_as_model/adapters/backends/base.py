@@ -100,8 +100,12 @@ def echoed(result: Any) -> Any:
     """A sampling result with its content as a repair round echoes it (see `echoed_blocks`)."""
     content = result.content
     if isinstance(content, list):
-        return result.model_copy(update={"content": echoed_blocks(content)})
-    return result.model_copy(update={"content": _echoed(content)})
+        blocks = echoed_blocks(content)
+        if all(cut is block for cut, block in zip(blocks, content, strict=True)):
+            return result  # the common answer: nothing to cut, no copy
+        return result.model_copy(update={"content": blocks})
+    block = _echoed(content)
+    return result if block is content else result.model_copy(update={"content": block})
 
 
 def _echoed(block: Any) -> Any:
