@@ -81,11 +81,15 @@ def require_list(value: object, path: str, *, non_empty: bool = False) -> list[A
     return value
 
 
+# One encoder for every result: `json.dumps` with any option builds a new encoder per call.
+_STRICT = json.JSONEncoder(sort_keys=True, allow_nan=False)
+
+
 def json_text(value: object) -> str:
     """The JSON text the tools return: `json.dumps(value, sort_keys=True)` (spec section 1), and
     strict: a NaN or an infinity, which Python's encoder would write as the non-JSON `NaN`, raises
     ValueError instead. Answers are checked with `not_json` first, so reaching that is our bug."""
-    return json.dumps(value, sort_keys=True, allow_nan=False)
+    return _STRICT.encode(value)
 
 
 # The most decimal digits Python writes for an integer (its int/str conversion limit): one longer
