@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, RESULT_ENV, Limits, result_from
@@ -94,34 +95,26 @@ def limits_of(args: argparse.Namespace) -> Limits:
     )
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {text}")
-    return value
+def _at_least(minimum: int, unit: str | None = None) -> Callable[[str], int]:
+    """A whole-number flag's type: at least `minimum`, its errors naming the `unit` if it has one."""
+    what = f"a number of {unit}" if unit else "a whole number"
+    least = f"{minimum} {unit}" if unit else str(minimum)
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected at least {least}, got {text}")
+        return value
+
+    return read
 
 
-def _bytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
-    if value < 1024:
-        raise argparse.ArgumentTypeError(f"expected at least 1024 bytes, got {text}")
-    return value
-
-
-def _steps(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of steps, got {text!r}") from None
-    if value < 100:
-        raise argparse.ArgumentTypeError(f"expected at least 100 steps, got {text}")
-    return value
+_count = _at_least(1)
+_bytes = _at_least(1024, "bytes")
+_steps = _at_least(100, "steps")
 
 
 def _seconds(text: str) -> float:
