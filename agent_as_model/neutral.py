@@ -38,7 +38,18 @@ class ToolResult(NamedTuple):
     is_error: bool = False
 
 
-Block = Text | ToolUse | ToolResult
+class Media(NamedTuple):
+    """An inline image or audio clip (issue 24): its checked MIME type, its base64 data exactly
+    as the caller sent it (validated strictly), and the sha256 hex of the decoded bytes (what a
+    cursor's transcript records of it, docs/cursors.md)."""
+
+    kind: Literal["image", "audio"]
+    mime_type: str
+    data: str
+    digest: str
+
+
+Block = Text | ToolUse | ToolResult | Media
 ChoiceMode = Literal["auto", "required", "none"]
 ChainForm = Literal["start", "continue", "anchor"]
 # Which backend may answer (spec section 8): routing, not part of the request object of section 5.
@@ -56,7 +67,7 @@ def has_tool_blocks(turns: "tuple[Turn, ...]") -> bool:
     """Whether a conversation carries any tool call or tool result (most carry only text)."""
     for turn in turns:
         for block in turn.blocks:
-            if type(block) is not Text:
+            if type(block) is not Text and type(block) is not Media:
                 return True
     return False
 

@@ -25,7 +25,9 @@ import logging
 from typing import Any
 
 from mcp_types import (
+    AudioContent,
     CreateMessageRequestParams,
+    ImageContent,
     ModelHint,
     ModelPreferences,
     SamplingMessage,
@@ -43,6 +45,7 @@ from agent_as_model.errors import MissingCapability
 from agent_as_model.neutral import (
     Block,
     ChoiceMode,
+    Media,
     OutputContract,
     Request,
     Text,
@@ -205,9 +208,15 @@ def _tool_names(request: Request) -> list[str]:
 
 def _block(
     block: Block, to_host: dict[str, str], as_text: bool
-) -> TextContent | ToolUseContent | ToolResultContent:
+) -> TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent:
     if isinstance(block, Text):
         return TextContent(type="text", text=block.text)
+    if isinstance(block, Media):
+        # Inline media goes as MCP's own content, in its place, whether or not the host takes
+        # tools (issue 24); the data was checked when the arguments were read.
+        if block.kind == "image":
+            return ImageContent(type="image", data=block.data, mime_type=block.mime_type)
+        return AudioContent(type="audio", data=block.data, mime_type=block.mime_type)
     if as_text:
         # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of
         # the conversation still matter to its answer, so they travel as text (decisions.md).

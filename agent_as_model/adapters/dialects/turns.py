@@ -15,7 +15,8 @@ from typing import Any
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects.common import require_string, type_name
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Block, Role, Text, ToolResult, ToolUse, Turn
+from agent_as_model.adapters.dialects import media as media_parts
+from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
 
 
 class Turns:
@@ -37,6 +38,8 @@ class Turns:
         # Set by a product's reader whose tool calls are entries of their own, joining the
         # assistant message before them (responses' function_call items): see `open_assistant`.
         self.calls_are_items = False
+        # The decoded bytes of the call's media parts so far, bounded together (issue 24).
+        self._media_bytes = media_parts.Budget()
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -64,6 +67,10 @@ class Turns:
     def add(self, block: Block) -> None:
         """A block of the current turn (one `start` made)."""
         self._blocks(len(self._turns) - 1).append(block)
+
+    def media(self, part: Media, path: str) -> None:
+        """An inline image or audio part of the current turn, counted against the call's bound."""
+        self.add(self._media_bytes.take(part, path))
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
@@ -122,7 +129,11 @@ class Turns:
                     # (an assistant entry without calls is its text too): `cursors.entry`, inline.
                     entries.append({"role": role, "content": blocks[0].text})
                     continue
-                texts = "\n".join([b.text for b in blocks if type(b) is Text])
+                if any(type(b) is Media for b in blocks):
+                    # A media part enters the transcript in its place, as its type and digest.
+                    texts = "\n".join([_entry_text(b) for b in blocks if isinstance(b, Text | Media)])
+                else:
+                    texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
                     calls = [b for b in blocks if type(b) is ToolUse]
                     entries.append(cursors.assistant_entry(texts, calls))
@@ -133,6 +144,10 @@ class Turns:
             else:  # a system piece: (role, text)
                 entries.append(cursors.entry(*item))
         return tuple(entries)
+
+
+def _entry_text(block: Text | Media) -> str:
+    return block.text if isinstance(block, Text) else media_parts.transcript_text(block)
 
 
 def call_id(value: object, path: str) -> str:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options, usage
+from agent_as_model.adapters.dialects import common, contracts, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -262,6 +262,9 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
     content = message.get("content")
     if type(content) is str and content.isascii():
         text = content  # the common case, valid as it is (no surrogate can hide in ASCII)
+    elif role == "user" and type(content) is list and any(_is_media(part) for part in content):
+        _read_media_message(content, f"{path}.content", turns, path)
+        return
     elif content is None:
         raise caller_error(f"{path}.content", "is required")
     else:
@@ -273,6 +276,43 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
         turns.tool_result(ToolResult(ident, text), path)
     else:
         turns.fold(role, text)
+
+
+_MEDIA_PARTS = ("image_url", "input_audio")
+
+
+def _is_media(part: object) -> bool:
+    return type(part) is dict and part.get("type") in _MEDIA_PARTS
+
+
+def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: str) -> None:
+    """A user message with images (`image_url`, a data: URL; `detail` accepted and ignored) or
+    audio (`input_audio`, wav or mp3): each part in its place (issue 24)."""
+    turns.start("user", turn_path)
+    for j, part in enumerate(parts):
+        where = f"{path}[{j}]"
+        kind = part.get("type") if type(part) is dict else None
+        if kind == "image_url":
+            common.reject_unknown(part, ("type", "image_url"), where)
+            image = common.require_object(part.get("image_url"), f"{where}.image_url")
+            common.reject_unknown(image, ("url", "detail"), f"{where}.image_url")
+            url = f"{where}.image_url.url"
+            turns.media(media.data_url(image.get("url"), url, media.IMAGE_TYPES), url)
+        elif kind == "input_audio":
+            common.reject_unknown(part, ("type", "input_audio"), where)
+            audio = common.require_object(part.get("input_audio"), f"{where}.input_audio")
+            common.reject_unknown(audio, ("data", "format"), f"{where}.input_audio")
+            fmt = audio.get("format")
+            if fmt not in media.AUDIO_FORMATS:
+                raise caller_error(
+                    f"{where}.input_audio.format", f"expected 'wav' or 'mp3', got {ascii(fmt)}"
+                )
+            data = f"{where}.input_audio.data"
+            turns.media(
+                media.inline(audio.get("data"), media.AUDIO_FORMATS[fmt], data, media.AUDIO_TYPES), data
+            )
+        else:
+            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS)))
 
 
 _CHECKED_ASSISTANT_KEYS = ("tool_calls", "refusal", "audio", "function_call", "annotations")

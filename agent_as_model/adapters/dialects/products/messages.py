@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options, usage
+from agent_as_model.adapters.dialects import common, contracts, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
@@ -29,6 +29,7 @@ from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
     ChoiceMode,
     Completion,
+    Media,
     OutputContract,
     Request,
     Text,
@@ -257,16 +258,46 @@ def _read_messages(messages: list[Any], turns: Turns) -> None:
 
 def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
     texts: list[str] = []
+    images: list[tuple[int, Media, str]] = []  # an image, how many texts came before it, its path
     for j, raw in enumerate(blocks):
         where = f"{path}.content[{j}]"
-        if _kind(raw, where) == "tool_result":
-            if texts:
+        kind = _kind(raw, where)
+        if kind == "tool_result":
+            if texts or images:
                 raise caller_error(where, "tool_result blocks must come before any text in a user message")
             turns.tool_result(_tool_result(raw, where), path)
+        elif kind == "image":
+            images.append((len(texts), _image(raw, where), where))
         else:
             texts.append(_text(raw, where, ("text",)))
-    if texts or not blocks:
+    if images:
+        # Images in their place among the texts (issue 24); texts between them join as before.
+        turns.start("user", path)
+        done = 0
+        for before, image, where in images:
+            if before > done:
+                turns.add(Text("\n".join(texts[done:before])))
+            done = before
+            turns.media(image, where)
+        if done < len(texts):
+            turns.add(Text("\n".join(texts[done:])))
+    elif texts or not blocks:
         turns.text("user", "\n".join(texts), path)
+
+
+def _image(block: Any, path: str) -> Media:
+    """An `image` block with a base64 source; a url or file source is remote media, refused."""
+    common.reject_unknown(block, ("type", "source", "cache_control"), path)
+    source = common.require_object(block.get("source"), f"{path}.source")
+    kind = source.get("type")
+    if kind in ("url", "file"):
+        raise caller_error(f"{path}.source", f"a {kind!r} source: {media.REMOTE}")
+    if kind != "base64":
+        raise caller_error(f"{path}.source.type", f"expected 'base64', got {ascii(kind)}")
+    common.reject_unknown(source, ("type", "media_type", "data"), f"{path}.source")
+    return media.inline(
+        source.get("data"), source.get("media_type"), f"{path}.source.data", media.IMAGE_TYPES
+    )
 
 
 def _read_assistant(blocks: list[Any], path: str, turns: Turns) -> None:

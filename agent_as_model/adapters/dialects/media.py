@@ -1,0 +1,119 @@
+"""Inline images and audio (issue 24): read once, checked before anything is sent.
+
+Every product module reads its own shapes (a chat `image_url` data: URL, an Anthropic `image`
+block, a Responses `input_image`, a Gemini `inlineData` part) into one `Media` unit through
+here, so the checks are the same everywhere: the base64 decodes strictly, the declared type is one
+the product allows and matches the bytes' magic number, and each part and the whole call stay
+under the byte bounds. Remote media (http(s) URLs, file ids, Anthropic `url` sources, Gemini
+`fileData`) is refused with a reason: this server does not fetch on a caller's behalf.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+
+from agent_as_model.errors import caller_error
+from agent_as_model.neutral import Media
+
+# Decoded bytes: one part, and every part of one call together (docs/decisions.md). Sized for
+# ordinary photos (a 12-megapixel JPEG is 3-6 MiB) and short audio clips.
+MAX_PART_BYTES = 10 * 2**20
+MAX_CALL_BYTES = 24 * 2**20
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+# Chat's `input_audio` formats, by their MIME types.
+AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+AUDIO_TYPES = ("audio/wav", "audio/mpeg")
+
+REMOTE = (
+    "remote media is not fetched: this server passes only inline data to the host; "
+    "send the bytes inline (base64)"
+)
+
+
+def _matches(mime: str, raw: bytes) -> bool:
+    """Whether the bytes start the way a file of that type does."""
+    if mime == "image/png":
+        return raw.startswith(b"\x89PNG\r\n\x1a\n")
+    if mime == "image/jpeg":
+        return raw.startswith(b"\xff\xd8\xff")
+    if mime == "image/gif":
+        return raw.startswith((b"GIF87a", b"GIF89a"))
+    if mime == "image/webp":
+        return raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"
+    if mime in ("audio/wav", "audio/x-wav", "audio/wave"):
+        return raw[:4] == b"RIFF" and raw[8:12] == b"WAVE"
+    if mime in ("audio/mpeg", "audio/mp3"):
+        return raw.startswith(b"ID3") or (len(raw) > 1 and raw[0] == 0xFF and raw[1] & 0xE0 == 0xE0)
+    return False
+
+
+def _sniffed(raw: bytes) -> str | None:
+    for mime in IMAGE_TYPES + AUDIO_TYPES:
+        if _matches(mime, raw):
+            return mime
+    return None
+
+
+def inline(data: object, mime: object, path: str, allowed: tuple[str, ...]) -> Media:
+    """One inline part: `data` base64, `mime` its declared type; `path` names the data field."""
+    if not isinstance(mime, str):
+        raise caller_error(path, "needs a media type (a string such as 'image/png')")
+    mime = mime.lower()
+    if mime not in allowed:
+        raise caller_error(
+            path, f"media type {ascii(mime)} is not allowed here (allowed: {', '.join(allowed)})"
+        )
+    if not isinstance(data, str) or not data:
+        raise caller_error(path, "expected base64 data (a non-empty string)")
+    if len(data) > (MAX_PART_BYTES // 3 + 1) * 4:
+        raise caller_error(path, f"the media part is larger than the bound of {MAX_PART_BYTES} bytes")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as err:
+        raise caller_error(path, f"is not valid base64 ({err})") from None
+    if len(raw) > MAX_PART_BYTES:
+        raise caller_error(path, f"the media part is {len(raw)} bytes, over the bound of {MAX_PART_BYTES}")
+    if not _matches(mime, raw):
+        found = _sniffed(raw)
+        said = f"they look like {found}" if found else "they are no known image or audio format"
+        raise caller_error(path, f"the bytes do not match the declared type {mime} ({said})")
+    kind = "image" if mime.startswith("image/") else "audio"
+    return Media(kind, mime, data, hashlib.sha256(raw).hexdigest())
+
+
+def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:
+    """A `data:<type>;base64,<data>` URL; an http(s) URL is remote media, refused."""
+    if not isinstance(url, str) or not url:
+        raise caller_error(path, "expected a URL (a data: URL with base64 data)")
+    if not url.startswith("data:"):
+        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+        if scheme in ("http", "https"):
+            raise caller_error(path, REMOTE)
+        raise caller_error(path, "expected a data: URL (data:<type>;base64,<data>)")
+    head, sep, data = url[5:].partition(",")
+    if not sep or not head.lower().endswith(";base64"):
+        raise caller_error(path, "a data: URL must be base64 (data:<type>;base64,<data>)")
+    return inline(data, head[: -len(";base64")], path, allowed)
+
+
+class Budget:
+    """The bytes one call's media take together, checked as each part is read."""
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def take(self, media: Media, path: str) -> Media:
+        self.used += len(media.data) * 3 // 4
+        if self.used > MAX_CALL_BYTES:
+            raise caller_error(
+                path, f"the call's media come to more than the bound of {MAX_CALL_BYTES} bytes together"
+            )
+        return media
+
+
+def transcript_text(media: Media) -> str:
+    """What a cursor's transcript records of a media part (docs/cursors.md)."""
+    return f"[media {media.mime_type};sha256={media.digest}]"
