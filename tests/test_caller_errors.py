@@ -39,12 +39,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
                 {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url"}]},
             ]
         },
-        "messages[1].content[1]: part type 'image_url' is not text",
+        "messages[1].content[1].image_url: expected an object, got null",
     ),
     (
         "chat_complete",
         {"messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}]},
-        "messages[0].content[0]: part type 'input_audio' is not text",
+        "messages[0].content[0].input_audio.format: expected 'wav' or 'mp3'",
     ),
     (
         "chat_complete",
@@ -102,7 +102,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "messages_create",
         {"messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]},
-        "messages[0].content[0]: part type 'image' is not text",
+        "messages[0].content[0].source.type: expected 'base64'",
     ),
     (
         "messages_create",
@@ -148,7 +148,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "responses_create",
         {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
-        "input[0].content[0]: part type 'input_image' is not text",
+        "input[0].content[0].image_url: expected a data: URL",
     ),
     (
         "responses_create",

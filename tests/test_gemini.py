@@ -633,7 +633,7 @@ USER = [{"role": "user", "parts": [{"text": "hi"}]}]
         ),
         (
             {"contents": [{"role": "user", "parts": [{"inline_data": {"data": "AA=="}}]}]},
-            "contents[0].parts[0]: part type 'inlineData' is not text",
+            "contents[0].parts[0].inline_data.data: needs a media type",
         ),
         (
             {"contents": [{"role": "user", "parts": [{"text": "a", "functionCall": {"name": "f"}}]}]},
@@ -641,7 +641,7 @@ USER = [{"role": "user", "parts": [{"text": "hi"}]}]
         ),
         (
             {"contents": [{"role": "user", "parts": [{"file_data": {"file_uri": "gs://b/a.pdf"}}]}]},
-            "contents[0].parts[0]: part type 'fileData' is not text",
+            "contents[0].parts[0].file_data: a fileData part: remote media is not fetched",
         ),
         (
             {"contents": [{"role": "user", "parts": [{"text": "a", "colour": "red", "thought": None}]}]},

@@ -80,8 +80,10 @@ def inline(data: object, mime: object, path: str, allowed: tuple[str, ...]) -> M
         found = _sniffed(raw)
         said = f"they look like {found}" if found else "they are no known image or audio format"
         raise caller_error(path, f"the bytes do not match the declared type {mime} ({said})")
-    kind = "image" if mime.startswith("image/") else "audio"
-    return Media(kind, mime, data, hashlib.sha256(raw).hexdigest())
+    digest = hashlib.sha256(raw).hexdigest()
+    if mime.startswith("image/"):
+        return Media("image", mime, data, digest)
+    return Media("audio", mime, data, digest)
 
 
 def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:

@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.adapters.dialects.common import require_string, type_name
 from agent_as_model.errors import caller_error
-from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
 
 

@@ -29,7 +29,7 @@ from collections import ChainMap, deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, options, usage
+from agent_as_model.adapters.dialects import common, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -117,8 +117,11 @@ _PART_REFUSED: dict[str, options.Refusal] = {
         "a transcription belongs to audio, which the host's model cannot take: put its text in a text part"
     ),
 }
-_PART_KEYS = (*_PART_DATA, "thought", "thoughtSignature", *_PART_HINTS, *_PART_REFUSED)
-_NOT_TEXT = ("inlineData", "fileData", "videoMetadata")  # refused as non-text parts
+_PART_KEYS = (*_PART_DATA, "inlineData", "thought", "thoughtSignature", *_PART_HINTS, *_PART_REFUSED)
+_NOT_TEXT = ("videoMetadata",)  # refused as non-text parts
+# Inline media (issue 24): images and audio the checks of adapters/dialects/media.py know.
+_INLINE_TYPES = (*media.IMAGE_TYPES, *media.AUDIO_TYPES)
+_BLOB_KEYS = ("mimeType", "data", "displayName")
 _SERVER_SIDE = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 _STREAMED = "cannot be honoured: the host's model is given whole calls and whole responses"
 # FunctionCall: `partialArgs` and `willContinue: true` are a call streamed in pieces (Vertex AI).
@@ -412,6 +415,8 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
         name = _camel(key)
         if name in _NOT_TEXT and obj[key] is not None:
             common.reject_non_text(name, path)
+        if name == "fileData" and obj[key] is not None:
+            raise caller_error(common.path_of(path, key), f"a fileData part: {media.REMOTE}")
         if name in _SERVER_SIDE and obj[key] is not None:
             raise caller_error(
                 common.path_of(path, key),
@@ -419,7 +424,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
                 "server-side tools run on Google's side",
             )
     part = _Object(obj, path, _PART_KEYS, "a part is {text}, {functionCall} or {functionResponse}")
-    kinds = [k for k in _PART_DATA if k in part.values]
+    kinds = [k for k in (*_PART_DATA, "inlineData") if k in part.values]
     if len(kinds) != 1:
         found = " and ".join(kinds) or "none"
         raise caller_error(
@@ -445,6 +450,11 @@ def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _
             texts.append(common.require_string(part.get("text"), part.at("text")))
         elif kind == "functionCall":
             calls.append(_call(part.get(kind), part.at(kind), f"call_{i}_{j}"))
+        elif kind == "inlineData":
+            raise caller_error(
+                part.at(kind),
+                "media in a model content cannot be passed back: the host's model takes it from users",
+            )
         else:
             raise caller_error(part.at(kind), "a functionResponse part belongs in a user content")
     turns.start("assistant", at)
@@ -486,8 +496,11 @@ class _Pending:
 
 def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
-    for j, raw in enumerate(parts):
-        kind, part = _part(raw, common.path_of(path, j))
+    read = [_part(raw, common.path_of(path, j)) for j, raw in enumerate(parts)]
+    if any(kind == "inlineData" for kind, _ in read):
+        _read_media(read, at, turns)
+        return
+    for kind, part in read:
         if kind == "text":
             texts.append(common.require_string(part.get("text"), part.at("text")))
         elif kind == "functionResponse":
@@ -500,6 +513,27 @@ def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pen
             raise caller_error(part.at(kind), "a functionCall part belongs in a model content")
     if texts:
         turns.text("user", "\n".join(texts), at)
+
+
+def _read_media(read: list[tuple[str, _Object]], at: str, turns: Turns) -> None:
+    """A user content with `inlineData` parts (images, audio): each part in its place (issue 24)."""
+    turns.start("user", at)
+    for kind, part in read:
+        if kind == "text":
+            turns.add(Text(common.require_string(part.get("text"), part.at("text"))))
+        elif kind == "inlineData":
+            blob = _Object(part.get(kind), part.at(kind), _BLOB_KEYS, "inlineData is {mimeType, data}")
+            data = blob.get("data")
+            if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
+                data = data.replace("-", "+").replace("_", "/")
+            turns.media(
+                media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES), blob.at("data")
+            )
+        else:
+            raise caller_error(
+                part.at(kind),
+                f"a {kind} part cannot share a user content with media: send it in its own content",
+            )
 
 
 def _call(raw: object, path: str, derived: str) -> Call:

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, options, responses_storage, usage
+from agent_as_model.adapters.dialects import common, contracts, media, options, responses_storage, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -36,6 +36,7 @@ from agent_as_model.neutral import (
     Completion,
     OutputContract,
     Request,
+    Text,
     ToolChoice,
     ToolResult,
     ToolSpec,
@@ -354,11 +355,35 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     if "content" not in item:
         raise caller_error(f"{path}.content", "is required")
     _refuse_refusal(item["content"], f"{path}.content")
+    content = item["content"]
+    if role == "user" and type(content) is list and any(_is_image(part) for part in content):
+        _read_images(content, f"{path}.content", turns, path)
+        return
     text = common.text_of_content(item["content"], f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     if role in ("system", "developer"):
         turns.fold(role, text)
     else:
         turns.text(role, text, path)
+
+
+def _is_image(part: object) -> bool:
+    return type(part) is dict and part.get("type") == "input_image"
+
+
+def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> None:
+    """A user message with `input_image` parts (a data: URL; `detail` accepted and ignored), each
+    in its place (issue 24); a file id or an http(s) URL is remote media, refused."""
+    turns.start("user", turn_path)
+    for j, part in enumerate(parts):
+        where = f"{path}[{j}]"
+        if not _is_image(part):
+            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS)))
+            continue
+        common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
+        if part.get("file_id") is not None:
+            raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
+        url = f"{where}.image_url"
+        turns.media(media.data_url(part.get("image_url"), url, media.IMAGE_TYPES), url)
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
