@@ -20,7 +20,9 @@ from types import ModuleType
 from typing import Any
 
 from mcp_types import (
+    AudioContent,
     CreateMessageRequestParams,
+    ImageContent,
     TextContent,
     ToolResultContent,
     ToolUseContent,
@@ -28,6 +30,7 @@ from mcp_types import (
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
 
 STOP_REASONS = {
@@ -101,6 +104,17 @@ def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, A
 def _block(block: Any) -> dict[str, Any]:
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
+    if isinstance(block, ImageContent):  # issue 24: Anthropic's own base64 image block
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
+        }
+    if isinstance(block, AudioContent):
+        raise caller_error(
+            "messages",
+            "an audio part cannot go to the Anthropic provider (its Messages API takes no audio); "
+            "use the host (backend: 'host') or an OpenAI provider",
+        )
     if isinstance(block, ToolUseContent):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     if isinstance(block, ToolResultContent):

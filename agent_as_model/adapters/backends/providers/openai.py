@@ -24,7 +24,9 @@ from types import ModuleType
 from typing import Any
 
 from mcp_types import (
+    AudioContent,
     CreateMessageRequestParams,
+    ImageContent,
     TextContent,
     ToolResultContent,
     ToolUseContent,
@@ -119,10 +121,29 @@ def _user(blocks: list[Any]) -> list[dict[str, Any]]:
             if b.is_error:
                 text = ERROR_PREFIX + text
             out.append({"role": "tool", "tool_call_id": b.tool_use_id, "content": text})
+    if any(isinstance(b, ImageContent | AudioContent) for b in blocks):
+        # Media in its place among the texts (issue 24): OpenAI's own content parts.
+        parts = [_part(b) for b in blocks if isinstance(b, TextContent | ImageContent | AudioContent)]
+        out.append({"role": "user", "content": parts})
+        return out
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     if texts:
         out.append({"role": "user", "content": "\n".join(texts)})
     return out
+
+
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
+
+
+def _part(block: TextContent | ImageContent | AudioContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageContent):
+        return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
+    return {
+        "type": "input_audio",
+        "input_audio": {"data": block.data, "format": _AUDIO_FORMATS[block.mime_type]},
+    }
 
 
 def read_reply(response: Any) -> Reply:
