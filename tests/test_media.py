@@ -1,0 +1,303 @@
+"""Issue 24: inline images and audio reach the host's model, checked before anything is sent.
+
+Bodies are built with the products' own SDK types (openai, anthropic, google-genai); the PNG and
+the WAV are made here (zlib + struct, the wave module); the scripted host checks the bytes it got.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import struct
+import wave
+import zlib
+from typing import Any
+
+import pytest
+from anthropic.types import Base64ImageSourceParam, ImageBlockParam, TextBlockParam
+from anthropic.types.user_message_param import UserMessageParam
+from google.genai import types as genai
+from mcp_types import (
+    AudioContent,
+    CreateMessageRequestParams,
+    ImageContent,
+    ModelHint,
+    ModelPreferences,
+    SamplingMessage,
+    TextContent,
+)
+from openai.types.chat import (
+    ChatCompletionContentPartImageParam,
+    ChatCompletionContentPartInputAudioParam,
+    ChatCompletionContentPartTextParam,
+    ChatCompletionUserMessageParam,
+)
+from openai.types.responses import EasyInputMessageParam, ResponseInputImageParam, ResponseInputTextParam
+
+from agent_as_model.adapters.backends.providers import anthropic as provider_anthropic
+from agent_as_model.adapters.backends.providers import openai as provider_openai
+from agent_as_model.adapters.dialects import media
+from agent_as_model.errors import CallError
+from tests.scripted_host import ScriptedHost, connect
+
+pytestmark = pytest.mark.anyio
+
+
+def png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)  # 1x1, 8-bit RGB
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+def wav() -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as clip:
+        clip.setnchannels(1)
+        clip.setsampwidth(2)
+        clip.setframerate(8000)
+        clip.writeframes(b"\x00\x00\x10\x00" * 40)
+    return out.getvalue()
+
+
+PNG, WAV = png(), wav()
+PNG64, WAV64 = base64.b64encode(PNG).decode(), base64.b64encode(WAV).decode()
+
+
+def chat_body(image: str = f"data:image/png;base64,{PNG64}") -> dict[str, Any]:
+    message = ChatCompletionUserMessageParam(
+        role="user",
+        content=[
+            ChatCompletionContentPartTextParam(type="text", text="what is this?"),
+            ChatCompletionContentPartImageParam(type="image_url", image_url={"url": image, "detail": "low"}),
+            ChatCompletionContentPartInputAudioParam(
+                type="input_audio", input_audio={"data": WAV64, "format": "wav"}
+            ),
+        ],
+    )
+    return {"messages": [message]}
+
+
+def messages_body(data: str = PNG64, media_type: str = "image/png") -> dict[str, Any]:
+    source = Base64ImageSourceParam(type="base64", media_type=media_type, data=data)  # type: ignore[typeddict-item]
+    message = UserMessageParam(
+        role="user",
+        content=[
+            TextBlockParam(type="text", text="what is this?"),
+            ImageBlockParam(type="image", source=source),
+        ],
+    )
+    return {"messages": [message], "max_tokens": 50}
+
+
+def responses_body() -> dict[str, Any]:
+    message = EasyInputMessageParam(
+        role="user",
+        content=[
+            ResponseInputTextParam(type="input_text", text="what is this?"),
+            ResponseInputImageParam(
+                type="input_image", image_url=f"data:image/png;base64,{PNG64}", detail="auto"
+            ),
+        ],
+    )
+    return {"input": [message]}
+
+
+def gemini_body() -> dict[str, Any]:
+    content = genai.Content(
+        role="user",
+        parts=[
+            genai.Part(text="what is this?"),
+            genai.Part(inline_data=genai.Blob(mime_type="image/png", data=PNG)),
+            genai.Part(inline_data=genai.Blob(mime_type="audio/wav", data=WAV)),
+        ],
+    )
+    return {"contents": [content.model_dump(mode="json", exclude_none=True)]}  # URL-safe base64
+
+
+def decoded(block: Any) -> tuple[str, str, bytes]:
+    return block.type, block.mime_type, base64.b64decode(block.data, validate=True)
+
+
+class BytesHost(ScriptedHost):
+    """Answers with what it received: each block's type, MIME type and the sha256 of its bytes."""
+
+    def __init__(self) -> None:
+        super().__init__(self.describe)
+
+    @staticmethod
+    def describe(params: CreateMessageRequestParams) -> str:
+        blocks = params.messages[-1].content_as_list
+        seen = [
+            [b.type, b.mime_type, hashlib.sha256(base64.b64decode(b.data, validate=True)).hexdigest()]
+            if isinstance(b, ImageContent | AudioContent)
+            else [b.type, getattr(b, "text", "")]
+            for b in blocks
+        ]
+        return json.dumps(seen)
+
+
+IMAGE = ["image", "image/png", hashlib.sha256(PNG).hexdigest()]
+AUDIO = ["audio", "audio/wav", hashlib.sha256(WAV).hexdigest()]
+QUESTION = ["text", "what is this?"]
+
+CASES = {
+    "chat_complete": (chat_body(), [QUESTION, IMAGE, AUDIO]),
+    "messages_create": (messages_body(), [QUESTION, IMAGE]),
+    "responses_create": (responses_body(), [QUESTION, IMAGE]),
+    "gemini_generate_content": (gemini_body(), [QUESTION, IMAGE, AUDIO]),
+}
+
+
+def completion(tool: str, result: Any) -> str:
+    text = result.content[0].text
+    if tool == "responses_create":
+        return json.loads(text)["output"][0]["content"][0]["text"]
+    if tool == "gemini_generate_content":
+        return json.loads(text)["candidates"][0]["content"]["parts"][0]["text"]
+    return text
+
+
+@pytest.mark.parametrize("tool", list(CASES))
+async def test_inline_media_reaches_the_host_byte_for_byte(era: str, tool: str) -> None:
+    body, expected = CASES[tool]
+    host = BytesHost()
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, body)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == expected  # the host checked the bytes it got
+    assert host.asked == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "body", "expected"),
+    [
+        ("chat_complete", chat_body("data:image/png;base64,!!!!"), "image_url.url: is not valid base64"),
+        (
+            "chat_complete",
+            chat_body("https://example.com/a.png"),
+            "image_url.url: remote media is not fetched",
+        ),
+        (
+            "chat_complete",
+            chat_body(f"data:image/bmp;base64,{PNG64}"),
+            "media type 'image/bmp' is not allowed here",
+        ),
+        (
+            "messages_create",
+            messages_body(media_type="image/jpeg"),
+            "messages[0].content[1].source.data: the bytes do not match the declared type image/jpeg "
+            "(they look like image/png)",
+        ),
+        (
+            "messages_create",
+            {
+                "messages": [
+                    {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "x"}}]}
+                ]
+            },
+            "messages[0].content[0].source: a 'url' source: remote media is not fetched",
+        ),
+        (
+            "responses_create",
+            {"input": [{"role": "user", "content": [{"type": "input_image", "file_id": "file-1"}]}]},
+            "input[0].content[0].file_id: a file id: remote media is not fetched",
+        ),
+        (
+            "gemini_generate_content",
+            {
+                "contents": [
+                    {"role": "user", "parts": [{"inlineData": {"mimeType": "audio/wav", "data": PNG64}}]}
+                ]
+            },
+            "contents[0].parts[0].inlineData.data: the bytes do not match the declared type audio/wav",
+        ),
+    ],
+)
+async def test_bad_media_is_named_and_nothing_is_sent(era: str, tool: str, body: Any, expected: str) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, body)
+    assert result.is_error
+    assert expected in result.content[0].text, result.content[0].text
+    assert "Nothing was sent to the host" in result.content[0].text
+    assert host.asked == 0
+
+
+async def test_the_part_and_call_bounds(era: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(media, "MAX_PART_BYTES", len(PNG) - 1)
+    host = ScriptedHost("unused")
+    async with connect(era, host) as client:
+        over_part = await client.call_tool("messages_create", messages_body())
+        monkeypatch.setattr(media, "MAX_PART_BYTES", 10 * len(PNG))
+        monkeypatch.setattr(media, "MAX_CALL_BYTES", len(PNG) + 2)  # one image fits, two do not
+        two = messages_body()
+        two["messages"][0]["content"].append(two["messages"][0]["content"][1])
+        over_call = await client.call_tool("messages_create", two)
+        one = await client.call_tool("messages_create", messages_body())
+    assert (
+        f"content[1].source.data: the media part is {len(PNG)} bytes, over the bound"
+        in over_part.content[0].text
+    )
+    assert "content[2]: the call's media come to more than the bound" in over_call.content[0].text
+    assert not one.is_error
+    assert host.asked == 1
+
+
+async def test_media_with_structured_output_and_tools_on_the_host(era: str) -> None:
+    schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    body = {**messages_body(), "output_config": {"format": {"type": "json_schema", "schema": schema}}}
+    host = ScriptedHost('{"colour": "green"}')
+    async with connect(era, host) as client:
+        result = await client.call_tool("messages_create", body)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == {"colour": "green"}
+    sent = host.seen[0].messages[0].content_as_list
+    assert [b.type for b in sent] == ["text", "image"]
+    assert decoded(sent[1]) == ("image", "image/png", PNG)
+
+
+async def test_a_cursor_chain_records_media_by_digest(era: str) -> None:
+    from agent_as_model.adapters.dialects.turns import Turns
+
+    turns = Turns()
+    turns.start("user", "messages[0]")
+    turns.add(media.inline(PNG64, "image/png", "x", media.IMAGE_TYPES))
+    (entry,) = turns.transcript()
+    assert entry == {"role": "user", "content": f"[media image/png;sha256={hashlib.sha256(PNG).hexdigest()}]"}
+
+
+def _payload(*blocks: Any) -> CreateMessageRequestParams:
+    return CreateMessageRequestParams(
+        messages=[SamplingMessage(role="user", content=list(blocks))],
+        max_tokens=10,
+        model_preferences=ModelPreferences(hints=[ModelHint(name="m")]),
+    )
+
+
+def test_the_providers_take_media_in_their_own_shapes() -> None:
+    text = TextContent(type="text", text="q")
+    image = ImageContent(type="image", data=PNG64, mime_type="image/png")
+    audio = AudioContent(type="audio", data=WAV64, mime_type="audio/wav")
+    body = provider_openai.request_body(_payload(text, image, audio), "m")
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "q"},
+                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG64}"}},
+                {"type": "input_audio", "input_audio": {"data": WAV64, "format": "wav"}},
+            ],
+        }
+    ]
+    body = provider_anthropic.request_body(_payload(text, image), "m")
+    assert body["messages"][0]["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG64},
+    }
+    with pytest.raises(CallError, match="an audio part cannot go to the Anthropic provider"):
+        provider_anthropic.request_body(_payload(text, audio), "m")
