@@ -301,3 +301,98 @@ def test_the_providers_take_media_in_their_own_shapes() -> None:
     }
     with pytest.raises(CallError, match="an audio part cannot go to the Anthropic provider"):
         provider_anthropic.request_body(_payload(text, audio), "m")
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
+    tmp_path: Any, anyio_backend: str
+) -> None:
+    """The installed command over real stdio: the host gets the image's bytes; `--redact` stands
+    the media in with same-length valid data (no pixel of it written down), and the recording
+    replays to a match."""
+    import io as text_io
+    import sys
+    from pathlib import Path
+
+    import anyio
+    from anyio.streams.buffered import BufferedByteReceiveStream
+
+    from agent_as_model.commands.transcripts.command import MATCHED, replay_path
+    from agent_as_model.commands.transcripts.fileformat import load
+
+    recording = tmp_path / "media.jsonl"
+    command = Path(sys.executable).parent / "agent-as-model"
+    process = await anyio.open_process([str(command), "serve", "--record", str(recording), "--redact"])
+    assert process.stdin is not None and process.stdout is not None
+    stdout = BufferedByteReceiveStream(process.stdout)
+
+    async def send(frame: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        await process.stdin.send((json.dumps(frame) + "\n").encode())
+
+    async def receive() -> dict[str, Any]:
+        with anyio.fail_after(300):  # a guard against a hung server, not a budget
+            frame: dict[str, Any] = json.loads(await stdout.receive_until(b"\n", 1 << 22))
+        return frame
+
+    try:
+        hello = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}},
+            "clientInfo": {"name": "h", "version": "1"},
+        }
+        await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        await receive()
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        arguments = chat_body()
+        await send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "chat_complete", "arguments": arguments},
+            }
+        )
+        sampling = await receive()
+        blocks = sampling["params"]["messages"][0]["content"]
+        assert [b["type"] for b in blocks] == ["text", "image", "audio"]
+        assert base64.b64decode(blocks[1]["data"], validate=True) == PNG  # the bytes, over stdio
+        assert base64.b64decode(blocks[2]["data"], validate=True) == WAV
+        answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
+        await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
+        result = await receive()
+        assert result["result"]["content"][0]["text"] == "a green pixel"
+        await process.stdin.aclose()
+        with anyio.fail_after(300):
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    written = recording.read_text(encoding="utf-8")
+    assert PNG64[24:] not in written and WAV64[24:] not in written  # the media's data is stood in
+    calls = [
+        e.frame for e in load(recording).frames if e.direction == "c2s" and e.context.method == "tools/call"
+    ]
+    url = calls[0]["params"]["arguments"]["messages"][0]["content"][1]["image_url"]["url"]
+    assert len(url) == len(arguments["messages"][0]["content"][1]["image_url"]["url"])
+    assert base64.b64decode(url.split(",", 1)[1], validate=True).startswith(b"\x89PNG")
+    out = text_io.StringIO()
+    assert await replay_path(recording, out=out, err=text_io.StringIO()) == MATCHED, out.getvalue()
+
+
+def test_the_redaction_stand_in_keeps_length_alphabet_and_type() -> None:
+    from agent_as_model.commands.transcripts.redact import media_stand_in
+
+    urlsafe = base64.urlsafe_b64encode(WAV + b"\xff\xfe" * 9).decode()
+    for data, mime in ((PNG64, "image/png"), (WAV64, "audio/wav"), (urlsafe, "audio/wav")):
+        stand_in = media_stand_in(data)
+        assert stand_in is not None and len(stand_in) == len(data) and stand_in != data
+        if data is urlsafe:  # the same alphabet: Gemini's SDK writes URL-safe base64
+            assert "+" not in stand_in and "/" not in stand_in
+        media.inline(
+            stand_in.replace("-", "+").replace("_", "/"), mime, "x", media.IMAGE_TYPES + media.AUDIO_TYPES
+        )
+    assert media_stand_in("just words") is None
+    assert media_stand_in("aGVsbG8=") is None  # valid base64 of no known format: redacted as text

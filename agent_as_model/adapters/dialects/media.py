@@ -50,7 +50,7 @@ def _matches(mime: str, raw: bytes) -> bool:
     return False
 
 
-def _sniffed(raw: bytes) -> str | None:
+def sniffed(raw: bytes) -> str | None:
     for mime in IMAGE_TYPES + AUDIO_TYPES:
         if _matches(mime, raw):
             return mime
@@ -77,7 +77,7 @@ def inline(data: object, mime: object, path: str, allowed: tuple[str, ...]) -> M
     if len(raw) > MAX_PART_BYTES:
         raise caller_error(path, f"the media part is {len(raw)} bytes, over the bound of {MAX_PART_BYTES}")
     if not _matches(mime, raw):
-        found = _sniffed(raw)
+        found = sniffed(raw)
         said = f"they look like {found}" if found else "they are no known image or audio format"
         raise caller_error(path, f"the bytes do not match the declared type {mime} ({said})")
     digest = hashlib.sha256(raw).hexdigest()

@@ -26,6 +26,8 @@ cursors (`cur_…`, an unkeyed hash of the conversation) become keyed hashes of 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import os
@@ -33,7 +35,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects import DIALECTS, media
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
 from agent_as_model.cursors import CURSOR_IN_TEXT
 
@@ -51,6 +53,11 @@ STRUCTURAL_KEYS = frozenset(
         "object",
         "model",
         "mimeType",
+        # Inline media's own structure (issue 24): its type, chat's audio format, an image's detail.
+        "mime_type",
+        "media_type",
+        "format",
+        "detail",
         "stopReason",
         "response_id",
     }
@@ -179,6 +186,10 @@ class _Walker:
                 return self._json_text(value, server_shaped=False)
             if self._in_answer and key == "text":
                 return self._answer_text(value)
+            if key in _MEDIA_KEYS:
+                stand_in = media_stand_in(value)
+                if stand_in is not None:
+                    return stand_in
             return self.on_text(value)
         if isinstance(value, dict):
             out: dict[str, Any] = {}
@@ -200,6 +211,35 @@ class _Walker:
         if isinstance(value, list):
             return [self.free(item) for item in value]
         return value
+
+
+# Where inline media travels: base64 `data` (MCP's content, Anthropic's source, chat's audio,
+# Gemini's inlineData) and data: URLs (chat's `image_url.url`, Responses' `image_url`).
+_MEDIA_KEYS = frozenset({"data", "url", "image_url"})
+_MEDIA_HEAD = 16  # the bytes kept: the magic number (the type, which mimeType says anyway)
+
+
+def media_stand_in(text: str) -> str | None:
+    """A same-length stand-in for inline media (issue 24): the same magic number, then zeros, in
+    the same base64 alphabet, so the server's checks still pass and a recording replays clean.
+    None: `text` is not inline media (it is then redacted as text)."""
+    prefix = ""
+    data = text
+    if text.startswith("data:"):
+        head, sep, data = text.partition(",")
+        if not sep or not head.endswith(";base64"):
+            return None
+        prefix = head + sep
+    urlsafe = "-" in data or "_" in data
+    try:
+        raw = base64.b64decode(data.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if media.sniffed(raw) is None:
+        return None
+    zeroed = raw[:_MEDIA_HEAD] + bytes(max(0, len(raw) - _MEDIA_HEAD))
+    encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(zeroed).decode()
+    return prefix + encoded if len(encoded) == len(data) else None
 
 
 def _text_arguments(tool: object) -> tuple[str, ...] | None:
