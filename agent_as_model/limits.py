@@ -28,6 +28,11 @@ DEFAULT_PROGRESS_INTERVAL = 5.0
 # The most completions one call may ask for (chat `n`, Gemini `candidateCount`): each is a
 # sampling request of its own, so a caller could otherwise make the host answer without bound.
 DEFAULT_MAX_N = 8
+# Decoded bytes of inline media (issue 24): one image or audio part, and all of one call's
+# together. Sized for ordinary photos (a 12-megapixel JPEG is 3-6 MiB) and short clips; the call's
+# bound in base64 (4/3 of it) stays under the stdio frame.
+DEFAULT_MAX_MEDIA_BYTES = 10 * 2**20
+DEFAULT_MAX_MEDIA_CALL_BYTES = 20 * 2**20
 
 
 class Limits(NamedTuple):
@@ -38,6 +43,8 @@ class Limits(NamedTuple):
     max_frame: int = DEFAULT_MAX_FRAME
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
     max_n: int = DEFAULT_MAX_N
+    max_media_bytes: int = DEFAULT_MAX_MEDIA_BYTES
+    max_media_call_bytes: int = DEFAULT_MAX_MEDIA_CALL_BYTES
     # Not a limit, but made by `serve`'s flags and handed down the same way (to HTTP workers too):
     # what a call returns when it does not say (`serve --result`; neutral.RESULT_SHAPES).
     result: str = "text"

@@ -41,12 +41,15 @@ class ToolResult(NamedTuple):
 class Media(NamedTuple):
     """An inline image or audio clip (issue 24): its checked MIME type, its base64 data exactly
     as the caller sent it (validated strictly), and the sha256 hex of the decoded bytes (what a
-    cursor's transcript records of it, docs/cursors.md)."""
+    cursor's transcript records of it, docs/cursors.md); its decoded size and where the caller
+    wrote it, for the bounds checked once the server's limits apply (states/validate.py)."""
 
     kind: Literal["image", "audio"]
     mime_type: str
     data: str
     digest: str
+    size: int = 0
+    path: str = ""
 
 
 Block = Text | ToolUse | ToolResult | Media
@@ -163,6 +166,9 @@ class Request(NamedTuple):
     # wrote it. Each is asked, checked and repaired on its own (spec section 10).
     n: int = 1
     n_path: str = "n"
+    # Every inline image and audio part of the conversation, in order (issue 24): empty for the
+    # common text-only call, so the media bounds cost it nothing.
+    media: "tuple[Media, ...]" = ()
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect

@@ -39,7 +39,11 @@ from openai.types.responses import EasyInputMessageParam, ResponseInputImagePara
 from agent_as_model.adapters.backends.providers import anthropic as provider_anthropic
 from agent_as_model.adapters.backends.providers import openai as provider_openai
 from agent_as_model.adapters.dialects import media
+from agent_as_model.commands import cli
+from agent_as_model.commands.limit_options import limits_of
 from agent_as_model.errors import CallError
+from agent_as_model.limits import Limits
+from agent_as_model.server import build_server
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -228,24 +232,35 @@ async def test_bad_media_is_named_and_nothing_is_sent(era: str, tool: str, body:
     assert host.asked == 0
 
 
-async def test_the_part_and_call_bounds(era: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(media, "MAX_PART_BYTES", len(PNG) - 1)
-    host = ScriptedHost("unused")
-    async with connect(era, host) as client:
+async def test_the_part_and_call_bounds(era: str) -> None:
+    host = ScriptedHost("fine")
+    two = messages_body()
+    two["messages"][0]["content"].append(two["messages"][0]["content"][1])
+    tight_part = build_server(limits=Limits(max_media_bytes=len(PNG) - 1))
+    async with connect(era, host, server=tight_part) as client:
         over_part = await client.call_tool("messages_create", messages_body())
-        monkeypatch.setattr(media, "MAX_PART_BYTES", 10 * len(PNG))
-        monkeypatch.setattr(media, "MAX_CALL_BYTES", len(PNG) + 2)  # one image fits, two do not
-        two = messages_body()
-        two["messages"][0]["content"].append(two["messages"][0]["content"][1])
+    tight_call = build_server(limits=Limits(max_media_call_bytes=len(PNG) + 2))  # one fits, two do not
+    async with connect(era, host, server=tight_call) as client:
         over_call = await client.call_tool("messages_create", two)
         one = await client.call_tool("messages_create", messages_body())
     assert (
-        f"content[1].source.data: the media part is {len(PNG)} bytes, over the bound"
+        f"messages[0].content[1].source.data: the media part is {len(PNG)} bytes, over the bound of "
+        f"{len(PNG) - 1} (serve --max-media-bytes). Nothing was sent to the host."
         in over_part.content[0].text
     )
-    assert "content[2]: the call's media come to more than the bound" in over_call.content[0].text
+    assert "content[2].source.data: the call's media come to more than the bound" in over_call.content[0].text
+    assert "(serve --max-media-call-bytes)" in over_call.content[0].text
     assert not one.is_error
     assert host.asked == 1
+
+
+def test_the_media_flags_set_the_limits() -> None:
+    parser = cli._parser()
+    args = parser.parse_args(["serve", "--max-media-bytes", "2048", "--max-media-call-bytes", "4096"])
+    limits = limits_of(args)
+    assert (limits.max_media_bytes, limits.max_media_call_bytes) == (2048, 4096)
+    defaults = limits_of(parser.parse_args(["serve"]))
+    assert (defaults.max_media_bytes, defaults.max_media_call_bytes) == (10 * 2**20, 20 * 2**20)
 
 
 async def test_media_with_structured_output_and_tools_on_the_host(era: str) -> None:

@@ -65,6 +65,23 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         help="the most completions one call may ask for (chat n, Gemini candidateCount), each a "
         f"sampling request of its own (default {DEFAULT_LIMITS.max_n})",
     )
+    group.add_argument(
+        "--max-media-bytes",
+        type=_bytes,
+        default=DEFAULT_LIMITS.max_media_bytes,
+        metavar="BYTES",
+        help="the decoded size one inline image or audio part may have "
+        f"(default {DEFAULT_LIMITS.max_media_bytes}, {DEFAULT_LIMITS.max_media_bytes // 2**20} MiB)",
+    )
+    group.add_argument(
+        "--max-media-call-bytes",
+        type=_bytes,
+        default=DEFAULT_LIMITS.max_media_call_bytes,
+        metavar="BYTES",
+        help="the decoded size all of one call's media parts may have together "
+        f"(default {DEFAULT_LIMITS.max_media_call_bytes}, "
+        f"{DEFAULT_LIMITS.max_media_call_bytes // 2**20} MiB)",
+    )
     results = serve.add_argument_group("results")
     results.add_argument(
         "--result",
@@ -91,6 +108,8 @@ def limits_of(args: argparse.Namespace) -> Limits:
         state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
         max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
         max_n=getattr(args, "max_n", DEFAULT_LIMITS.max_n),
+        max_media_bytes=getattr(args, "max_media_bytes", DEFAULT_LIMITS.max_media_bytes),
+        max_media_call_bytes=getattr(args, "max_media_call_bytes", DEFAULT_LIMITS.max_media_call_bytes),
         result=result,
     )
 

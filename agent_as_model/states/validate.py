@@ -28,7 +28,28 @@ def validate_call(record: CallRecord) -> None:
         request = request._replace(result="object")
     if request.n > 1:
         check_choices(request, record.limits.max_n)
+    if request.media:
+        check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
     record.request = request  # the later states read the request
+
+
+def check_media(request: Request, part_bound: int, call_bound: int) -> None:
+    """The inline media's decoded bytes: each part, and all of them together (issue 24)."""
+    total = 0
+    for part in request.media:
+        if part.size > part_bound:
+            raise caller_error(
+                part.path,
+                f"the media part is {part.size} bytes, over the bound of {part_bound} "
+                "(serve --max-media-bytes)",
+            )
+        total += part.size
+        if total > call_bound:
+            raise caller_error(
+                part.path,
+                f"the call's media come to more than the bound of {call_bound} bytes together "
+                "(serve --max-media-call-bytes)",
+            )
 
 
 def asks_several(record: CallRecord) -> bool:

@@ -4,8 +4,9 @@ Every product module reads its own shapes (a chat `image_url` data: URL, an Anth
 block, a Responses `input_image`, a Gemini `inlineData` part) into one `Media` unit through
 here, so the checks are the same everywhere: the base64 decodes strictly, the declared type is one
 the product allows and matches the bytes' magic number, and each part and the whole call stay
-under the byte bounds. Remote media (http(s) URLs, file ids, Anthropic `url` sources, Gemini
-`fileData`) is refused with a reason: this server does not fetch on a caller's behalf.
+under the byte bounds (`serve --max-media-bytes`, `--max-media-call-bytes`, checked with
+the server's limits in states/validate.py). Remote media (http(s) URLs, file ids, Anthropic
+`url` sources, Gemini `fileData`) is refused with a reason: this server fetches nothing.
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ import hashlib
 
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Media
-
-# Decoded bytes: one part, and every part of one call together (docs/decisions.md). Sized for
-# ordinary photos (a 12-megapixel JPEG is 3-6 MiB) and short audio clips.
-MAX_PART_BYTES = 10 * 2**20
-MAX_CALL_BYTES = 24 * 2**20
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Chat's `input_audio` formats, by their MIME types.
@@ -68,22 +64,18 @@ def inline(data: object, mime: object, path: str, allowed: tuple[str, ...]) -> M
         )
     if not isinstance(data, str) or not data:
         raise caller_error(path, "expected base64 data (a non-empty string)")
-    if len(data) > (MAX_PART_BYTES // 3 + 1) * 4:
-        raise caller_error(path, f"the media part is larger than the bound of {MAX_PART_BYTES} bytes")
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError) as err:
         raise caller_error(path, f"is not valid base64 ({err})") from None
-    if len(raw) > MAX_PART_BYTES:
-        raise caller_error(path, f"the media part is {len(raw)} bytes, over the bound of {MAX_PART_BYTES}")
     if not _matches(mime, raw):
         found = sniffed(raw)
         said = f"they look like {found}" if found else "they are no known image or audio format"
         raise caller_error(path, f"the bytes do not match the declared type {mime} ({said})")
     digest = hashlib.sha256(raw).hexdigest()
     if mime.startswith("image/"):
-        return Media("image", mime, data, digest)
-    return Media("audio", mime, data, digest)
+        return Media("image", mime, data, digest, len(raw), path)
+    return Media("audio", mime, data, digest, len(raw), path)
 
 
 def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:
@@ -99,21 +91,6 @@ def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:
     if not sep or not head.lower().endswith(";base64"):
         raise caller_error(path, "a data: URL must be base64 (data:<type>;base64,<data>)")
     return inline(data, head[: -len(";base64")], path, allowed)
-
-
-class Budget:
-    """The bytes one call's media take together, checked as each part is read."""
-
-    def __init__(self) -> None:
-        self.used = 0
-
-    def take(self, media: Media, path: str) -> Media:
-        self.used += len(media.data) * 3 // 4
-        if self.used > MAX_CALL_BYTES:
-            raise caller_error(
-                path, f"the call's media come to more than the bound of {MAX_CALL_BYTES} bytes together"
-            )
-        return media
 
 
 def transcript_text(media: Media) -> str:

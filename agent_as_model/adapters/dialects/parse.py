@@ -144,6 +144,7 @@ def _request(
         echo={key: args[key] for key in body.echo if args.get(key) is not None} if body.echo else EMPTY,
         n=n,
         n_path=n_path,
+        media=tuple(turns.media_parts),
     )
 
 

@@ -38,8 +38,8 @@ class Turns:
         # Set by a product's reader whose tool calls are entries of their own, joining the
         # assistant message before them (responses' function_call items): see `open_assistant`.
         self.calls_are_items = False
-        # The decoded bytes of the call's media parts so far, bounded together (issue 24).
-        self._media_bytes = media_parts.Budget()
+        # The call's media parts, in order (issue 24): `Request.media`, bounded by the limits.
+        self.media_parts: list[Media] = []
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -69,8 +69,9 @@ class Turns:
         self._blocks(len(self._turns) - 1).append(block)
 
     def media(self, part: Media, path: str) -> None:
-        """An inline image or audio part of the current turn, counted against the call's bound."""
-        self.add(self._media_bytes.take(part, path))
+        """An inline image or audio part of the current turn (`part.path` names it)."""
+        self.media_parts.append(part)
+        self.add(part)
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""

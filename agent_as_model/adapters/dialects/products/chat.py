@@ -47,7 +47,7 @@ DESCRIPTION = (
     'result "object": a ChatCompletion (choices[].message content / tool_calls, finish_reason, usage), '
     "n > 1 for that many choices. system/developer messages are the system prompt. tools/tool_choice "
     "reach the host if it declared sampling.tools (else dropped, logged). output_schema or "
-    "response_format json_schema: validated JSON text. Text content only. No API key."
+    "response_format json_schema: validated JSON text. Inline images and audio taken. No API key."
 )
 
 _ROLES = ("system", "developer", "user", "assistant", "tool")

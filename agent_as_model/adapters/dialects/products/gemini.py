@@ -69,7 +69,7 @@ DESCRIPTION = (
     "responseId}. contents: user/model parts of text, functionCall, functionResponse; systemInstruction "
     "is the system prompt; generationConfig: temperature, maxOutputTokens, stopSequences, "
     "responseMimeType application/json + responseSchema (validated JSON text). tools/toolConfig reach "
-    "the host if it declared sampling.tools. camelCase or snake_case. Text only."
+    "the host if it declared sampling.tools. camelCase or snake_case. Inline media too."
 )
 
 # MCP's stopReason -> Gemini's finishReason. A stop sequence and a tool call both end with STOP on

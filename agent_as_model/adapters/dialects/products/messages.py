@@ -50,7 +50,7 @@ DESCRIPTION = (
     'result "object": a Message (content blocks text / tool_use, stop_reason, usage). system is a '
     "string or text blocks; content blocks: text, tool_use, tool_result. tools/tool_choice reach the "
     "host if it declared sampling.tools (else dropped, logged). output_schema or output_config.format: "
-    "validated JSON text. Text only: other blocks are rejected. No API key."
+    "validated JSON text. Text and base64 image blocks; others are rejected. No API key."
 )
 
 _ROLES = ("user", "assistant")

@@ -53,7 +53,7 @@ DESCRIPTION = (
     "messages {role, content}, function_call, function_call_output. instructions and system/developer "
     "items become the system prompt. tools/tool_choice reach the host if it declared sampling.tools; "
     "tool calls come back as function_call items. output_schema or text.format json_schema puts "
-    "validated JSON text in output_text. Text only."
+    "validated JSON text in output_text. Text and data: URL images."
 )
 
 _ROLES = ("user", "assistant", "system", "developer")
