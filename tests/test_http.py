@@ -215,3 +215,20 @@ def test_bad_http_options_are_named(capsys: pytest.CaptureFixture[str], argv: li
 def test_stdio_stays_the_default() -> None:
     args = cli._parser().parse_args(["serve"])
     assert args.http is False
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeypatch: Any) -> None:
+    # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
+    # lookup from its listing made once, so no POST runs the tools/list handler (issue 28).
+    from agent_as_model import server as served
+
+    store = object() if stored else None
+    built = served.build_server(store=store)  # type: ignore[arg-type]
+    listing = served._tools(stored)
+    lookup = built.get_tool_input_schema
+    assert lookup is not None
+    for tool in listing.tools:
+        assert lookup(tool.name) == tool.input_schema
+    assert lookup("no_such_tool") is None
+    assert ("responses_retrieve" in [t.name for t in listing.tools]) is stored

@@ -471,7 +471,7 @@ def app_from_environment() -> ASGIApp:
     from types import SimpleNamespace
 
     from agent_as_model.commands import http_holds
-    from agent_as_model.commands.cli import usage_error
+    from agent_as_model.commands.cli import freeze_heap, usage_error
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.engine import offload
     from agent_as_model.server import open_store
@@ -485,6 +485,7 @@ def app_from_environment() -> ASGIApp:
     kept = None if store is None else open_store(store)  # once per worker, at its start-up
     server = build_server(provider=provider, limits=limits, store=kept)
     app = build_app(settings, server)
+    freeze_heap()  # as on stdio: start-up's objects leave the collector's walk (issue 28)
     return app if kept is None else ClosesStore(app, kept)
 
 
