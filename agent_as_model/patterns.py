@@ -27,15 +27,14 @@ patterns are cached within `CACHE_SIZE` of that same measure, not by count.
 from __future__ import annotations
 
 import re
-import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from agent_as_model.caches import BoundedCache
 from agent_as_model.limits import DEFAULT_SCHEMA_STEPS as DEFAULT_STEP_BOUND
 from agent_as_model.limits import DEFAULT_SCHEMA_TIMEOUT as DEFAULT_TIME_BOUND
 
@@ -178,40 +177,8 @@ def step() -> None:
         raise TooManySteps(budget.step_bound)
 
 
-class _Cache:
-    """Compiled patterns, least recently used first out, bounded by their total compiled size.
-    Shared by the worker threads, so guarded by a lock."""
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._held = 0
-        self._entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, pattern: str) -> Any:
-        with self._lock:
-            entry = self._entries.get(pattern)
-            if entry is not None:
-                self._entries.move_to_end(pattern)
-                return entry[0]
-        return None
-
-    def put(self, pattern: str, compiled: Any, size: int) -> None:
-        with self._lock:
-            if pattern in self._entries:
-                return
-            self._entries[pattern] = (compiled, size)
-            self._held += size
-            while self._held > self._capacity:
-                _, (_, freed) = self._entries.popitem(last=False)
-                self._held -= freed
-
-    @property
-    def held(self) -> int:
-        return self._held
-
-
-_CACHE = _Cache(CACHE_SIZE)
+# Compiled patterns, bounded by their total compiled size.
+_CACHE = BoundedCache(CACHE_SIZE)
 
 
 def cached_size() -> int:

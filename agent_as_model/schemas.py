@@ -8,6 +8,13 @@ schemas, tool definitions):
   every `$ref` resolvable inside the schema itself. Nothing is ever fetched.
 - `validator_for`: one compiled validator per distinct schema, cached, so a schema sent on every
   turn of a conversation is compiled once.
+
+Both are cached by a digest of the schema's canonical JSON text (`canonical_digest`): a product
+sends the same tools and the same `response_format` on every turn, and checking a schema against
+the draft's meta-schema costs some 1.9M instructions per property (issue 28), where its canonical
+text and digest cost a small fraction of that. Only a schema that passed is remembered (an error
+names the caller's path, which differs from call to call, and a failing check is cheap next to a
+passing one); a new or changed schema is checked in full, within the bounds below.
 - `first_violation`: where an instance breaks a schema, as a JSON pointer, and why, in words
   built from the schema alone. The instance is the host's answer, which may hold anything the
   caller asked for (secrets included), so no part of its values ever reaches an error message.
@@ -35,12 +42,15 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model import patterns
 from agent_as_model.arguments import not_json, path_of, type_name
+from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
 
 if TYPE_CHECKING:  # imported where first used (see the module's docstring)
@@ -48,9 +58,19 @@ if TYPE_CHECKING:  # imported where first used (see the module's docstring)
     from jsonschema.protocols import Validator
     from referencing import Registry, Resource
 
-# Enough for every schema of a busy process (each distinct schema costs a few KB compiled), and
-# bounded, so a caller sending a fresh schema per call cannot grow the process without limit.
+# Enough for every schema of a busy process, and bounded, so a caller sending a fresh schema per
+# call cannot grow the process without limit. The checked schemas are remembered by digest alone
+# (32 bytes and an entry each); a compiled validator holds its own copy of the schema, bounded by
+# the total of the canonical texts (a parsed schema takes several times its text: at most a few
+# hundred MB in the worst case, and some KB for an ordinary schema).
+CHECKED_CACHE_SIZE = 4096
 VALIDATOR_CACHE_SIZE = 256
+VALIDATOR_CACHE_BYTES = 32 * 1024 * 1024
+_checked = BoundedCache(CHECKED_CACHE_SIZE)
+# Set while a request whose arguments are proven read in full before is read again (a 2026-07-28
+# retry: `Router.arguments_proven`): its schemas passed these checks on that earlier round.
+PROVEN: ContextVar[bool] = ContextVar("schemas_proven", default=False)
+_validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
 
 
 @functools.cache
@@ -86,6 +106,19 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     """
     if not isinstance(value, dict):
         raise caller_error(path, f"expected a JSON Schema object, got {type_name(value)}")
+    if PROVEN.get():
+        return value
+    canonical = _canonical(value)
+    digest = None if canonical is None else canonical[0]
+    if digest is not None and _checked.get(digest) is not None:
+        return value  # this very schema passed every check below before
+    _check_in_full(value, path)
+    if digest is not None:
+        _checked.put(digest, True, 1)
+    return value
+
+
+def _check_in_full(value: dict[str, Any], path: str) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -103,7 +136,16 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
         got = "no 'type'" if "type" not in value else f"type {_quote(root_type)}"
         raise caller_error(path, f'the root of the schema must have "type": "object", it has {got}')
     _check_refs(value, path)
-    return value
+
+
+def _canonical(schema: Mapping[str, Any]) -> tuple[bytes, str] | None:
+    """The digest of the schema's canonical JSON text (sorted keys), and the text; None when it has
+    none (nested too deeply to write, or holding what JSON cannot): then nothing is cached."""
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode()).digest(), text
 
 
 def validator_for(schema: Mapping[str, Any]) -> Validator:
@@ -113,12 +155,15 @@ def validator_for(schema: Mapping[str, Any]) -> Validator:
     their key order, and the validator works on its own copy: a caller mutating its dict later
     cannot change a cached validator.
     """
-    return _compiled(json.dumps(schema, sort_keys=True))
-
-
-@functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
-def _compiled(text: str) -> Validator:
-    return _draft202012()(json.loads(text), registry=_no_retrieval())
+    canonical = _canonical(schema)
+    if canonical is None:  # not JSON: compiled for this use only, from the caller's own dict
+        return _draft202012()(copy.deepcopy(dict(schema)), registry=_no_retrieval())
+    digest, text = canonical
+    found = _validators.get(digest)
+    if found is None:
+        found = _draft202012()(json.loads(text), registry=_no_retrieval())
+        _validators.put(digest, found, len(text))
+    return found  # type: ignore[no-any-return]
 
 
 def _properties(

@@ -14,14 +14,23 @@ naming the turn, before anything is sent, on both eras alike:
 
 from __future__ import annotations
 
-from agent_as_model import cursors
+from agent_as_model import cursors, schemas
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
 from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    request = record.dialect.parse(record.arguments)
+    if record.router.arguments_proven():
+        # A retry of a call whose earlier round read these very arguments: their schemas passed
+        # then, so reading them again checks none (issue 28); everything else is read as ever.
+        proven = schemas.PROVEN.set(True)
+        try:
+            request = record.dialect.parse(record.arguments)
+        finally:
+            schemas.PROVEN.reset(proven)
+    else:
+        request = record.dialect.parse(record.arguments)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).

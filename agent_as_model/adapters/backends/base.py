@@ -194,6 +194,9 @@ class Route(NamedTuple):
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
+    def arguments_proven(self) -> bool:
+        return self.proven
+
     def choices(self, n: int) -> "list[Route]":
         return [self] * n
 
@@ -206,6 +209,13 @@ class Router(Protocol):
     that asked for what this server cannot give (nothing has been sent)."""
 
     def route(self, request: Request) -> Route: ...
+
+    def arguments_proven(self) -> bool:
+        """Whether this request's arguments are proven to have been read in full by an earlier
+        round of this call: a 2026-07-28 retry whose sealed state is this server's, for exactly
+        these arguments (mrtr.py). Its caller schemas passed their checks then, and nothing the
+        checks depend on can have changed, so reading them skips those checks (issue 28)."""
+        ...
 
     def choices(self, n: int) -> "list[Router]":
         """The routers of `n` independent completions of this call (`n`, `candidateCount`): each is

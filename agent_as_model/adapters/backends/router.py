@@ -77,6 +77,19 @@ class CallRouter:
     def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
         return merge_choices([child._made for child in self._children], suspended)
 
+    def arguments_proven(self) -> bool:
+        if self._state is None or not is_modern(self._ctx.protocol_version):
+            return False
+        return self._round_trip().proven
+
+    def _round_trip(self) -> ModernRoundTrip:
+        """This request's 2026-07-28 round trip, read from its state once (the proof is asked
+        before the parse, the route after it)."""
+        if self._made is None:
+            support = SamplingSupport.of(self._ctx.session.client_capabilities)
+            self._made = ModernRoundTrip(self._state, self._responses, support)
+        return self._made
+
     def route(self, request: Request) -> Route:
         support = SamplingSupport.of(self._ctx.session.client_capabilities)
         provider = self._provider
@@ -96,7 +109,7 @@ class CallRouter:
         ctx, params = self._ctx, self._params
         host: Backend
         if is_modern(ctx.protocol_version):
-            host = modern = self._made = ModernRoundTrip(self._state, self._responses, support)
+            host = modern = self._round_trip()
             proven, identity = modern.proven, modern.identity
         else:
             host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
