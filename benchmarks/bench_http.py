@@ -50,6 +50,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
+FLOOR = Path(__file__).resolve().parent / "floor_server.py"
 CONCURRENCY = 16
 CONCURRENT_SESSIONS = 200
 IDLE_SESSIONS = 100
@@ -71,17 +72,25 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, floor: bool = False, wrapper: tuple[str, ...] = ()) -> None:
+        """`serve --http` with `args`, or (`floor`) floor_server.py's streamable-HTTP floor;
+        `wrapper`: a command line to run it under (valgrind)."""
         self.port = free_port()
         self.log = Path(tempfile.mkstemp(prefix="bench-http-", suffix=".log")[1])
         env = {**os.environ, "AGENT_AS_MODEL_STATE_KEY": "bench-key-0123456789abcdef0123456789abcdef"}
+        if wrapper:
+            env["PYTHONHASHSEED"] = "0"  # the same dict and set layouts on every run
+        if floor:
+            command = [sys.executable, str(FLOOR), "--http", str(self.port)]
+        else:
+            command = [str(COMMAND), "serve", "--http", "--port", str(self.port), *args]
         self.process = subprocess.Popen(
-            [str(COMMAND), "serve", "--http", "--port", str(self.port), *args],
+            [*wrapper, *command],
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
             env=env,
         )
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise SystemExit(f"server exited: {self.log.read_text()}")
@@ -156,7 +165,7 @@ async def raw_call(http: httpx2.AsyncClient, url: str, n: int) -> bool:
     return bool(result["content"][0]["text"] == "ok" and not result.get("isError"))
 
 
-async def throughput(url: str, calls: int) -> dict[str, float]:
+async def throughput(url: str, calls: int, concurrency: int = CONCURRENCY) -> dict[str, float]:
     latencies: list[float] = []
     errors = 0
     remaining = calls
@@ -177,7 +186,7 @@ async def throughput(url: str, calls: int) -> dict[str, float]:
 
     start = time.perf_counter()
     async with anyio.create_task_group() as tasks:
-        for n in range(CONCURRENCY):
+        for n in range(concurrency):
             tasks.start_soon(caller, n)
     wall = time.perf_counter() - start
     cuts = statistics.quantiles(latencies, n=100)
@@ -230,6 +239,84 @@ async def idle_session_memory(server: Server) -> tuple[float, int, int]:
     return (after - before) / IDLE_SESSIONS, before, after
 
 
+FLOOR_CONCURRENCY = (1, 8, 32)
+GOAL_PER_S, GOAL_INSTRUCTIONS = 0.95, 1.05  # issue 28: ours / floor
+
+
+async def against_floor(calls: int, rounds: int) -> None:
+    """Ours (one worker) and the SDK floor, both up for the whole run, in interleaved rounds
+    (ours then floor, then floor then ours, ...) at each concurrency; each server's best round
+    (the most calls per second: noise only ever slows a round) and the ratio of the two."""
+    servers = {"ours": Server(), "floor": Server(floor=True)}
+    best: dict[tuple[str, int], dict[str, float]] = {}
+    try:
+        for concurrency in FLOOR_CONCURRENCY:
+            for round_no in range(rounds):
+                order = list(servers.items()) if round_no % 2 == 0 else list(servers.items())[::-1]
+                for name, server in order:
+                    row = await throughput(server.url, calls, concurrency)
+                    if row["errors"]:
+                        raise SystemExit(f"{name}: {int(row['errors'])} failed calls")
+                    kept = best.get((name, concurrency))
+                    if kept is None or row["per_s"] > kept["per_s"]:
+                        best[(name, concurrency)] = row
+    finally:
+        for server in servers.values():
+            server.stop()
+    print(
+        "2026-07-28 chat_complete against the SDK streamable-HTTP floor, "
+        f"{calls} calls a round, best of {rounds}"
+    )
+    print(f"{'clients':>8} {'ours/s':>8} {'floor/s':>8} {'ratio':>7} {'ours p99':>9} {'floor p99':>10}")
+    for concurrency in FLOOR_CONCURRENCY:
+        ours, floor = best[("ours", concurrency)], best[("floor", concurrency)]
+        print(
+            f"{concurrency:>8} {ours['per_s']:>8.1f} {floor['per_s']:>8.1f} "
+            f"{ours['per_s'] / floor['per_s']:>6.3f}x "
+            f"{ours['p99'] * 1000:>8.1f}ms {floor['p99'] * 1000:>9.1f}ms"
+        )
+    print(f"goal: calls/s >= {GOAL_PER_S:.2f}x the floor's at every concurrency\n")
+
+
+async def instructions_against_floor(calls: int, keep: Path | None = None) -> None:
+    """Instructions per call under callgrind (deterministic; the verdict to trust), one client:
+    both servers run under valgrind with instrumentation off, switched on for a timed batch after
+    a warm-up batch (bench_calls' meter)."""
+    sys.path.insert(0, str(FLOOR.parent))
+    from bench_calls import CallgrindMeter
+
+    with tempfile.TemporaryDirectory() as temporary:
+        out = str(keep or temporary)
+        meter = CallgrindMeter(Path(out))
+        wrapper = (
+            meter.valgrind,
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}/callgrind.out.%p",
+            f"--log-file={out}/valgrind.%p.log",
+        )
+        per_call = {}
+        for name, floor in (("ours", False), ("floor", True)):
+            server = Server(floor=floor, wrapper=wrapper)
+            try:
+                async with httpx2.AsyncClient(timeout=300) as http:
+                    for n in range(20):
+                        await raw_call(http, server.url, n)
+                    await meter.start(server.process.pid)
+                    for n in range(calls):
+                        assert await raw_call(http, server.url, n)
+                    cost, _ = await meter.stop(server.process.pid, f"{name}-http")
+                per_call[name] = cost / calls
+            finally:
+                server.stop()
+    ratio = per_call["ours"] / per_call["floor"]
+    print(
+        f"2026-07-28 chat_complete instructions per call, one client, {calls} calls: ours "
+        f"{per_call['ours']:,.0f}, floor {per_call['floor']:,.0f}: {ratio:.3f}x "
+        f"(goal <= {GOAL_INSTRUCTIONS:.2f}x)"
+    )
+
+
 async def main(calls: int) -> None:
     print(f"agent-as-model serve --http, {os.cpu_count()} CPUs; load generator in this process\n")
     rows = {}
@@ -273,4 +360,24 @@ async def main(calls: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=800, help="timed calls per worker count (default 800)")
-    anyio.run(main, parser.parse_args().calls)
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="only ours (one worker) against the SDK streamable-HTTP floor, at 1, 8 and 32 clients",
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="with --floor: interleaved rounds (default 5)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="only instructions per call under callgrind, ours against the floor (with --calls, e.g. 200)",
+    )
+    parser.add_argument(
+        "--callgrind-dir", type=Path, metavar="DIR", help="with --instructions: keep the dumps here"
+    )
+    given = parser.parse_args()
+    if given.instructions:
+        anyio.run(instructions_against_floor, given.calls, given.callgrind_dir)
+    elif given.floor:
+        anyio.run(against_floor, given.calls, given.rounds)
+    else:
+        anyio.run(main, given.calls)

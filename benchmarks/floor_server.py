@@ -266,6 +266,29 @@ async def _serve_lowlevel(transport: str) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def _serve_http(port: int) -> None:
+    """The same low-level server on the SDK's streamable-HTTP app under uvicorn, one process, as
+    a minimal SDK HTTP server is run (`bench_http.py`'s floor): stateful for legacy sessions,
+    h11, and `/healthz` so the benchmark can tell when it is up. Nothing else of ours."""
+    import uvicorn
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def health(request: Any) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    server = build_lowlevel_server()
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        json_response=False,
+        stateless_http=False,
+        host="127.0.0.1",
+        custom_starlette_routes=[Route("/healthz", health, methods=["GET"])],
+    )
+    gc.freeze()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", http="h11", server_header=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
@@ -279,8 +302,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="sdk",
         help="the low-level floor's stdio transport: the SDK's (default) or agent-as-model's own",
     )
+    parser.add_argument(
+        "--http", type=int, metavar="PORT", help="serve the low-level floor over streamable HTTP on PORT"
+    )
     args = parser.parse_args(argv)
-    if args.mcpserver:
+    if args.http is not None:
+        _serve_http(args.http)
+    elif args.mcpserver:
         server = build_mcpserver()
         gc.freeze()
         server.run()

@@ -220,15 +220,51 @@ def test_stdio_stays_the_default() -> None:
 @pytest.mark.parametrize("stored", [False, True])
 def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeypatch: Any) -> None:
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
-    # lookup from its listing made once, so no POST runs the tools/list handler (issue 28).
+    # lookup itself, so no POST runs the tools/list handler, and a schema without header
+    # declarations is not even handed over to be walked (issue 28).
+    from mcp_types import ListToolsResult, Tool
+
     from agent_as_model import server as served
 
     store = object() if stored else None
-    built = served.build_server(store=store)  # type: ignore[arg-type]
-    listing = served._tools(stored)
-    lookup = built.get_tool_input_schema
+    lookup = served.build_server(store=store).get_tool_input_schema  # type: ignore[arg-type]
     assert lookup is not None
-    for tool in listing.tools:
-        assert lookup(tool.name) == tool.input_schema
-    assert lookup("no_such_tool") is None
+    listing = served._tools(stored)
     assert ("responses_retrieve" in [t.name for t in listing.tools]) is stored
+    for tool in listing.tools:
+        assert "x-mcp-header" not in str(tool.input_schema)
+        assert lookup(tool.name) is None  # nothing to compare: no property declares a header
+    assert lookup("no_such_tool") is None
+    # A tool that declares one (none of ours does yet) is handed over as listed.
+    headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+    listed = ListToolsResult(tools=[*listing.tools, Tool(name="routed", input_schema=headed)])
+    monkeypatch.setattr(served, "_tools", lambda stored=False: listed)
+    monkeypatch.setattr(served, "_headed", {})
+    assert lookup("routed") == headed and lookup("chat_complete") is None
+
+
+async def test_an_undeclared_mcp_param_header_changes_nothing(open_server: HttpServer) -> None:
+    # No input schema of ours declares a header, so an Mcp-Param-* header is not compared with
+    # anything: the call is answered as without it, as the SDK did when it walked the schemas.
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "list_models",
+        "Mcp-Param-Model": "not-an-argument",
+    }
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "list_models", "arguments": {}, "_meta": envelope},
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+        answer = await http.post(open_server.url, json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert "agent-default" in answer.text
