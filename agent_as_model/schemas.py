@@ -138,14 +138,37 @@ def _check_in_full(value: dict[str, Any], path: str) -> None:
     _check_refs(value, path)
 
 
+# The canonical forms worked out during one request, by the identity of the schema object (held,
+# so the identity cannot be reused while the request lives): the check at the parse and the
+# validator at the answer read the same object, and a large schema's dump is a third of what a
+# call with it costs. None outside a request (`remember_per_request`).
+_PER_REQUEST: ContextVar[dict[int, tuple[object, bytes, str]] | None] = ContextVar(
+    "schemas_per_request", default=None
+)
+
+
+def remember_per_request() -> None:
+    """Keep this request's canonical forms for the rest of it (the server calls it per request;
+    each request runs in a context of its own, so they go when it ends)."""
+    _PER_REQUEST.set({})
+
+
 def _canonical(schema: Mapping[str, Any]) -> tuple[bytes, str] | None:
     """The digest of the schema's canonical JSON text (sorted keys), and the text; None when it has
     none (nested too deeply to write, or holding what JSON cannot): then nothing is cached."""
+    kept = _PER_REQUEST.get()
+    if kept is not None:
+        found = kept.get(id(schema))
+        if found is not None and found[0] is schema:
+            return found[1], found[2]
     try:
         text = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError, RecursionError):
         return None
-    return hashlib.sha256(text.encode()).digest(), text
+    digest = hashlib.sha256(text.encode()).digest()
+    if kept is not None:
+        kept[id(schema)] = (schema, digest, text)
+    return digest, text
 
 
 def validator_for(schema: Mapping[str, Any]) -> Validator:

@@ -28,7 +28,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from agent_as_model import __version__, patterns
+from agent_as_model import __version__, patterns, schemas
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.backends import input_responses
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
@@ -163,6 +163,7 @@ def build_server(
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
         patterns.STEP_BOUND.set(limits.schema_steps)
+        schemas.remember_per_request()
         if store is not None and dialect.storage is not None:
             # A continued call's retry carries the stored chain in its (sealed) state: the
             # backend gets its own state back, the keeping the chain, and the store is not read.

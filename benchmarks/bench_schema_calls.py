@@ -158,6 +158,10 @@ async def run(
     return costs
 
 
+def args_before(specs: Sequence[ServerSpec]) -> bool:
+    return any(spec.key == "before" for spec in specs)
+
+
 def table(costs: dict[tuple[str, str, str], list[float]], specs: Sequence[ServerSpec], meter: Meter) -> str:
     lines = [f"| server | era | call | {meter.unit} per call (best) | x plain |", "|---|---|---|--:|--:|"]
     for spec in specs:
@@ -168,13 +172,21 @@ def table(costs: dict[tuple[str, str, str], list[float]], specs: Sequence[Server
                 lines.append(
                     f"| {spec.key} | {era} | {label} | {best / meter.scale:,.0f} | {best / plain:.2f}x |"
                 )
-    if len(specs) == 2:
+    if args_before(specs):
         lines += ["", "| era | call | after / before |", "|---|---|--:|"]
         for era in ERAS:
             for label in CALLS:
                 after = min(costs[("after", era, label)])
                 before = min(costs[("before", era, label)])
                 lines.append(f"| {era} | {label} | {after / before:.3f}x |")
+    keys = {spec.key for spec in specs}
+    if "floor" in keys:
+        ours = "after" if "after" in keys else "ours"
+        lines += ["", f"| era | call | {ours} / floor (floor on our stdio) |", "|---|---|--:|"]
+        for era in ERAS:
+            for label in CALLS:
+                ratio = min(costs[(ours, era, label)]) / min(costs[("floor", era, label)])
+                lines.append(f"| {era} | {label} | {ratio:.3f}x |")
     return "\n".join(lines)
 
 
@@ -186,6 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--before", type=Path, metavar="COMMAND", help="another build's agent-as-model to measure alongside"
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also the floor (floor_server.py), which ignores tools and schemas: the SDK's share of "
+        "carrying the larger arguments",
+    )
     parser.add_argument("--no-pin", action="store_true", help="do not pin the client and the server")
     args = parser.parse_args(argv)
     mode = "instructions" if args.instructions else "cpu"
@@ -195,6 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = [ServerSpec("after" if args.before else "ours", "agent-as-model", str(ours))]
     if args.before:
         specs.insert(0, ServerSpec("before", "agent-as-model (before)", str(args.before)))
+    if args.floor:
+        floor = str(Path(__file__).resolve().parent / "floor_server.py")
+        specs.append(
+            ServerSpec("floor", "floor (low-level Server)", sys.executable, (floor, "--stdio", "ours"))
+        )
     with ExitStack() as stack:
         meter: Meter
         cpu = None
