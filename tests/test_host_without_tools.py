@@ -617,3 +617,98 @@ async def test_the_prompt_travels_after_the_callers_system_prompt(era: str) -> N
         await client.call_tool("chat_complete", body)
     prompt: str = host.wire()["systemPrompt"]
     assert prompt.startswith("Be brief.\n\nYou have these tools (JSON): ")
+
+
+# -- the serve flag, its variable, and real stdio -------------------------------------------------
+
+
+def test_the_flag_and_its_variable_set_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_as_model.commands import cli
+    from agent_as_model.commands.limit_options import limits_of
+    from agent_as_model.errors import StartupError
+    from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV, environment_limits
+
+    parser = cli._parser()
+    monkeypatch.delenv(HOST_WITHOUT_TOOLS_ENV, raising=False)
+    assert limits_of(parser.parse_args(["serve"])).host_without_tools == "drop"
+    assert (
+        limits_of(parser.parse_args(["serve", "--host-without-tools", "emulate"])).host_without_tools
+        == "emulate"
+    )
+    monkeypatch.setenv(HOST_WITHOUT_TOOLS_ENV, "refuse")
+    assert limits_of(parser.parse_args(["serve"])).host_without_tools == "refuse"
+    assert environment_limits().host_without_tools == "refuse"  # the bare command
+    assert (
+        limits_of(parser.parse_args(["serve", "--host-without-tools", "drop"])).host_without_tools == "drop"
+    )
+    monkeypatch.setenv(HOST_WITHOUT_TOOLS_ENV, "pretend")
+    with pytest.raises(
+        StartupError, match=f"{HOST_WITHOUT_TOOLS_ENV}: expected one of drop, emulate, refuse"
+    ):
+        limits_of(parser.parse_args(["serve"]))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["serve", "--host-without-tools", "pretend"])
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("how", ["flag", "environment"])
+async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays(
+    mode: str, how: str, tmp_path: Any
+) -> None:
+    """`agent-as-model serve --host-without-tools emulate` (or its variable) over real stdio: an
+    emulated call and the turn after it, recorded with `--record`; the recording replays to a
+    match against a server of the same rule, and diverges against the default one."""
+    import io
+    import os
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
+    from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV
+    from tests.test_stdio import COMMAND
+
+    recording = tmp_path / "emulated.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != HOST_WITHOUT_TOOLS_ENV}
+    args = ["serve", "--record", str(recording)]
+    if how == "flag":
+        args += ["--host-without-tools", "emulate"]
+    else:
+        env[HOST_WITHOUT_TOOLS_ENV] = "emulate"
+    host = ScriptedHost(PARIS, "Sunny in Paris.")
+    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    async with Client(params, mode=mode, sampling_callback=host) as client:
+        first = await client.call_tool("chat_complete", chat_body())
+        assert not first.is_error, first.content[0].text
+        said = json.loads(first.content[0].text)
+        [call] = said["tool_calls"]
+        follow = chat_body()
+        follow["messages"] = [
+            *follow["messages"],
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": json.dumps(call["input"])},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": call["id"], "content": "sunny"},
+        ]
+        second = await client.call_tool("chat_complete", follow)
+    assert call["input"] == {"city": "Paris"} and call["id"] == emulation.call_id(
+        1, 0, "get_weather", {"city": "Paris"}
+    )
+    assert first.meta is not None and first.meta[META]["tools"]["handling"] == "emulated"
+    assert second.content[0].text == "Sunny in Paris."
+    shown = host.wire(1)["messages"][-1]["content"]["text"]
+    assert shown == f"Tool result for call {call['id']} (get_weather): sunny"
+    out = io.StringIO()
+    assert await replay_path(recording, out=out, err=io.StringIO(), factory=emulating) == MATCHED, (
+        out.getvalue()
+    )
+    assert await replay_path(recording, out=io.StringIO(), err=io.StringIO()) == DIVERGED  # drop mode
