@@ -280,7 +280,7 @@ async def test_each_product_gets_an_emulated_call_in_its_own_shapes(era: str, to
     prompt = sent["systemPrompt"]
     assert emulation.CONTRACT in prompt and json.dumps(SCHEMA, sort_keys=True) in prompt
     assert DESCRIPTION in prompt
-    expected_id = emulation.call_id(1, 0, "get_weather", {"city": "Paris"})
+    expected_id = emulation.call_id(1, 0, "get_weather")
     if tool == "chat_complete":
         message = sdk_truth.validate_chat(result.structured_content).choices[0]
         assert message.finish_reason == "tool_calls"
@@ -394,8 +394,8 @@ async def test_a_three_turn_emulated_tool_loop_with_cursors(era: str, tool: str)
             calls = tuple(Call(c["id"], c["name"], c["input"]) for c in said["tool_calls"])
             units.append(ToolTurn(said["text"], calls, tuple((c.id, outputs[turn]) for c in calls)))
     assert host.asked == 3
-    first_id = emulation.call_id(1, 0, "get_weather", {"city": "Paris"})
-    second_id = emulation.call_id(3, 0, "get_weather", {"city": "Lyon"})
+    first_id = emulation.call_id(1, 0, "get_weather")
+    second_id = emulation.call_id(3, 0, "get_weather")
     assert first_id != second_id
     messages = host.wire(2)["messages"]
     texts = [m["content"]["text"] if isinstance(m["content"], dict) else m["content"] for m in messages]
@@ -657,8 +657,9 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
     mode: str, how: str, tmp_path: Any
 ) -> None:
     """`agent-as-model serve --host-without-tools emulate` (or its variable) over real stdio: an
-    emulated call and the turn after it, recorded with `--record`; the recording replays to a
-    match against a server of the same rule, and diverges against the default one."""
+    emulated call and the turn after it, recorded with `--record` (`--redact` too, with the
+    variable); the recording replays to a match against a server of the same rule, and diverges
+    against the default one."""
     import io
     import os
 
@@ -674,8 +675,9 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
     args = ["serve", "--record", str(recording)]
     if how == "flag":
         args += ["--host-without-tools", "emulate"]
-    else:
+    else:  # and redacted: the emulated call keeps its tool name, so it still replays
         env[HOST_WITHOUT_TOOLS_ENV] = "emulate"
+        args.append("--redact")
     host = ScriptedHost(PARIS, "Sunny in Paris.")
     params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
     async with Client(params, mode=mode, sampling_callback=host) as client:
@@ -700,9 +702,7 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
             {"role": "tool", "tool_call_id": call["id"], "content": "sunny"},
         ]
         second = await client.call_tool("chat_complete", follow)
-    assert call["input"] == {"city": "Paris"} and call["id"] == emulation.call_id(
-        1, 0, "get_weather", {"city": "Paris"}
-    )
+    assert call["input"] == {"city": "Paris"} and call["id"] == emulation.call_id(1, 0, "get_weather")
     assert first.meta is not None and first.meta[META]["tools"]["handling"] == "emulated"
     assert second.content[0].text == "Sunny in Paris."
     shown = host.wire(1)["messages"][-1]["content"]["text"]

@@ -15,8 +15,8 @@ tool's schema, with the project's bounded check) and the caller's limits (`tool_
 at most) are checked, and a failure is repairable like broken structured output: the calls are
 text the model wrote, not calls it made, so asking again costs the caller nothing.
 
-Calls get ids made from what they are and where they stand, so a 2026-07-28 retry that reads the
-same answer again gives the same ids. Earlier tool calls and results in the conversation travel as
+Calls get ids made from where they stand and the tool they call, so a 2026-07-28 retry that reads
+the same answer again gives the same ids. Earlier tool calls and results in the conversation travel as
 text that keeps their ids and names: the call turn as the same object (with each call's id), the
 result as `Tool result for call <id> (<name>): <content>`.
 
@@ -199,13 +199,15 @@ def _call(i: int, item: object, tools: Mapping[str, ToolSpec], turn_count: int) 
             f"violates the parameters schema of tool {ascii(name)} at JSON pointer "
             f"{pointer_text(pointer)}: {rule}",
         )
-    return ToolUse(id=call_id(turn_count, i, name, arguments), name=name, input=arguments)
+    return ToolUse(id=call_id(turn_count, i, name), name=name, input=arguments)
 
 
-def call_id(turn_count: int, index: int, name: str, arguments: Mapping[str, Any]) -> str:
-    """An emulated call's id: the same for the same call at the same place of the same length of
-    conversation (a 2026-07-28 retry re-reads the same answer), different for another call."""
-    seed = json.dumps([turn_count, index, name, arguments], sort_keys=True)
+def call_id(turn_count: int, index: int, name: str) -> str:
+    """An emulated call's id: made from its place (the conversation's length, its index in the
+    answer) and its tool, so a 2026-07-28 retry that re-reads the same answer gives the same ids,
+    each call of one conversation has its own, and a `--redact`ed recording (whose arguments are
+    placeholders) replays to the same ids."""
+    seed = json.dumps([turn_count, index, name])
     return "call_" + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
