@@ -712,3 +712,19 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
         out.getvalue()
     )
     assert await replay_path(recording, out=io.StringIO(), err=io.StringIO()) == DIVERGED  # drop mode
+
+
+async def test_over_http_workers_take_the_rule() -> None:
+    """`serve --http --workers 2 --host-without-tools emulate`: the rule reaches every worker (it
+    travels with the limits), so each call is emulated whichever worker serves it. (Workers serve
+    2026-07-28 only: a legacy session needs one process.)"""
+    from tests import http_servers
+
+    host = ScriptedHost(PARIS)
+    with http_servers.running("--workers", "2", "--host-without-tools", "emulate") as server:
+        async with http_servers.http_client(server.url, "2026-07-28", host) as client:
+            results = [await client.call_tool("chat_complete", chat_body()) for _ in range(4)]
+    for result in results:
+        assert not result.is_error, result.content[0].text
+        assert json.loads(result.content[0].text)["tool_calls"][0]["name"] == "get_weather"
+        assert tools_meta(result)["handling"] == "emulated"
