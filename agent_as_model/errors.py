@@ -95,6 +95,27 @@ class MissingCapability(Exception):
         )
 
 
+class MissingToolsCapability(MissingCapability):
+    """A host that samples but did not declare `sampling.tools`, asked for a call its tools must
+    reach: a tool choice that demands a call (`path` names it), or any tools on a server that
+    refuses them (`serve --host-without-tools refuse`). Also -32021, with its own remedies."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__({"sampling": {"tools": {}}})
+        self.path = path
+        self.why = why
+
+    def message(self, tool: str, tail: str = NOTHING_SENT) -> str:
+        return (
+            f"{tool}: {self.path}: {self.why}, and the host declared sampling without the sampling.tools "
+            "capability, so the tools cannot reach its model. Connect from a host that declares "
+            "sampling.tools, or have this server's operator start it with `--host-without-tools "
+            "emulate` (the tools are written into the prompt and calls read from a JSON reply) or with "
+            "a provider and `--use-provider when-host-cannot` (docs/providers.md). "
+            f"{tail}"
+        )
+
+
 def _flatten(caps: dict[str, Any], prefix: str = "") -> list[str]:
     names: list[str] = []
     for key, value in caps.items():

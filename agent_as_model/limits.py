@@ -48,6 +48,9 @@ class Limits(NamedTuple):
     # Not a limit, but made by `serve`'s flags and handed down the same way (to HTTP workers too):
     # what a call returns when it does not say (`serve --result`; neutral.RESULT_SHAPES).
     result: str = "text"
+    # Likewise: what a call's tools become on a host that samples without `sampling.tools`
+    # (`serve --host-without-tools`; HOST_WITHOUT_TOOLS names the three).
+    host_without_tools: str = "drop"
 
 
 DEFAULT_LIMITS = Limits()
@@ -68,6 +71,28 @@ def result_from(value: str | None, where: str) -> str:
     return value
 
 
+# The environment variable that sets `serve --host-without-tools` (the flag wins), and its values:
+# drop the tools (and say so), emulate them in the prompt, or refuse a call that has any
+# (docs/decisions.md, "Tools on hosts without sampling.tools").
+HOST_WITHOUT_TOOLS_ENV = "AGENT_AS_MODEL_HOST_WITHOUT_TOOLS"
+HOST_WITHOUT_TOOLS = ("drop", "emulate", "refuse")
+
+
+def host_without_tools_from(value: str | None, where: str) -> str:
+    """A `--host-without-tools` value given by the environment; ValueError names `where`."""
+    if value is None or value == "":
+        return "drop"
+    if value not in HOST_WITHOUT_TOOLS:
+        raise ValueError(f"{where}: expected one of {', '.join(HOST_WITHOUT_TOOLS)}, got {value!r}")
+    return value
+
+
 def environment_limits() -> Limits:
-    """The defaults, with the result shape of the environment (the bare command: no flags)."""
-    return DEFAULT_LIMITS._replace(result=result_from(os.environ.get(RESULT_ENV), RESULT_ENV))
+    """The defaults, with the result shape and the handling of tools on hosts without
+    `sampling.tools` of the environment (the bare command: no flags)."""
+    return DEFAULT_LIMITS._replace(
+        result=result_from(os.environ.get(RESULT_ENV), RESULT_ENV),
+        host_without_tools=host_without_tools_from(
+            os.environ.get(HOST_WITHOUT_TOOLS_ENV), HOST_WITHOUT_TOOLS_ENV
+        ),
+    )

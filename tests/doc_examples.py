@@ -445,6 +445,36 @@ async def tools_dropped(era: str) -> Example:
     )
 
 
+async def tools_emulated(era: str) -> Example:
+    """`serve --host-without-tools emulate`: the tools in the system prompt, a call read from an
+    answer that is wholly the reply contract's object, and the turn after it shown as text."""
+    from agent_as_model.limits import Limits
+    from agent_as_model.server import build_server
+
+    call = json.dumps({"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]})
+    host = RecordingHost(says(f"```json\n{call}\n```"), says("It is sunny in Paris, 24 °C."))
+    tool = {
+        "type": "function",
+        "function": {"name": "get_weather", "description": WEATHER_DESCRIPTION, "parameters": WEATHER_SCHEMA},
+    }
+    server = build_server(limits=Limits(host_without_tools="emulate"))
+    async with connect(era, host, server=server) as client:
+        rec = Recorder("tools-emulated", client, host)
+        request: dict[str, Any] = {
+            "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+            "tools": [tool],
+        }
+        first = await rec.call(
+            "Call 1: the tools in the system prompt; the answer is a call", "chat_complete", request
+        )
+        await rec.call(
+            "Call 2: the call and its result passed back, shown to the host as text",
+            "chat_complete",
+            next_request("chat_complete", request, first.text, WEATHER_OUTPUT),
+        )
+    return rec.example
+
+
 EXAMPLES: tuple[Run, ...] = (
     chat_tool_loop,
     messages_tool_loop,
@@ -460,6 +490,7 @@ EXAMPLES: tuple[Run, ...] = (
     invalid_output,
     tools_and_output_schema,
     tools_dropped,
+    tools_emulated,
 )
 NAMES = ("get_weather", "weather.get", "search docs", "a.b", "a b")
 

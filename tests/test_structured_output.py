@@ -181,7 +181,7 @@ async def test_invalid_output_is_an_error_naming_the_pointer_never_the_output(
             "response_format",
             "and so does output_schema",
         ),
-        ({"repair_attempts": 1}, "repair_attempts", "give output_schema too"),
+        ({"repair_attempts": 1}, "repair_attempts", "give output_schema or tools too"),
         ({"output_schema": SCHEMA, "repair_attempts": 99}, "repair_attempts", "between 0 and 5"),
         ({"output_schema": SCHEMA, "repair_attempts": "2"}, "repair_attempts", "expected an integer"),
         (

@@ -248,11 +248,15 @@ async def test_without_sampling_tools_the_tools_are_dropped_with_a_warning(
     caplog.set_level(logging.WARNING, logger="agent_as_model")
     async with connect(era, host) as client:  # sampling declared, sampling.tools not
         result = await client.call_tool(
-            "chat_complete", {**first_request("chat_complete", "q", [SEED_TOOL]), "tool_choice": "required"}
+            "chat_complete", {**first_request("chat_complete", "q", [SEED_TOOL]), "tool_choice": "auto"}
         )
     assert result.content[0].text == "plain answer"
     assert "tools" not in host.wire() and "toolChoice" not in host.wire()
     assert any("sampling.tools" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records)
+    # Never silently (issue 25): the result says the tools did not travel, and why.
+    meta = (result.meta or {})["agent-as-model/result"]
+    assert meta["tools"]["forwarded"] is False and meta["tools"]["handling"] == "dropped"
+    assert "sampling.tools" in meta["tools"]["reason"]
 
 
 async def test_without_sampling_tools_earlier_tool_turns_travel_as_text(era: str) -> None:

@@ -238,7 +238,7 @@ def _serve_as_hosts_run_it() -> int:
         return _startup_failed(err)
     try:
         limits = environment_limits()
-    except ValueError as err:  # a bad AGENT_AS_MODEL_RESULT
+    except ValueError as err:  # a bad AGENT_AS_MODEL_RESULT or AGENT_AS_MODEL_HOST_WITHOUT_TOOLS
         return _startup_failed(err)
     return _serve(settings, limits, store)  # builds the server at once: a bad key is found there
 

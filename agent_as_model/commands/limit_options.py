@@ -11,7 +11,15 @@ import os
 from collections.abc import Callable
 
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import DEFAULT_LIMITS, RESULT_ENV, Limits, result_from
+from agent_as_model.limits import (
+    DEFAULT_LIMITS,
+    HOST_WITHOUT_TOOLS,
+    HOST_WITHOUT_TOOLS_ENV,
+    RESULT_ENV,
+    Limits,
+    host_without_tools_from,
+    result_from,
+)
 
 
 def add_limit_options(serve: argparse.ArgumentParser) -> None:
@@ -91,6 +99,15 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         "completion text, or the product's own response object with usage (default: "
         f"${RESULT_ENV}, else text)",
     )
+    results.add_argument(
+        "--host-without-tools",
+        choices=HOST_WITHOUT_TOOLS,
+        default=None,
+        help="what a call's tools become when the host samples without declaring sampling.tools: "
+        "drop them (the result's _meta says so; a tool_choice that demands a call is refused), "
+        "emulate them in the system prompt and read calls from a JSON reply, or refuse any call "
+        f"with tools (default: ${HOST_WITHOUT_TOOLS_ENV}, else drop)",
+    )
 
 
 def limits_of(args: argparse.Namespace) -> Limits:
@@ -99,6 +116,12 @@ def limits_of(args: argparse.Namespace) -> Limits:
     if result is None:
         try:
             result = result_from(os.environ.get(RESULT_ENV), RESULT_ENV)
+        except ValueError as err:
+            raise StartupError(str(err)) from None
+    tools = getattr(args, "host_without_tools", None)
+    if tools is None:
+        try:
+            tools = host_without_tools_from(os.environ.get(HOST_WITHOUT_TOOLS_ENV), HOST_WITHOUT_TOOLS_ENV)
         except ValueError as err:
             raise StartupError(str(err)) from None
     return Limits(
@@ -111,6 +134,7 @@ def limits_of(args: argparse.Namespace) -> Limits:
         max_media_bytes=getattr(args, "max_media_bytes", DEFAULT_LIMITS.max_media_bytes),
         max_media_call_bytes=getattr(args, "max_media_call_bytes", DEFAULT_LIMITS.max_media_call_bytes),
         result=result,
+        host_without_tools=tools,
     )
 
 

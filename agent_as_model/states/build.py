@@ -13,9 +13,11 @@ it in an InputRequiredResult.
 
 What the host declared decides how tools and structured output travel (spec sections 3, 4):
 with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
-tool; without it the tools are dropped (with a logged warning) and the contract goes into the
-system prompt. That decision is recorded in the call's `HostPlan`, so interpreting the answer
-reads the same plan.
+tool; without it the contract goes into the system prompt, and the tools are what the operator
+chose (`serve --host-without-tools`, issue 25): dropped (the result's `_meta` says so, and a
+choice that demands a call is refused before anything is sent), emulated in the system prompt
+(`states/emulation.py`), or refused. That decision is recorded in the call's `HostPlan`, so
+interpreting the answer reads the same plan.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from mcp_types import (
 
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
-from agent_as_model.errors import MissingCapability
+from agent_as_model.errors import MissingCapability, MissingToolsCapability
 from agent_as_model.neutral import (
     Block,
     ChoiceMode,
@@ -54,7 +56,8 @@ from agent_as_model.neutral import (
     ToolUse,
     has_tool_blocks,
 )
-from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured
+from agent_as_model.states import emulation
+from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
 from agent_as_model.states.validate import check_conversation
 
 log = logging.getLogger("agent_as_model")
@@ -77,7 +80,9 @@ def build_payload_for(record: CallRecord) -> None:
     # cannot sample gets a clear -32021, on both eras alike.
     if not route.support.declared:
         raise MissingCapability({"sampling": {}})
-    plan = record.plan = plan_for(request, route.support.tools)  # interpret reads the plan
+    # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
+    # never meets the operator's rule for hosts without them.
+    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools)
     # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
@@ -94,21 +99,15 @@ def payload_of(record: CallRecord) -> CreateMessageRequestParams:
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
 
 
-def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
+def plan_for(request: Request, host_takes_tools: bool, without_tools: str = "drop") -> HostPlan:
     if not request.tools and request.output is None and not has_tool_blocks(request.turns):
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured: Structured | None = None
     if request.output is not None:
         structured = "tool" if host_takes_tools else "prompt"
     if not host_takes_tools:
-        if request.tools:
-            log.warning(
-                "%s: the host did not declare sampling.tools: %d tool definition(s) dropped, "
-                "asking for a plain-text completion",
-                request.tool,
-                len(request.tools),
-            )
-        return HostPlan(host_tools=False, structured=structured)
+        handling = _without_tools(request, without_tools) if request.tools else None
+        return HostPlan(host_tools=False, structured=structured, without_tools=handling)
     names = NameMap.for_names(_tool_names(request))
     from_host = dict(names.from_host_map())
     if structured == "tool":  # the payload offers the one structured-output tool
@@ -120,10 +119,36 @@ def plan_for(request: Request, host_takes_tools: bool) -> HostPlan:
     return HostPlan(host_tools=True, structured=structured, names=from_host, offered=offered)
 
 
+def _without_tools(request: Request, rule: str) -> WithoutTools:
+    """The operator's rule (`serve --host-without-tools`) for a call whose tools this host cannot
+    take; raises -32021 where the call cannot be served honestly without them."""
+    if rule == "emulate":
+        return "emulated"
+    if rule == "refuse":
+        raise MissingToolsCapability(
+            "tools",
+            "this server refuses tools on such hosts (its operator chose --host-without-tools refuse)",
+        )
+    choice = request.tool_choice
+    if choice is not None and choice.mode == "required":
+        # Dropping the tools would answer a demand for a call with text that says all went well.
+        wanted = f"tool {ascii(choice.name)}" if choice.name is not None else "a tool"
+        raise MissingToolsCapability(choice.path, f"demands a call of {wanted}")
+    log.warning(
+        "%s: the host did not declare sampling.tools: %d tool definition(s) dropped, "
+        "asking for a plain-text completion (the result's _meta says so)",
+        request.tool,
+        len(request.tools),
+    )
+    return "dropped"
+
+
 def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessageRequestParams:
     plan = plan or NO_PLAN
     to_host = {caller: host for host, caller in plan.names.items()} if plan.names else {}
     as_text = not plan.host_tools
+    emulated = plan.without_tools == "emulated"
+    names = emulation.names_by_id(request.turns) if emulated else {}
     messages = []
     for turn in request.turns:
         if len(turn.blocks) == 1 and type(turn.blocks[0]) is Text:
@@ -131,7 +156,13 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
             text = TextContent(type="text", text=turn.blocks[0].text)
             messages.append(SamplingMessage(role=turn.role, content=text))
             continue
-        blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
+        blocks: list[SamplingMessageContentBlock]
+        if emulated and has_tool_blocks((turn,)):
+            # Tool turns as the emulation's own text, so the model sees its earlier calls in the
+            # form it is asked to answer in, and each result under its call's id and tool.
+            blocks = [TextContent(type="text", text=t) for t in emulation.turn_texts(turn.blocks, names)]
+        else:
+            blocks = [_block(b, to_host, as_text) for b in turn.blocks]
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system
     tools: list[Tool] | None = None
@@ -151,6 +182,8 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         system = _join(system, contract_prompt(request.output))
     elif plan.host_tools and request.tools:
         tools, choice = _forwarded_tools(request, to_host)
+    elif emulated:
+        system = _join(system, emulation.tools_prompt(request))
     optional: dict[str, Any] = {}  # only what is set: each keyword costs pydantic a validation
     if system is not None:
         optional["system_prompt"] = system

@@ -20,7 +20,8 @@ from agent_as_model import cursors
 from agent_as_model.adapters.dialects import usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states import emulation
+from agent_as_model.states.record import CallRecord, WithoutTools
 
 log = logging.getLogger("agent_as_model")
 
@@ -64,6 +65,9 @@ def commit_result(record: CallRecord) -> None:
             "usage": counted.source if counted else usage.ESTIMATED,
         },
     )
+    handling = record.plan.without_tools
+    if handling is not None:
+        add_tools_meta(result, handling)
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
         # A product written against the Responses API sends only the new input with the id of the
         # last response: here nothing was stored, so the host saw this input alone. Say so.
@@ -83,6 +87,23 @@ def history_not_passed(previous: str) -> str:
         "call's input, not the conversation before it. Pass the earlier turns in the input, or "
         "call responses_create on a server started with --store (README: Stored responses)"
     )
+
+
+def add_tools_meta(result: CallToolResult, handling: WithoutTools) -> None:
+    """Say that the caller's tools never reached the model as tools, why, and what became of them
+    (issue 25: nothing is dropped silently)."""
+    add_result_meta(
+        result, {"tools": {"forwarded": False, "handling": handling, "reason": emulation.NO_SAMPLING_TOOLS}}
+    )
+    if handling == "dropped":
+        add_warning(result, TOOLS_DROPPED)
+
+
+TOOLS_DROPPED = (
+    "the call's tools were dropped: the host declared sampling without sampling.tools, so its model "
+    "answered in plain text without seeing them (the server's operator may choose "
+    "--host-without-tools emulate, or a provider with --use-provider when-host-cannot)"
+)
 
 
 def _has_assistant_turn(request: Request) -> bool:
@@ -128,3 +149,6 @@ def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
         usage=usages.pop() if len(usages) == 1 else usage.ESTIMATED,
     )
     add_result_meta(record.result, meta)
+    handling = choices[0].plan.without_tools  # the same plan for every completion of one call
+    if handling is not None:
+        add_tools_meta(record.result, handling)

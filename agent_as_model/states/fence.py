@@ -21,7 +21,7 @@ def fenced_body(text: str) -> str | None:
     """The body of the first fenced block in `text`, or None when it has none."""
     start = text.find(FENCE)
     while start >= 0:
-        body = _opened(text, start + len(FENCE))
+        body = opened(text, start + len(FENCE))
         if body is not None:
             return _closed(text, body)
         # This opening failed; a later one may still open a block (```` ````\n ``` has one at 1).
@@ -29,7 +29,7 @@ def fenced_body(text: str) -> str | None:
     return None
 
 
-def _opened(text: str, at: int) -> int | None:
+def opened(text: str, at: int) -> int | None:
     """Where the body starts, when an opening line (blanks, an optional `json`, blanks, a newline)
     follows the backticks ending at `at`; None otherwise."""
     at = _skip_blank(text, at)

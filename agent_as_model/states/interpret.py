@@ -1,7 +1,10 @@
 """answered -> interpreted: the host's content blocks become a neutral completion.
 
 Decided from the blocks alone, never by re-reading the text (spec section 4): a plain answer
-that looks like a tool-call envelope stays plain text. Tool calls are accepted only when tools
+that looks like a tool-call envelope stays plain text. The one exception is the operator's: with
+tools emulated for a host without `sampling.tools` (`serve --host-without-tools emulate`), calls
+are read from an answer that is wholly the reply contract's object, and only then
+(`states/emulation.py`). Tool calls are accepted only when tools
 were forwarded, under the names the host was given (mapped back to the caller's). An output
 contract (spec section 3) is checked here: a failure names the JSON pointer of the violation and
 never quotes the output, and it is `repairable`, so the machine may ask again. So is a persona's
@@ -19,6 +22,7 @@ from agent_as_model.errors import CallError, host_error
 from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
 from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, json_pointer, pointer_text
+from agent_as_model.states import emulation
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.fence import fenced_body
 from agent_as_model.states.record import CallRecord, HostPlan
@@ -39,7 +43,11 @@ def checks_output(record: CallRecord) -> bool:
     if request is None:
         return False
     persona = request.persona
-    return request.output is not None or (persona is not None and persona.output_schema is not None)
+    return (
+        request.output is not None
+        or (persona is not None and persona.output_schema is not None)
+        or record.plan.without_tools == "emulated"  # each call checked against its tool's schema
+    )
 
 
 def interpret_answer(record: CallRecord) -> None:
@@ -73,6 +81,12 @@ def interpret_answer(record: CallRecord) -> None:
         text, calls = json_text(structured), []
     elif record.plan.offered:
         check_tool_limits(request, calls)
+    elif record.plan.without_tools == "emulated":
+        # Calls only from an answer that is wholly the reply contract's object (emulation.py):
+        # the host's text is then the calls, not a text beside them.
+        calls = emulation.read_calls(text, request)
+        if calls:
+            text = ""
     persona = request.persona
     if persona is not None and persona.output_schema is not None and not calls:
         # A turn that calls tools is not the persona's answer yet; the final answer is checked.

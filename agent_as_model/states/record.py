@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 # How an output contract travels: as one required tool when the host takes tools, otherwise as
 # the schema in the system prompt (spec section 3).
 Structured = Literal["tool", "prompt"]
+# What became of the caller's tools on a host without `sampling.tools` (`serve
+# --host-without-tools`, issue 25): dropped (and said so in the result) or emulated in the prompt.
+WithoutTools = Literal["dropped", "emulated"]
 
 
 class HostPlan(NamedTuple):
@@ -31,12 +34,14 @@ class HostPlan(NamedTuple):
     `structured` is how an output contract travels (None: the call has none). `names` maps the
     names the host saw back to the caller's tool names. `offered`: the host-side names of the
     tools the payload offers (what the host may call), so the answer is read without the payload.
+    `without_tools`: the caller gave tools and the host cannot take them: what became of them.
     """
 
     host_tools: bool = False
     structured: Structured | None = None
     names: Mapping[str, str] = EMPTY
     offered: frozenset[str] = frozenset()
+    without_tools: WithoutTools | None = None
 
 
 NO_PLAN = HostPlan()

@@ -5,7 +5,8 @@ the host's own answer as an assistant turn, and the validation error as the next
 `tool_result` marked as an error when the host called the structured-output tool (MCP requires
 the result of a tool call to follow it), plain text otherwise. The message is the error's
 `repair` text: the same JSON pointer and rule the caller would read, told to the model about its
-own answer.
+own answer. An emulated tool call (`states/emulation.py`) that breaks the reply contract, its
+tool's schema or the caller's limits is repaired the same way, as text.
 On 2026-07-28 the new payload is a round of its own, bound like the first (backends/mrtr.py).
 """
 
@@ -44,6 +45,15 @@ def ask_again(record: CallRecord, err: CallError) -> None:
                     is_error=True,
                 )
             ],
+        )
+    elif record.plan.without_tools == "emulated":
+        fix = SamplingMessage(
+            role="user",
+            content=TextContent(
+                type="text",
+                text=f'{problem} Answer again: only the corrected {{"tool_calls": [...]}} JSON object '
+                "to call tools, or plain text.",
+            ),
         )
     elif record.plan.structured == "tool":
         fix = SamplingMessage(

@@ -62,8 +62,8 @@ REPAIR_ATTEMPTS: dict[str, Any] = {
     "minimum": 0,
     "maximum": MAX_REPAIR_ATTEMPTS,
     "default": 0,
-    "description": "With structured output: how many times to ask the host again, with the validation "
-    "error, when its answer does not validate.",
+    "description": "With structured output or tools: how many times to ask the host again, with the "
+    "validation error, when its answer (or its tool call) does not validate.",
 }
 PERSONA: dict[str, Any] = {
     "type": "object",

@@ -200,7 +200,9 @@ def read_max_tokens_alias(args: Mapping[str, Any], alias: str | None) -> str:
     return alias
 
 
-def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None) -> int:
+def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None, tools: bool = False) -> int:
+    """How many times to ask again after a bad answer: for structured output, and for tool calls
+    (a call the host emulates for a host without sampling.tools, or a tool call that is not JSON)."""
     value = args.get("repair_attempts")
     if value is None:
         return 0
@@ -208,8 +210,10 @@ def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None)
         raise caller_error("repair_attempts", f"expected an integer, got {type_name(value)}")
     if not 0 <= value <= MAX_REPAIR_ATTEMPTS:
         raise caller_error("repair_attempts", f"must be between 0 and {MAX_REPAIR_ATTEMPTS}, got {value}")
-    if value and output is None:
-        raise caller_error("repair_attempts", "applies to structured output: give output_schema too")
+    if value and output is None and not tools:
+        raise caller_error(
+            "repair_attempts", "applies to structured output and tool calls: give output_schema or tools too"
+        )
     return value
 
 

@@ -78,7 +78,7 @@ def _options(
     persona = contracts.read_persona(given, body.request_object, output)
     max_tokens_name = options.read_max_tokens_alias(args, body.max_tokens_alias)
     stop = options.read_stop(args, body.stop)
-    repair_attempts = options.read_repair_attempts(args, output) if structured else 0
+    repair_attempts = options.read_repair_attempts(args, output, bool(tools)) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
     return _request(
         dialect,

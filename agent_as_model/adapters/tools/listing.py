@@ -41,8 +41,9 @@ SEED_TOOL: dict[str, Any] = {
 }
 _TOOLS_DESCRIPTION = (
     "Tool definitions for the host's model. Forwarded only when the host declared the sampling.tools "
-    "capability; otherwise dropped (a warning is logged) and the call is a plain-text completion. "
-    "Cannot be combined with output_schema."
+    "capability; otherwise, as the server's operator chose (serve --host-without-tools): dropped, the "
+    "result's _meta saying so (a tool_choice that demands a call is then refused), emulated in the "
+    "prompt, or refused. Cannot be combined with output_schema."
 )
 
 

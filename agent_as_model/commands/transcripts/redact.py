@@ -15,7 +15,9 @@ text. Where the shape is the caller's or the model's own (a tool call's `input` 
 what a dialect declares `free`, structured output), every string is text and only keys and
 non-string values remain. A string holding JSON (a tool result's text, a call's `arguments`, a
 host's text answer that is JSON, bare or in a ```json fence) is redacted inside and written back
-in the same JSON style, so it still parses where the server parses it.
+in the same JSON style, so it still parses where the server parses it. A host's answer that is an
+emulated tool call (`{"tool_calls": [{"name", "arguments"}]}`, `serve --host-without-tools
+emulate`) keeps its tool names, as a native call does; its arguments are text.
 
 The placeholder for a text of n characters is n characters long: `#` and a keyed hash of the
 text, cut to n or padded with dots. It is stable within one recording (the same text, the same
@@ -38,6 +40,7 @@ from typing import Any
 from agent_as_model.adapters.dialects import DIALECTS, media
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
 from agent_as_model.cursors import CURSOR_IN_TEXT
+from agent_as_model.states.emulation import CALLS as EMULATED_CALLS
 
 STRUCTURAL_KEYS = frozenset(
     {
@@ -107,11 +110,36 @@ class _Walker:
     def _answer_text(self, text: str) -> Any:
         fenced = _FENCE.fullmatch(text)
         if fenced is None:
-            return self._json_text(text, server_shaped=False)
-        inner = self._json_text(fenced["body"], server_shaped=False)
+            return self._answer_json(text)
+        inner = self._answer_json(fenced["body"])
         if isinstance(inner, str):
             return fenced["open"] + inner + fenced["close"]
         return inner
+
+    def _answer_json(self, text: str) -> Any:
+        """A host's text answer that may be JSON: the model's own shape, every string text; except
+        an emulated tool call (`serve --host-without-tools emulate`, states/emulation.py), whose
+        tool names and ids are structure like a native call's, so a redacted recording replays."""
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return self.on_text(text)
+        if not isinstance(parsed, dict | list):
+            return self.on_text(text)
+        if (
+            isinstance(parsed, dict)
+            and set(parsed) == {EMULATED_CALLS}
+            and isinstance(parsed[EMULATED_CALLS], list)
+        ):
+            mapped: Any = {EMULATED_CALLS: [self._emulated_call(call) for call in parsed[EMULATED_CALLS]]}
+        else:
+            mapped = self.free(parsed)
+        return self.on_json(text, parsed, mapped)
+
+    def _emulated_call(self, call: Any) -> Any:
+        if not isinstance(call, dict):
+            return self.free(call)
+        return {k: v if k in ("name", "id") and isinstance(v, str) else self.free(v) for k, v in call.items()}
 
     def call_params(self, params: dict[str, Any]) -> dict[str, Any]:
         params = dict(params)

@@ -45,8 +45,8 @@ DESCRIPTION = (
     "Complete an OpenAI Chat Completions-shaped request with the host agent's own model. "
     'result "text" (default): the completion text ({"text", "tool_calls"} JSON text for tool calls); '
     'result "object": a ChatCompletion (choices[].message content / tool_calls, finish_reason, usage), '
-    "n > 1 for that many choices. system/developer messages are the system prompt. tools/tool_choice "
-    "reach the host if it declared sampling.tools (else dropped, logged). output_schema or "
+    "n > 1 for that many choices. system/developer messages are the system prompt. tools/tool_choice go "
+    "to a host with sampling.tools, else per --host-without-tools (see _meta). output_schema or "
     "response_format json_schema: validated JSON text. Inline images and audio taken. No API key."
 )
 

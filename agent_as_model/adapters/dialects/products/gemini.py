@@ -64,12 +64,13 @@ if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
 
 NAME = "gemini_generate_content"
 DESCRIPTION = (
-    "Complete a Gemini generateContent-shaped request (google-genai SDK body) with the host agent's own "
-    "model; returns a GenerateContentResponse {candidates: [{content, finishReason}], modelVersion, "
-    "responseId}. contents: user/model parts of text, functionCall, functionResponse; systemInstruction "
+    "Complete a Gemini generateContent-shaped request (google-genai body) with the host agent's own "
+    "model; returns a GenerateContentResponse {candidates: [{content, finishReason}], ...}."
+    " contents: user/model parts of text, functionCall, functionResponse; systemInstruction "
     "is the system prompt; generationConfig: temperature, maxOutputTokens, stopSequences, "
-    "responseMimeType application/json + responseSchema (validated JSON text). tools/toolConfig reach "
-    "the host if it declared sampling.tools. camelCase or snake_case. Inline media too."
+    "responseMimeType application/json + responseSchema (validated JSON text). tools/toolConfig go to "
+    "a host with sampling.tools, else per --host-without-tools (see _meta). camelCase or snake_case. "
+    "Inline media too."
 )
 
 # MCP's stopReason -> Gemini's finishReason. A stop sequence and a tool call both end with STOP on

@@ -48,9 +48,10 @@ DESCRIPTION = (
     "Complete an Anthropic Messages-shaped request with the host agent's own model. "
     'result "text" (default): the completion text ({"text", "tool_calls"} JSON text for tool calls); '
     'result "object": a Message (content blocks text / tool_use, stop_reason, usage). system is a '
-    "string or text blocks; content blocks: text, tool_use, tool_result. tools/tool_choice reach the "
-    "host if it declared sampling.tools (else dropped, logged). output_schema or output_config.format: "
-    "validated JSON text. Text and base64 image blocks; others are rejected. No API key."
+    "string or text blocks; content blocks: text, tool_use, tool_result. tools/tool_choice go to a "
+    "host with sampling.tools, else per --host-without-tools (see _meta). output_schema or "
+    "output_config.format: validated JSON text. Text and base64 image blocks; others are rejected. "
+    "No API key."
 )
 
 _ROLES = ("user", "assistant")

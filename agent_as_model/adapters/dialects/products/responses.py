@@ -51,7 +51,8 @@ DESCRIPTION = (
     "Complete an OpenAI Responses-shaped request with the host agent's own model; returns a Response "
     "object ({id: 'resp_…', object: 'response', model, output}). input is a string or items: "
     "messages {role, content}, function_call, function_call_output. instructions and system/developer "
-    "items become the system prompt. tools/tool_choice reach the host if it declared sampling.tools; "
+    "items become the system prompt. tools/tool_choice go to a host with sampling.tools, else per "
+    "--host-without-tools (see _meta); "
     "tool calls come back as function_call items. output_schema or text.format json_schema puts "
     "validated JSON text in output_text. Text and data: URL images."
 )
