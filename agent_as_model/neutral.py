@@ -198,3 +198,7 @@ class Completion(NamedTuple):
     model: str | None = None  # the model the host named in its answer
     stop_reason: StopReason | None = None  # None: the host did not say
     usage: Usage | None = None  # None: the answer carried no counts (commit estimates them)
+    # Set only when the answer held images or audio (issue 24), for a product that can show them
+    # (`Dialect.answers_media`): the answer's texts and media in their order; `text` is then
+    # the texts alone, joined.
+    parts: "tuple[Text | Media, ...]" = ()

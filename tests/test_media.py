@@ -22,6 +22,7 @@ from google.genai import types as genai
 from mcp_types import (
     AudioContent,
     CreateMessageRequestParams,
+    CreateMessageResultWithTools,
     ImageContent,
     ModelHint,
     ModelPreferences,
@@ -318,25 +319,17 @@ def test_the_providers_take_media_in_their_own_shapes() -> None:
         provider_anthropic.request_body(_payload(text, audio), "m")
 
 
-@pytest.mark.stdio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
-    tmp_path: Any, anyio_backend: str
-) -> None:
-    """The installed command over real stdio: the host gets the image's bytes; `--redact` stands
-    the media in with same-length valid data (no pixel of it written down), and the recording
-    replays to a match."""
-    import io as text_io
+async def stdio_call(
+    recording: Any, tool: str, arguments: dict[str, Any], answer: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One tools/call to the installed command over real stdio, recorded with `--redact`, the
+    host answering `answer`: the sampling request it got, and the tool's result."""
     import sys
     from pathlib import Path
 
     import anyio
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    from agent_as_model.commands.transcripts.command import MATCHED, replay_path
-    from agent_as_model.commands.transcripts.fileformat import load
-
-    recording = tmp_path / "media.jsonl"
     command = Path(sys.executable).parent / "agent-as-model"
     process = await anyio.open_process([str(command), "serve", "--record", str(recording), "--redact"])
     assert process.stdin is not None and process.stdout is not None
@@ -360,24 +353,11 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
         await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
         await receive()
         await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        arguments = chat_body()
-        await send(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "chat_complete", "arguments": arguments},
-            }
-        )
+        call = {"name": tool, "arguments": arguments}
+        await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         sampling = await receive()
-        blocks = sampling["params"]["messages"][0]["content"]
-        assert [b["type"] for b in blocks] == ["text", "image", "audio"]
-        assert base64.b64decode(blocks[1]["data"], validate=True) == PNG  # the bytes, over stdio
-        assert base64.b64decode(blocks[2]["data"], validate=True) == WAV
-        answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
         await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
         result = await receive()
-        assert result["result"]["content"][0]["text"] == "a green pixel"
         await process.stdin.aclose()
         with anyio.fail_after(300):
             await process.wait()
@@ -385,6 +365,37 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
         if process.returncode is None:
             process.kill()
             await process.wait()
+    return sampling, result
+
+
+async def replays_clean(recording: Any) -> None:
+    import io as text_io
+
+    from agent_as_model.commands.transcripts.command import MATCHED, replay_path
+
+    out = text_io.StringIO()
+    assert await replay_path(recording, out=out, err=text_io.StringIO()) == MATCHED, out.getvalue()
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
+    tmp_path: Any, anyio_backend: str
+) -> None:
+    """The installed command over real stdio: the host gets the image's bytes; `--redact` stands
+    the media in with same-length valid data (no pixel of it written down), and the recording
+    replays to a match."""
+    from agent_as_model.commands.transcripts.fileformat import load
+
+    recording = tmp_path / "media.jsonl"
+    arguments = chat_body()
+    answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
+    sampling, result = await stdio_call(recording, "chat_complete", arguments, answer)
+    blocks = sampling["params"]["messages"][0]["content"]
+    assert [b["type"] for b in blocks] == ["text", "image", "audio"]
+    assert base64.b64decode(blocks[1]["data"], validate=True) == PNG  # the bytes, over stdio
+    assert base64.b64decode(blocks[2]["data"], validate=True) == WAV
+    assert result["result"]["content"][0]["text"] == "a green pixel"
     written = recording.read_text(encoding="utf-8")
     assert PNG64[24:] not in written and WAV64[24:] not in written  # the media's data is stood in
     calls = [
@@ -393,8 +404,7 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
     url = calls[0]["params"]["arguments"]["messages"][0]["content"][1]["image_url"]["url"]
     assert len(url) == len(arguments["messages"][0]["content"][1]["image_url"]["url"])
     assert base64.b64decode(url.split(",", 1)[1], validate=True).startswith(b"\x89PNG")
-    out = text_io.StringIO()
-    assert await replay_path(recording, out=out, err=text_io.StringIO()) == MATCHED, out.getvalue()
+    await replays_clean(recording)
 
 
 def test_the_redaction_stand_in_keeps_length_alphabet_and_type() -> None:
@@ -411,3 +421,145 @@ def test_the_redaction_stand_in_keeps_length_alphabet_and_type() -> None:
         )
     assert media_stand_in("just words") is None
     assert media_stand_in("aGVsbG8=") is None  # valid base64 of no known format: redacted as text
+
+
+# -- item 4: a host that answers with media ------------------------------------------------------
+
+
+def media_answer(*blocks: Any) -> CreateMessageResultWithTools:
+    return CreateMessageResultWithTools(role="assistant", content=list(blocks), model="painter")
+
+
+IMAGE_BLOCK = ImageContent(type="image", data=PNG64, mime_type="image/png")
+AUDIO_BLOCK = AudioContent(type="audio", data=WAV64, mime_type="audio/wav")
+
+
+def gemini_answer(result: Any) -> genai.GenerateContentResponse:
+    assert not result.is_error, result.content[0].text
+    return genai.GenerateContentResponse.model_validate_json(result.content[0].text)
+
+
+async def test_a_media_answer_becomes_gemini_inline_data(era: str) -> None:
+    host = ScriptedHost(media_answer(TextContent(type="text", text="here:"), IMAGE_BLOCK, AUDIO_BLOCK))
+    async with connect(era, host) as client:
+        result = await client.call_tool("gemini_generate_content", gemini_body())
+    response = gemini_answer(result)  # validated by google-genai's own types
+    assert response.candidates is not None and response.candidates[0].content is not None
+    parts = response.candidates[0].content.parts or []
+    assert parts[0].text == "here:"
+    assert parts[1].inline_data is not None and parts[2].inline_data is not None
+    assert (parts[1].inline_data.mime_type, parts[1].inline_data.data) == ("image/png", PNG)
+    assert (parts[2].inline_data.mime_type, parts[2].inline_data.data) == ("audio/wav", WAV)
+    assert response.candidates[0].finish_reason == genai.FinishReason.STOP
+
+
+async def test_a_gemini_chain_continues_past_a_media_answer(era: str) -> None:
+    """The answer's entry holds the image by digest in its place; passing the SDK's own Content of
+    the candidate back continues the chain, and the host is given the image as the model's."""
+    host = ScriptedHost(media_answer(IMAGE_BLOCK, TextContent(type="text", text="a pixel")), "more")
+    first_body = {**gemini_body(), "previous_response_id": ""}
+    async with connect(era, host) as client:
+        first = await client.call_tool("gemini_generate_content", first_body)
+        response = gemini_answer(first)
+        assert response.candidates is not None and response.candidates[0].content is not None
+        model_turn = response.candidates[0].content.model_dump(mode="json", exclude_none=True)
+        again = genai.Content(role="user", parts=[genai.Part(text="and now?")])
+        contents = [*first_body["contents"], model_turn, again.model_dump(mode="json", exclude_none=True)]
+        second = await client.call_tool(
+            "gemini_generate_content", {"contents": contents, "previous_response_id": response.response_id}
+        )
+    assert gemini_answer(second).text == "more"
+    passed_back = host.seen[1].messages[1]
+    assert passed_back.role == "assistant"
+    assert [decoded(b) if b.type == "image" else b.text for b in passed_back.content_as_list] == [
+        ("image", "image/png", PNG),
+        "a pixel",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (
+            ImageContent(type="image", data=WAV64, mime_type="image/png"),
+            "content[0].data: the host's image: the bytes do not match the declared type image/png "
+            "(they look like audio/wav)",
+        ),
+        (
+            ImageContent(type="image", data=PNG64, mime_type="image/svg+xml"),
+            "content[0].data: the host's image: media type 'image/svg+xml' is not allowed here",
+        ),
+        (
+            ImageContent(type="image", data="@@@@", mime_type="image/png"),
+            "the host's image: is not valid base64",
+        ),
+    ],
+)
+async def test_bad_host_media_is_a_host_violation(era: str, block: Any, expected: str) -> None:
+    host = ScriptedHost(media_answer(block), "fine")
+    async with connect(era, host) as client:
+        bad = await client.call_tool("gemini_generate_content", gemini_body())
+        good = await client.call_tool("gemini_generate_content", gemini_body())
+    assert bad.is_error
+    assert expected in bad.content[0].text, bad.content[0].text
+    assert "The host was asked; its answer was not used." in bad.content[0].text
+    assert gemini_answer(good).text == "fine"
+
+
+async def test_host_media_is_bounded_and_refused_beside_an_output_contract(era: str) -> None:
+    host = ScriptedHost(media_answer(IMAGE_BLOCK))
+    tight = build_server(limits=Limits(max_media_bytes=len(PNG) + len(WAV)))  # the call's own media fit
+    body = {**gemini_body(), "contents": [{"role": "user", "parts": [{"text": "draw"}]}]}
+    over = build_server(limits=Limits(max_media_bytes=len(PNG) - 1))
+    async with connect(era, host, server=over) as client:
+        too_big = await client.call_tool("gemini_generate_content", body)
+    schema = {"type": "object"}
+    structured = {
+        **body,
+        "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": schema},
+    }
+    async with connect(era, host, server=tight) as client:
+        with_contract = await client.call_tool("gemini_generate_content", structured)
+    assert f"content[0].data: the host's image is {len(PNG)} bytes, over the bound of {len(PNG) - 1}" in (
+        too_big.content[0].text
+    )
+    assert (
+        "content[0].data: the host answered with image (image/png) where the output contract of "
+        "generationConfig.responseJsonSchema asks for one JSON object" in with_contract.content[0].text
+    ), with_contract.content[0].text
+
+
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
+async def test_products_without_a_media_answer_shape_name_what_the_host_sent(era: str, tool: str) -> None:
+    from agent_as_model.adapters.dialects import DIALECTS
+
+    host = ScriptedHost(media_answer(TextContent(type="text", text="see"), IMAGE_BLOCK))
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, dict(DIALECTS[tool].EXAMPLE or {}))
+    assert result.is_error
+    assert "content[1]: the host answered with a block of type 'image': only text is accepted" in (
+        result.content[0].text
+    )
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_a_media_answer_reaches_gemini_and_its_redacted_recording_replays(
+    tmp_path: Any, anyio_backend: str
+) -> None:
+    recording = tmp_path / "answer.jsonl"
+    answer = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "drawn"},
+            {"type": "image", "data": PNG64, "mimeType": "image/png"},
+        ],
+        "model": "painter",
+    }
+    _, result = await stdio_call(recording, "gemini_generate_content", gemini_body(), answer)
+    response = genai.GenerateContentResponse.model_validate_json(result["result"]["content"][0]["text"])
+    assert response.candidates is not None and response.candidates[0].content is not None
+    parts = response.candidates[0].content.parts or []
+    assert parts[1].inline_data is not None and parts[1].inline_data.data == PNG
+    assert PNG64[24:] not in recording.read_text(encoding="utf-8")  # neither the host's nor the result's
+    await replays_clean(recording)

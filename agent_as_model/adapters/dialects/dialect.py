@@ -123,6 +123,10 @@ class Dialect(NamedTuple):
     # A product whose API keeps responses (`store`, `previous_response_id`: only Responses): what
     # a server started with `--store` reads and keeps around its calls. None: nothing is stored.
     storage: Storage | None = None
+    # Whether the product's result has a shape for images and audio in the model's answer
+    # (Gemini's `inlineData` parts; issue 24). False: a host answering with media is an error
+    # naming what it sent.
+    answers_media: bool = False
 
     def parse(self, args: Mapping[str, Any]) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from collections.abc import Iterable
 
-from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Media
+from agent_as_model.errors import CallError, caller_error, host_error
+from agent_as_model.neutral import Media, Text
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Chat's `input_audio` formats, by their MIME types.
@@ -93,6 +94,21 @@ def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:
     return inline(data, head[: -len(";base64")], path, allowed)
 
 
+def answered(kind: str, data: object, mime: object, path: str) -> Media:
+    """An image or audio block of the host's answer (issue 24), checked as a caller's part is: a
+    host must not hand the caller bytes that are not what they claim either."""
+    allowed = IMAGE_TYPES if kind == "image" else AUDIO_TYPES
+    try:
+        return inline(data, mime, f"{path}.data", allowed)
+    except CallError as err:
+        raise host_error(err.path, f"the host's {kind}: {err.reason}") from None
+
+
 def transcript_text(media: Media) -> str:
     """What a cursor's transcript records of a media part (docs/cursors.md)."""
     return f"[media {media.mime_type};sha256={media.digest}]"
+
+
+def entry_text(blocks: Iterable[Text | Media]) -> str:
+    """A turn's texts and media as its transcript entry's content: each in its place, by `\\n`."""
+    return "\n".join([b.text if isinstance(b, Text) else transcript_text(b) for b in blocks])

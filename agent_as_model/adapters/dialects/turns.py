@@ -132,7 +132,7 @@ class Turns:
                     continue
                 if any(type(b) is Media for b in blocks):
                     # A media part enters the transcript in its place, as its type and digest.
-                    texts = "\n".join([_entry_text(b) for b in blocks if isinstance(b, Text | Media)])
+                    texts = media_parts.entry_text([b for b in blocks if isinstance(b, Text | Media)])
                 else:
                     texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
@@ -145,10 +145,6 @@ class Turns:
             else:  # a system piece: (role, text)
                 entries.append(cursors.entry(*item))
         return tuple(entries)
-
-
-def _entry_text(block: Text | Media) -> str:
-    return block.text if isinstance(block, Text) else media_parts.transcript_text(block)
 
 
 def call_id(value: object, path: str) -> str:

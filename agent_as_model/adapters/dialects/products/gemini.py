@@ -48,6 +48,7 @@ from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     DEFAULT_MODEL,
     Completion,
+    Media,
     OutputContract,
     Request,
     Text,
@@ -444,21 +445,32 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
 def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _Pending:
     texts: list[str] = []
     calls: list[Call] = []
+    # With media (a host's answer of images or audio passed back, issue 24): the texts and media
+    # in their order, as that answer was rendered, so its transcript entry is the one minted.
+    mixed: list[Text | Media] = []
     for j, raw in enumerate(parts):
         kind, part = _part(raw, common.path_of(path, j))
         if kind == "text":
-            texts.append(common.require_string(part.get("text"), part.at("text")))
+            text = common.require_string(part.get("text"), part.at("text"))
+            texts.append(text)
+            if mixed:
+                mixed.append(Text(text))
         elif kind == "functionCall":
             calls.append(_call(part.get(kind), part.at(kind), f"call_{i}_{j}"))
         elif kind == "inlineData":
-            raise caller_error(
-                part.at(kind),
-                "media in a model content cannot be passed back: the host's model takes it from users",
-            )
+            if not mixed:
+                mixed.extend(Text(t) for t in texts)
+            mixed.append(_inline(part.get(kind), part.at(kind)))
         else:
             raise caller_error(part.at(kind), "a functionResponse part belongs in a user content")
     turns.start("assistant", at)
-    if texts or not calls:
+    if mixed:
+        for block in mixed:
+            if type(block) is Media:
+                turns.media(block, block.path)
+            else:
+                turns.add(block)
+    elif texts or not calls:
         turns.add(Text("\n".join(texts)))
     for call in calls:
         turns.add(call)
@@ -522,18 +534,22 @@ def _read_media(read: list[tuple[str, _Object]], at: str, turns: Turns) -> None:
         if kind == "text":
             turns.add(Text(common.require_string(part.get("text"), part.at("text"))))
         elif kind == "inlineData":
-            blob = _Object(part.get(kind), part.at(kind), _BLOB_KEYS, "inlineData is {mimeType, data}")
-            data = blob.get("data")
-            if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
-                data = data.replace("-", "+").replace("_", "/")
-            turns.media(
-                media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES), blob.at("data")
-            )
+            part_media = _inline(part.get(kind), part.at(kind))
+            turns.media(part_media, part_media.path)
         else:
             raise caller_error(
                 part.at(kind),
                 f"a {kind} part cannot share a user content with media: send it in its own content",
             )
+
+
+def _inline(raw: object, path: str) -> Media:
+    """An `inlineData` blob, checked (media.py)."""
+    blob = _Object(raw, path, _BLOB_KEYS, "inlineData is {mimeType, data}")
+    data = blob.get("data")
+    if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
+        data = data.replace("-", "+").replace("_", "/")
+    return media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES)
 
 
 def _call(raw: object, path: str, derived: str) -> Call:
@@ -754,7 +770,9 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
 
 def _candidate(completion: Completion, index: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
-    if completion.text or not completion.tool_calls:  # with calls, an empty text has no part
+    if completion.parts:  # the host answered with media: its texts and media in their order
+        parts.extend(_answer_part(part) for part in completion.parts)
+    elif completion.text or not completion.tool_calls:  # with calls, an empty text has no part
         parts.append({"text": completion.text})
     parts.extend(
         {"functionCall": {"id": call.id, "name": call.name, "args": call.input}}
@@ -765,6 +783,13 @@ def _candidate(completion: Completion, index: int) -> dict[str, Any]:
         "finishReason": _finish_reason(completion),
         "index": index,
     }
+
+
+def _answer_part(part: Text | Media) -> dict[str, Any]:
+    if isinstance(part, Text):
+        return {"text": part.text}
+    # Standard base64, as Google's API writes a Blob's bytes in JSON (the SDK reads it).
+    return {"inlineData": {"mimeType": part.mime_type, "data": part.data}}
 
 
 def _render_candidates(
@@ -1124,4 +1149,5 @@ DIALECT = Dialect(
         "generationConfig": {"temperature": 0.2, "maxOutputTokens": 100},
     },
     writing=WRITING,
+    answers_media=True,
 )
