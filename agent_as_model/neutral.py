@@ -34,8 +34,11 @@ class ToolUse(NamedTuple):
 
 class ToolResult(NamedTuple):
     tool_use_id: str
-    content: str
+    content: str  # the result's texts, joined
     is_error: bool = False
+    # Set only when the result carries images or audio (issue 24): its texts and media in their
+    # order (each Media is also in `Request.media`, so the bounds count it).
+    parts: "tuple[Text | Media, ...]" = ()
 
 
 class Media(NamedTuple):

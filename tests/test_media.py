@@ -563,3 +563,237 @@ async def test_over_stdio_a_media_answer_reaches_gemini_and_its_redacted_recordi
     assert parts[1].inline_data is not None and parts[1].inline_data.data == PNG
     assert PNG64[24:] not in recording.read_text(encoding="utf-8")  # neither the host's nor the result's
     await replays_clean(recording)
+
+
+# -- item 1: tool results that carry images ------------------------------------------------------
+
+
+def anthropic_tool_history() -> dict[str, Any]:
+    from anthropic.types import AssistantMessageParam, ToolResultBlockParam, ToolUseBlockParam
+
+    source = Base64ImageSourceParam(type="base64", media_type="image/png", data=PNG64)
+    return {
+        "messages": [
+            UserMessageParam(role="user", content="draw a pixel"),
+            AssistantMessageParam(
+                role="assistant", content=[ToolUseBlockParam(type="tool_use", id="t1", name="draw", input={})]
+            ),
+            UserMessageParam(
+                role="user",
+                content=[
+                    ToolResultBlockParam(
+                        type="tool_result",
+                        tool_use_id="t1",
+                        content=[
+                            TextBlockParam(type="text", text="drawn"),
+                            ImageBlockParam(type="image", source=source),
+                        ],
+                    )
+                ],
+            ),
+        ],
+        "max_tokens": 50,
+    }
+
+
+def responses_tool_history() -> dict[str, Any]:
+    from openai.types.responses import (
+        ResponseFunctionToolCallParam,
+        ResponseInputImageContentParam,
+        ResponseInputTextContentParam,
+    )
+    from openai.types.responses.response_input_param import FunctionCallOutput
+
+    return {
+        "input": [
+            EasyInputMessageParam(role="user", content="draw a pixel"),
+            ResponseFunctionToolCallParam(type="function_call", call_id="t1", name="draw", arguments="{}"),
+            FunctionCallOutput(
+                type="function_call_output",
+                call_id="t1",
+                output=[
+                    ResponseInputTextContentParam(type="input_text", text="drawn"),
+                    ResponseInputImageContentParam(
+                        type="input_image", image_url=f"data:image/png;base64,{PNG64}", detail="low"
+                    ),
+                ],
+            ),
+        ]
+    }
+
+
+def gemini_tool_history() -> dict[str, Any]:
+    contents = [
+        genai.Content(role="user", parts=[genai.Part(text="draw a pixel")]),
+        genai.Content(
+            role="model", parts=[genai.Part(function_call=genai.FunctionCall(id="t1", name="draw", args={}))]
+        ),
+        genai.Content(
+            role="user",
+            parts=[
+                genai.Part(
+                    function_response=genai.FunctionResponse(
+                        id="t1",
+                        name="draw",
+                        response={"output": "drawn"},
+                        parts=[
+                            genai.FunctionResponsePart(
+                                inline_data=genai.FunctionResponseBlob(mime_type="image/png", data=PNG)
+                            )
+                        ],
+                    )
+                )
+            ],
+        ),
+    ]
+    return {"contents": [c.model_dump(mode="json", exclude_none=True) for c in contents]}
+
+
+TOOL_HISTORIES = {
+    "messages_create": (anthropic_tool_history, "messages[2].content[0].content[1].source.data"),
+    "responses_create": (responses_tool_history, "input[2].output[1].image_url"),
+    "gemini_generate_content": (
+        gemini_tool_history,
+        "contents[2].parts[0].function_response.parts[0].inline_data.data",
+    ),
+}
+
+
+def seen_blocks(blocks: list[Any]) -> list[Any]:
+    """What a host checks of blocks: a tool result's own content, the bytes of each image."""
+    out: list[Any] = []
+    for b in blocks:
+        if b.type == "tool_result":
+            out.append(["tool_result", b.tool_use_id, seen_blocks(b.content)])
+        elif b.type in ("image", "audio"):
+            out.append(
+                [b.type, b.mime_type, hashlib.sha256(base64.b64decode(b.data, validate=True)).hexdigest()]
+            )
+        else:
+            out.append([b.type, b.text])
+    return out
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_an_image_in_a_tool_result_reaches_a_host_that_takes_tools(era: str, tool: str) -> None:
+    host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, TOOL_HISTORIES[tool][0]())
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["tool_result", "t1", [["text", "drawn"], IMAGE]]]
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_an_image_in_a_tool_result_follows_its_text_for_a_host_without_tools(
+    era: str, tool: str
+) -> None:
+    host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, TOOL_HISTORIES[tool][0]())
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["text", "[tool result t1: drawn]"], IMAGE]
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_a_tool_results_image_is_checked_and_bounded(era: str, tool: str) -> None:
+    build, path = TOOL_HISTORIES[tool]
+    host = ScriptedHost("unused")
+    over = build_server(limits=Limits(max_media_bytes=len(PNG) - 1))
+    async with connect(era, host, tools=True, server=over) as client:
+        result = await client.call_tool(tool, build())
+    assert result.is_error
+    assert f"{path}: the media part is {len(PNG)} bytes, over the bound" in result.content[0].text, (
+        result.content[0].text
+    )
+    assert "Nothing was sent to the host" in result.content[0].text
+    assert host.asked == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "body", "expected"),
+    [
+        (
+            "messages_create",
+            lambda: _swap(anthropic_tool_history(), PNG64, WAV64),
+            "messages[2].content[0].content[1].source.data: the bytes do not match the declared type "
+            "image/png",
+        ),
+        (
+            "responses_create",
+            lambda: _swap(
+                responses_tool_history(), f"data:image/png;base64,{PNG64}", "https://example.com/a.png"
+            ),
+            "input[2].output[1].image_url: remote media is not fetched",
+        ),
+        (
+            "gemini_generate_content",
+            lambda: _swap(gemini_tool_history(), "inline_data", "file_data"),
+            "contents[2].parts[0].function_response.parts[0].file_data: a fileData part: remote media is "
+            "not fetched",
+        ),
+    ],
+)
+async def test_bad_media_in_a_tool_result_is_named(era: str, tool: str, body: Any, expected: str) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, body())
+    assert result.is_error
+    assert expected in result.content[0].text, result.content[0].text
+    assert host.asked == 0
+
+
+def _swap(body: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    swapped: dict[str, Any] = json.loads(json.dumps(body).replace(json.dumps(old), json.dumps(new)))
+    return swapped
+
+
+async def test_a_chain_over_a_tool_result_with_an_image_continues(era: str) -> None:
+    """The tool entry holds the image by digest; the next call with the cursor and the answer
+    passed back is accepted."""
+    from agent_as_model.adapters.dialects.turns import Turns
+    from agent_as_model.neutral import Text, ToolResult
+
+    host = ScriptedHost("a green pixel", "again")
+    body = {**anthropic_tool_history(), "previous_response_id": ""}
+    async with connect(era, host, tools=True) as client:
+        first = await client.call_tool("messages_create", body)
+        said = json.loads(first.content[0].text)
+        more = [
+            *body["messages"],
+            {"role": "assistant", "content": said["completion"]},
+            {"role": "user", "content": "more"},
+        ]
+        second = await client.call_tool(
+            "messages_create", {**body, "messages": more, "previous_response_id": said["response_id"]}
+        )
+    assert not second.is_error, second.content[0].text
+    assert json.loads(second.content[0].text)["completion"] == "again"
+    turns = Turns()
+    image = media.inline(PNG64, "image/png", "x", media.IMAGE_TYPES)
+    turns.tool_result(ToolResult("t1", "drawn", False, (Text("drawn"), image)), "m")
+    assert turns.transcript() == (
+        {"role": "tool", "tool_call_id": "t1", "content": f"drawn\n[media image/png;sha256={IMAGE[2]}]"},
+    )
+    assert turns.media_parts == [image]  # counted towards the bounds
+
+
+def test_the_anthropic_provider_takes_a_tool_results_image_and_openai_refuses_it() -> None:
+    from mcp_types import ToolResultContent
+
+    result = ToolResultContent(
+        type="tool_result", tool_use_id="t1", content=[TextContent(type="text", text="drawn"), IMAGE_BLOCK]
+    )
+    body = provider_anthropic.request_body(_payload(result), "m")
+    assert body["messages"][0]["content"][0]["content"] == [
+        {"type": "text", "text": "drawn"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG64}},
+    ]
+    with pytest.raises(CallError, match="the tool result 't1' holds an image or audio part"):
+        provider_openai.request_body(_payload(result), "m")
+    model_turn = CreateMessageRequestParams(
+        messages=[SamplingMessage(role="assistant", content=[IMAGE_BLOCK])],
+        max_tokens=10,
+    )
+    for provider in (provider_openai, provider_anthropic):
+        with pytest.raises(CallError, match="an image or audio part in a model turn"):
+            provider.request_body(model_turn, "m")

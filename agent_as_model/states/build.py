@@ -26,6 +26,7 @@ from typing import Any
 
 from mcp_types import (
     AudioContent,
+    ContentBlock,
     CreateMessageRequestParams,
     ImageContent,
     ModelHint,
@@ -131,7 +132,15 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
             text = TextContent(type="text", text=turn.blocks[0].text)
             messages.append(SamplingMessage(role=turn.role, content=text))
             continue
-        blocks: list[SamplingMessageContentBlock] = [_block(b, to_host, as_text) for b in turn.blocks]
+        blocks: list[SamplingMessageContentBlock] = []
+        for b in turn.blocks:
+            if as_text and type(b) is ToolResult and b.parts:
+                # A tool result rendered as text for a host without sampling.tools: its media
+                # travel as their own content right after that text (docs/decisions.md).
+                blocks.append(TextContent(type="text", text=tool_turn_text(b)))
+                blocks.extend(_media(p) for p in b.parts if type(p) is Media)
+            else:
+                blocks.append(_block(b, to_host, as_text))
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system
     tools: list[Tool] | None = None
@@ -214,9 +223,7 @@ def _block(
     if isinstance(block, Media):
         # Inline media goes as MCP's own content, in its place, whether or not the host takes
         # tools (issue 24); the data was checked when the arguments were read.
-        if block.kind == "image":
-            return ImageContent(type="image", data=block.data, mime_type=block.mime_type)
-        return AudioContent(type="audio", data=block.data, mime_type=block.mime_type)
+        return _media(block)
     if as_text:
         # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of
         # the conversation still matter to its answer, so they travel as text (decisions.md).
@@ -226,13 +233,27 @@ def _block(
             type="tool_use", id=block.id, name=to_host.get(block.name, block.name), input=block.input
         )
     if isinstance(block, ToolResult):
+        content: list[ContentBlock]
+        if block.parts:  # a result with images or audio: MCP's tool_result content holds them
+            content = [
+                TextContent(type="text", text=p.text) if isinstance(p, Text) else _media(p)
+                for p in block.parts
+            ]
+        else:
+            content = [TextContent(type="text", text=block.content)]
         return ToolResultContent(
             type="tool_result",
             tool_use_id=block.tool_use_id,
-            content=[TextContent(type="text", text=block.content)],
+            content=content,
             is_error=block.is_error or None,
         )
     raise TypeError(f"not a neutral block: {block!r}")
+
+
+def _media(block: Media) -> ImageContent | AudioContent:
+    if block.kind == "image":
+        return ImageContent(type="image", data=block.data, mime_type=block.mime_type)
+    return AudioContent(type="audio", data=block.data, mime_type=block.mime_type)
 
 
 def tool_turn_text(block: Block) -> str:

@@ -83,6 +83,8 @@ class Turns:
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
         piece among them goes to the system prompt and does not split them."""
+        if result.parts:  # its media count towards the call's bounds like any other
+            self.media_parts.extend(p for p in result.parts if type(p) is Media)
         if self._results is None:
             self._results = []
             self._turns.append(("user", self._results, path))
@@ -141,7 +143,8 @@ class Turns:
                 elif blocks:
                     entries.append(cursors.entry(role, texts))
             elif isinstance(item, ToolResult):
-                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
+                content = media_parts.entry_text(item.parts) if item.parts else item.content
+                entries.append(cursors.tool_result_entry(item.tool_use_id, content))
             else:  # a system piece: (role, text)
                 entries.append(cursors.entry(*item))
         return tuple(entries)

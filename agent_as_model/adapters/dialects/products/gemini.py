@@ -137,6 +137,16 @@ _RESPONSE_HINTS = {"scheduling": "string"}
 _RESPONSE_REFUSED: dict[str, options.Refusal] = {
     "willContinue": _unless(False, f"a function that goes on responding {_STREAMED}"),
 }
+# The SDK's FunctionResponsePart: `inlineData` taken; its media hints accepted and ignored.
+_RESPONSE_PART_HINTS = {
+    "mediaProcessing": "string",
+    "mediaResolution": "object",
+    "videoMetadata": "object",
+    "documentMetadata": "object",
+    "spreadsheetMetadata": "object",
+    "audioMetadata": "object",
+}
+_RESPONSE_PART_KEYS = ("inlineData", "fileData", *_RESPONSE_PART_HINTS)
 _RESPONSE_KEYS = ("id", "name", "response", "parts", *_RESPONSE_HINTS, *_RESPONSE_REFUSED)
 _DECLARATION_KEYS = (
     "name",
@@ -566,11 +576,7 @@ def _call(raw: object, path: str, derived: str) -> Call:
 def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
     answer = _Object(raw, path, _RESPONSE_KEYS, "a functionResponse is {id, name, response}")
     answer.check(_RESPONSE_HINTS, _RESPONSE_REFUSED)
-    if answer.get("parts"):
-        raise caller_error(
-            answer.at("parts"),
-            "function response parts (images, files) are not text: the host is asked for text only",
-        )
+    media_parts = _response_parts(answer.get("parts"), answer.at("parts"))
     name = definitions.tool_name(answer.get("name"), answer.at("name"))
     if answer.get("id") is not None:
         ident = call_id(answer.get("id"), answer.at("id"))
@@ -594,7 +600,29 @@ def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
         where = answer.at("response")
         raise caller_error(where, f"expected an object, got {common.type_name(response)}")
     text, is_error = _response_text(response)
+    if media_parts:  # the response's text first, then its media (issue 24)
+        return ToolResult(ident, text, is_error, (Text(text), *media_parts))
     return ToolResult(ident, text, is_error)
+
+
+def _response_parts(raw: object, path: str) -> tuple[Media, ...]:
+    """A functionResponse's `parts` (the SDK's FunctionResponsePart): `inlineData` images and
+    audio; a `fileData` part is remote media, refused."""
+    if raw is None:
+        return ()
+    found: list[Media] = []
+    for j, item in enumerate(common.require_list(raw, path)):
+        where = common.path_of(path, j)
+        obj = common.require_object(item, where)
+        for key in obj:
+            if _camel(key) == "fileData" and obj[key] is not None:
+                raise caller_error(common.path_of(where, key), f"a fileData part: {media.REMOTE}")
+        part = _Object(obj, where, _RESPONSE_PART_KEYS, "a function response part is {inlineData}")
+        part.check(_RESPONSE_PART_HINTS, {})
+        if part.get("inlineData") is None:
+            raise caller_error(where, "a function response part holds inlineData (an image or audio)")
+        found.append(_inline(part.get("inlineData"), part.at("inlineData")))
+    return tuple(found)
 
 
 def _response_text(response: dict[str, Any]) -> tuple[str, bool]:

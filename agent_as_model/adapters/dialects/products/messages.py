@@ -385,13 +385,26 @@ def _tool_result(block: Any, path: str) -> ToolResult:
     content = block.get("content")
     if content is None:  # null is absent: an empty result
         content = ""
-    text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    parts: tuple[Text | Media, ...] = ()
+    if type(content) is list and any(type(b) is dict and b.get("type") == "image" for b in content):
+        # Images in a tool result (issue 24), each in its place among the texts.
+        read: list[Text | Media] = []
+        for j, raw in enumerate(content):
+            where = f"{path}.content[{j}]"
+            if _kind(raw, where) == "image":
+                read.append(_image(raw, where))
+            else:
+                read.append(Text(_text(raw, where, _TEXT_TYPES)))
+        parts = tuple(read)
+        text = "\n".join(p.text for p in parts if isinstance(p, Text))
+    else:
+        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     is_error = block.get("is_error")
     if is_error is None:  # null is absent
         is_error = False
     if not isinstance(is_error, bool):
         raise caller_error(f"{path}.is_error", f"expected a boolean, got {common.type_name(is_error)}")
-    return ToolResult(ident, text, is_error)
+    return ToolResult(ident, text, is_error, parts)
 
 
 # -- tool definitions and tool_choice: Anthropic's own shape is the seed shape -----------------
