@@ -797,3 +797,62 @@ def test_the_anthropic_provider_takes_a_tool_results_image_and_openai_refuses_it
     for provider in (provider_openai, provider_anthropic):
         with pytest.raises(CallError, match="an image or audio part in a model turn"):
             provider.request_body(model_turn, "m")
+
+
+# -- item 7: personas and repairs with media in the conversation ---------------------------------
+
+
+@pytest.mark.parametrize("tool", list(CASES))
+async def test_a_persona_with_media_in_the_conversation(era: str, tool: str) -> None:
+    verdict = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    # The request object holds the media as the caller sent it: an input_schema may look at it.
+    persona = {"name": "looker", "input_schema": {"type": "object"}, "output_schema": verdict}
+    body, expected = CASES[tool]
+    host = BytesHost()
+    plain_host = BytesHost()
+    good = ScriptedHost(lambda params: json.dumps({"colour": json.dumps(BytesHost.describe(params))}))
+    async with connect(era, good) as client:
+        judged = await client.call_tool(tool, {**body, "persona": persona})
+    async with connect(era, host) as client:
+        refused = await client.call_tool(tool, {**body, "persona": persona})  # not JSON of the schema
+    async with connect(era, plain_host) as client:
+        await client.call_tool(tool, body)
+    assert not judged.is_error, judged.content[0].text
+    assert json.loads(json.loads(completion(tool, judged))["colour"]) == json.dumps(expected)
+    assert refused.is_error
+    assert "persona.output_schema: persona 'looker': the host's answer violates it" in refused.content[0].text
+    assert host.wire() == plain_host.wire()  # the persona changes nothing the host sees, media included
+
+
+@pytest.mark.parametrize("host_tools", [False, True], ids=["schema-in-prompt", "output-tool"])
+async def test_a_repair_round_sends_the_media_again(era: str, host_tools: bool) -> None:
+    from mcp_types import ToolUseContent
+
+    schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    body = {
+        **messages_body(),
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+        "repair_attempts": 1,
+    }
+
+    def answer(value: dict[str, Any]) -> Any:
+        if host_tools:
+            return CreateMessageResultWithTools(
+                role="assistant",
+                content=[ToolUseContent(type="tool_use", id="o1", name="structured_output", input=value)],
+                model="m",
+                stop_reason="toolUse",
+            )
+        return json.dumps(value)
+
+    host = ScriptedHost(answer({"color": "green"}), answer({"colour": "green"}))
+    async with connect(era, host, tools=host_tools) as client:
+        result = await client.call_tool("messages_create", body)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == {"colour": "green"}
+    assert host.asked == 2
+    for params in host.seen:  # the image goes with the repair round too, byte for byte
+        first = params.messages[0].content_as_list
+        assert decoded(first[1]) == ("image", "image/png", PNG)
+    told = json.dumps(host.wire(1)["messages"][-1])  # the repair: the problem, told to the model
+    assert "missing required property 'colour'" in told
