@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import DEFAULT_LIMITS, RESULT_ENV, Limits, result_from
+from agent_as_model.limits import DEFAULT_LIMITS, RESULT_ENV, FetchPolicy, Limits, result_from
 
 
 def add_limit_options(serve: argparse.ArgumentParser) -> None:
@@ -82,6 +82,29 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_LIMITS.max_media_call_bytes}, "
         f"{DEFAULT_LIMITS.max_media_call_bytes // 2**20} MiB)",
     )
+    fetching = serve.add_argument_group("remote media (off unless --fetch-media)")
+    fetching.add_argument(
+        "--fetch-media",
+        action="store_true",
+        help="fetch images given by http(s) URL (chat image_url, Anthropic url sources, Responses "
+        "input_image, Gemini fileData) and pass them inline; loopback, private, link-local and "
+        "metadata addresses are refused (docs/security.md)",
+    )
+    fetching.add_argument(
+        "--fetch-media-allow",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="a host name or address whose addresses are not checked (repeatable)",
+    )
+    fetching.add_argument(
+        "--fetch-media-timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.fetch.timeout,
+        metavar="SECONDS",
+        help=f"seconds one fetch may take, redirects included (default {DEFAULT_LIMITS.fetch.timeout:g}); "
+        "its size is bounded by --max-media-bytes",
+    )
     results = serve.add_argument_group("results")
     results.add_argument(
         "--result",
@@ -110,6 +133,11 @@ def limits_of(args: argparse.Namespace) -> Limits:
         max_n=getattr(args, "max_n", DEFAULT_LIMITS.max_n),
         max_media_bytes=getattr(args, "max_media_bytes", DEFAULT_LIMITS.max_media_bytes),
         max_media_call_bytes=getattr(args, "max_media_call_bytes", DEFAULT_LIMITS.max_media_call_bytes),
+        fetch=FetchPolicy(
+            enabled=getattr(args, "fetch_media", False),
+            allow=frozenset(h.lower() for h in getattr(args, "fetch_media_allow", ())),
+            timeout=getattr(args, "fetch_media_timeout", DEFAULT_LIMITS.fetch.timeout),
+        ),
         result=result,
     )
 

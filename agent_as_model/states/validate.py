@@ -21,7 +21,7 @@ from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    request = record.dialect.parse(record.arguments)
+    request = record.dialect.parse(record.arguments, record.fetched)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).

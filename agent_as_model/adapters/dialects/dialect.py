@@ -23,6 +23,7 @@ other room asks the declaration, never a product name:
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.responses_storage import Storage
@@ -128,6 +129,7 @@ class Dialect(NamedTuple):
     # naming what it sent.
     answers_media: bool = False
 
-    def parse(self, args: Mapping[str, Any]) -> Request:
-        """The arguments as a neutral request, or a `CallError` naming the JSON path."""
-        return parse_request(self, args)
+    def parse(self, args: Mapping[str, Any], fetched: "Mapping[str, Fetched] | None" = None) -> Request:
+        """The arguments as a neutral request, or a `CallError` naming the JSON path (`fetched`:
+        remote media, parse.py)."""
+        return parse_request(self, args, fetched)

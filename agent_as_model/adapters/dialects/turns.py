@@ -10,12 +10,13 @@ that merging, so every dialect gives the same neutral turns for the same convers
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.adapters.dialects.common import require_string, type_name
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
 
 
@@ -40,6 +41,10 @@ class Turns:
         self.calls_are_items = False
         # The call's media parts, in order (issue 24): `Request.media`, bounded by the limits.
         self.media_parts: list[Media] = []
+        # Remote media (`serve --fetch-media`): None while fetching is off; else what the driver
+        # fetched, by URL, and the URLs this reading met that it has not fetched yet.
+        self.fetched: Mapping[str, media_parts.Fetched] | None = None
+        self.wanted: list[tuple[str, str, tuple[str, ...]]] = []
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -72,6 +77,21 @@ class Turns:
         """An inline image or audio part of the current turn (`part.path` names it)."""
         self.media_parts.append(part)
         self.add(part)
+
+    def remote(self, url: str, path: str, allowed: tuple[str, ...]) -> Media:
+        """An http(s) URL of media at `path`: refused while fetching is off; else its fetched
+        bytes, checked as inline ones are (a stand-in while they are still to be fetched, when
+        the reading ends in `media.Wanted`)."""
+        if self.fetched is None:
+            raise caller_error(path, media_parts.REMOTE)
+        got = self.fetched.get(url)
+        if got is None:
+            self.wanted.append((url, path, allowed))
+            return Media("image", "", "", "", 0, path)  # never sent: the reading is done again
+        try:
+            return media_parts.inline(got.data, got.mime_type, path, allowed)
+        except CallError as err:
+            raise caller_error(path, f"the media fetched from {ascii(url)}: {err.reason}") from None
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""

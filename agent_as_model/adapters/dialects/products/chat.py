@@ -297,7 +297,7 @@ def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: st
             image = common.require_object(part.get("image_url"), f"{where}.image_url")
             common.reject_unknown(image, ("url", "detail"), f"{where}.image_url")
             url = f"{where}.image_url.url"
-            turns.media(media.data_url(image.get("url"), url, media.IMAGE_TYPES), url)
+            turns.media(media.data_url(image.get("url"), url, media.IMAGE_TYPES, turns.remote), url)
         elif kind == "input_audio":
             common.reject_unknown(part, ("type", "input_audio"), where)
             audio = common.require_object(part.get("input_audio"), f"{where}.input_audio")

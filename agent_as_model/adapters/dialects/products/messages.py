@@ -265,9 +265,9 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         if kind == "tool_result":
             if texts or images:
                 raise caller_error(where, "tool_result blocks must come before any text in a user message")
-            turns.tool_result(_tool_result(raw, where), path)
+            turns.tool_result(_tool_result(raw, where, turns), path)
         elif kind == "image":
-            images.append((len(texts), _image(raw, where), where))
+            images.append((len(texts), _image(raw, where, turns), where))
         else:
             texts.append(_text(raw, where, ("text",)))
     if images:
@@ -285,11 +285,18 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         turns.text("user", "\n".join(texts), path)
 
 
-def _image(block: Any, path: str) -> Media:
-    """An `image` block with a base64 source; a url or file source is remote media, refused."""
+def _image(block: Any, path: str, turns: Turns) -> Media:
+    """An `image` block with a base64 source, or a url source (fetched with `serve --fetch-media`,
+    else refused); a file source (Anthropic's Files API) is refused."""
     common.reject_unknown(block, ("type", "source", "cache_control"), path)
     source = common.require_object(block.get("source"), f"{path}.source")
     kind = source.get("type")
+    if kind == "url" and turns.fetched is not None:
+        common.reject_unknown(source, ("type", "url"), f"{path}.source")
+        url = common.require_string(source.get("url"), f"{path}.source.url")
+        if not media.is_remote(url):
+            raise caller_error(f"{path}.source.url", "only http(s) URLs are fetched")
+        return turns.remote(url, f"{path}.source.url", media.IMAGE_TYPES)
     if kind in ("url", "file"):
         raise caller_error(f"{path}.source", f"a {kind!r} source: {media.REMOTE}")
     if kind != "base64":
@@ -376,7 +383,7 @@ def _no_toolset(block: Any, path: str) -> None:
         )
 
 
-def _tool_result(block: Any, path: str) -> ToolResult:
+def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
     common.reject_unknown(
         block, ("type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"), path
     )
@@ -392,7 +399,7 @@ def _tool_result(block: Any, path: str) -> ToolResult:
         for j, raw in enumerate(content):
             where = f"{path}.content[{j}]"
             if _kind(raw, where) == "image":
-                read.append(_image(raw, where))
+                read.append(_image(raw, where, turns))
             else:
                 read.append(Text(_text(raw, where, _TEXT_TYPES)))
         parts = tuple(read)

@@ -251,17 +251,17 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             ident = call_id(item.get("call_id"), f"{path}.call_id")
             if "output" not in item:
                 raise caller_error(f"{path}.output", "is required")
-            turns.tool_result(_call_output(ident, item["output"], f"{path}.output"), path)
+            turns.tool_result(_call_output(ident, item["output"], f"{path}.output", turns), path)
         else:
             _read_message(item, path, turns)
 
 
-def _call_output(ident: str, output: object, path: str) -> ToolResult:
+def _call_output(ident: str, output: object, path: str, turns: Turns) -> ToolResult:
     """A function's output: text, or a list of parts; `input_image` parts (issue 24) keep their
     place among the texts."""
     if type(output) is not list or not any(_is_image(part) for part in output):
         return ToolResult(ident, common.text_of_content(output, path, _TEXT_TYPES, _TEXT_KEYS, "\n"))
-    parts = tuple(_image_or_text(part, f"{path}[{j}]") for j, part in enumerate(output))
+    parts = tuple(_image_or_text(part, f"{path}[{j}]", turns) for j, part in enumerate(output))
     return ToolResult(ident, "\n".join(p.text for p in parts if isinstance(p, Text)), parts=parts)
 
 
@@ -384,21 +384,21 @@ def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> N
     in its place (issue 24); a file id or an http(s) URL is remote media, refused."""
     turns.start("user", turn_path)
     for j, part in enumerate(parts):
-        read = _image_or_text(part, f"{path}[{j}]")
+        read = _image_or_text(part, f"{path}[{j}]", turns)
         if type(read) is Media:
             turns.media(read, read.path)
         else:
             turns.add(read)
 
 
-def _image_or_text(part: Any, where: str) -> Text | Media:
+def _image_or_text(part: Any, where: str, turns: Turns) -> Text | Media:
     if not _is_image(part):
         return Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS))
     common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
     if part.get("file_id") is not None:
         raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
     url = f"{where}.image_url"
-    return media.data_url(part.get("image_url"), url, media.IMAGE_TYPES)
+    return media.data_url(part.get("image_url"), url, media.IMAGE_TYPES, turns.remote)
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:
