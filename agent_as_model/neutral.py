@@ -172,6 +172,9 @@ class Request(NamedTuple):
     # Every inline image and audio part of the conversation, in order (issue 24): empty for the
     # common text-only call, so the media bounds cost it nothing.
     media: "tuple[Media, ...]" = ()
+    # The sha256 hex of each part fetched from a URL (`serve --fetch-media`), in order: what a
+    # 2026-07-28 round binds, so a retry that fetched other bytes is asked again.
+    fetched: tuple[str, ...] = ()
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect

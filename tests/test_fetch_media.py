@@ -49,6 +49,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "/big.png": (200, "image/png", PNG + bytes(4096)),
             "/missing.png": (404, "text/plain", b"no"),
         }
+        if self.path == "/changing.png":  # other bytes on the second fetch, the same after
+            served = self.server.served = getattr(self.server, "served", 0) + 1  # type: ignore[attr-defined]
+            routes[self.path] = (200, "image/png", PNG if served == 1 else PNG + b"\x00")
         if self.path == "/slow.png":
             RELEASE.wait(60)
             return
@@ -275,3 +278,50 @@ def test_the_flags_make_the_policy() -> None:
         )
     )
     assert on.fetch == FetchPolicy(enabled=True, allow=frozenset({"images.local", "127.0.0.1"}), timeout=2.5)
+
+
+async def test_a_retry_that_fetches_other_bytes_is_asked_again(site: Any) -> None:
+    """2026-07-28: the retry fetches again, and the round's state binds the digests of what it
+    fetched; other bytes on the retry are not taken for the answer round one was asked: the host
+    is asked again, about the bytes it will be answered for."""
+    import base64
+
+    host = ScriptedHost("first", "second")
+    async with connect("2026-07-28", host, server=fetching()) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/changing.png"))
+    assert result.content[0].text == "second"
+    sent = [base64.b64decode(params.messages[0].content_as_list[1].data) for params in host.seen]
+    assert sent == [PNG, PNG + b"\x00"]
+    assert [path for path, _ in site.seen] == ["/changing.png"] * 3  # round one, two retries
+
+
+async def test_legacy_fetches_once(site: Any) -> None:
+    host = ScriptedHost("seen")
+    async with connect("legacy", host, server=fetching()) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/changing.png"))
+    assert result.content[0].text == "seen" and len(site.seen) == 1
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_the_installed_command_fetches_an_allowed_url(
+    tmp_path: Any, anyio_backend: str, site: Any
+) -> None:
+    import base64
+
+    from tests.test_media import stdio_call
+
+    url = f"{base(site)}/pixel.png"
+    answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
+    flags = ("--fetch-media", "--fetch-media-allow", "127.0.0.1")
+    sampling, result = await stdio_call(tmp_path / "f.jsonl", "chat_complete", chat_with(url), answer, *flags)
+    image = sampling["params"]["messages"][0]["content"][1]
+    assert (image["type"], image["mimeType"]) == ("image", "image/png")
+    assert base64.b64decode(image["data"], validate=True) == PNG
+    assert result["result"]["content"][0]["text"] == "a green pixel"
+    asked, refused = await stdio_call(
+        tmp_path / "g.jsonl", "chat_complete", chat_with(url), answer, "--fetch-media"
+    )
+    # No sampling request: the frame back is the tool's error (loopback, not allowed).
+    assert "method" not in asked and refused["result"]["isError"] is True
+    assert "resolves to 127.0.0.1, a loopback address" in refused["result"]["content"][0]["text"]

@@ -320,7 +320,7 @@ def test_the_providers_take_media_in_their_own_shapes() -> None:
 
 
 async def stdio_call(
-    recording: Any, tool: str, arguments: dict[str, Any], answer: dict[str, Any]
+    recording: Any, tool: str, arguments: dict[str, Any], answer: dict[str, Any], *flags: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One tools/call to the installed command over real stdio, recorded with `--redact`, the
     host answering `answer`: the sampling request it got, and the tool's result."""
@@ -331,7 +331,8 @@ async def stdio_call(
     from anyio.streams.buffered import BufferedByteReceiveStream
 
     command = Path(sys.executable).parent / "agent-as-model"
-    process = await anyio.open_process([str(command), "serve", "--record", str(recording), "--redact"])
+    serve = [str(command), "serve", "--record", str(recording), "--redact", *flags]
+    process = await anyio.open_process(serve)
     assert process.stdin is not None and process.stdout is not None
     stdout = BufferedByteReceiveStream(process.stdout)
 
@@ -355,9 +356,10 @@ async def stdio_call(
         await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         call = {"name": tool, "arguments": arguments}
         await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
-        sampling = await receive()
-        await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
-        result = await receive()
+        sampling = result = await receive()
+        if sampling.get("method") == "sampling/createMessage":  # else the call ended before asking
+            await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
+            result = await receive()
         await process.stdin.aclose()
         with anyio.fail_after(300):
             await process.wait()

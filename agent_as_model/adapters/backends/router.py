@@ -96,7 +96,9 @@ class CallRouter:
         ctx, params = self._ctx, self._params
         host: Backend
         if is_modern(ctx.protocol_version):
-            host = modern = self._made = ModernRoundTrip(self._state, self._responses, support)
+            host = modern = self._made = ModernRoundTrip(
+                self._state, self._responses, support, fetched=request.fetched
+            )
             proven, identity = modern.proven, modern.identity
         else:
             host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))

@@ -162,6 +162,7 @@ def _request(
         n=n,
         n_path=n_path,
         media=tuple(turns.media_parts),
+        fetched=tuple(turns.fetched_digests),
     )
 
 

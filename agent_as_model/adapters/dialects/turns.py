@@ -45,6 +45,7 @@ class Turns:
         # fetched, by URL, and the URLs this reading met that it has not fetched yet.
         self.fetched: Mapping[str, media_parts.Fetched] | None = None
         self.wanted: list[tuple[str, str, tuple[str, ...]]] = []
+        self.fetched_digests: list[str] = []  # `Request.fetched`
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -89,9 +90,11 @@ class Turns:
             self.wanted.append((url, path, allowed))
             return Media("image", "", "", "", 0, path)  # never sent: the reading is done again
         try:
-            return media_parts.inline(got.data, got.mime_type, path, allowed)
+            part = media_parts.inline(got.data, got.mime_type, path, allowed)
         except CallError as err:
             raise caller_error(path, f"the media fetched from {ascii(url)}: {err.reason}") from None
+        self.fetched_digests.append(part.digest)
+        return part
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
