@@ -70,6 +70,21 @@ class Limits(NamedTuple):
 DEFAULT_LIMITS = Limits()
 
 
+def limits_json(limits: Limits) -> dict[str, object]:
+    """The limits as JSON values, for the HTTP workers (`limits_of_json` reads them back)."""
+    fetch = limits.fetch
+    return {**limits._asdict(), "fetch": {**fetch._asdict(), "allow": sorted(fetch.allow)}}
+
+
+def limits_of_json(given: dict[str, object]) -> Limits:
+    given = dict(given)
+    fetch = given.pop("fetch", None)
+    policy = FetchPolicy()
+    if isinstance(fetch, dict):
+        policy = FetchPolicy(**{**fetch, "allow": frozenset(fetch.get("allow", ()))})
+    return Limits(**given, fetch=policy)  # type: ignore[arg-type]
+
+
 # The environment variable that sets `serve --result` (the flag wins), read by the bare command too.
 RESULT_ENV = "AGENT_AS_MODEL_RESULT"
 # `result`'s values, as neutral.RESULT_SHAPES names them (this floor may not import that one).

@@ -325,3 +325,11 @@ async def test_over_stdio_the_installed_command_fetches_an_allowed_url(
     # No sampling request: the frame back is the tool's error (loopback, not allowed).
     assert "method" not in asked and refused["result"]["isError"] is True
     assert "resolves to 127.0.0.1, a loopback address" in refused["result"]["content"][0]["text"]
+
+
+def test_the_policy_reaches_the_http_workers() -> None:
+    from agent_as_model.limits import limits_json, limits_of_json
+
+    limits = Limits(fetch=FetchPolicy(enabled=True, allow=frozenset({"a.example", "127.0.0.1"}), timeout=2.0))
+    assert limits_of_json(json.loads(json.dumps(limits_json(limits)))) == limits
+    assert limits_of_json(json.loads(json.dumps(limits_json(Limits())))) == Limits()
