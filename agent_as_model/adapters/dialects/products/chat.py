@@ -119,8 +119,22 @@ _TEXT_PARTS = {
     "type": "array",
     "items": {
         "type": "object",
-        "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
-        "required": ["type", "text"],
+        "properties": {
+            "type": {"enum": ["text", "image_url", "input_audio"]},
+            "text": {"type": "string"},
+            "image_url": {
+                "type": "object",
+                "description": "A data: URL (an http(s) URL only with serve --fetch-media); detail ignored.",
+                "properties": {"url": {"type": "string"}, "detail": {"type": "string"}},
+                "required": ["url"],
+            },
+            "input_audio": {
+                "type": "object",
+                "properties": {"data": {"type": "string"}, "format": {"enum": ["wav", "mp3"]}},
+                "required": ["data", "format"],
+            },
+        },
+        "required": ["type"],
     },
 }
 

@@ -918,12 +918,19 @@ def _group(declarations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # -- the listed input schema --------------------------------------------------------------------
 
 _TEXT_PART = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+_BLOB = {
+    "type": "object",
+    "properties": {"mimeType": {"type": "string"}, "data": {"type": "string"}},
+    "required": ["mimeType", "data"],
+}
 _PART = {
     "type": "object",
-    "description": "{text}, {functionCall: {id?, name, args}} (model) or {functionResponse: {id?, name, "
-    "response}} (user). Non-text parts are rejected.",
+    "description": "{text}, {inlineData: {mimeType, data}} (an image or audio, base64), {functionCall: "
+    "{id?, name, args}} (model) or {functionResponse: {id?, name, response, parts?}} (user); fileData "
+    "is refused.",
     "properties": {
         "text": {"type": "string"},
+        "inlineData": _BLOB,
         "functionCall": {
             "type": "object",
             "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "args": {"type": "object"}},
@@ -934,6 +941,14 @@ _PART = {
                 "id": {"type": "string"},
                 "name": {"type": "string"},
                 "response": {"type": "object"},
+                "parts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"inlineData": _BLOB},
+                        "required": ["inlineData"],
+                    },
+                },
             },
         },
     },

@@ -106,18 +106,42 @@ _TEXT_BLOCKS = {
         "required": ["type", "text"],
     },
 }
+_IMAGE_SOURCE = {
+    "type": "object",
+    "description": "{type: 'base64', media_type, data}, or {type: 'url', url} with serve --fetch-media.",
+    "properties": {
+        "type": {"enum": ["base64", "url"]},
+        "media_type": {"type": "string"},
+        "data": {"type": "string"},
+        "url": {"type": "string"},
+    },
+    "required": ["type"],
+}
+_RESULT_BLOCKS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"enum": ["text", "image"]},
+            "text": {"type": "string"},
+            "source": _IMAGE_SOURCE,
+        },
+        "required": ["type"],
+    },
+}
 _BLOCKS = {
     "type": "array",
     "items": {
         "type": "object",
         "properties": {
-            "type": {"enum": ["text", "tool_use", "tool_result"]},
+            "type": {"enum": ["text", "image", "tool_use", "tool_result"]},
             "text": {"type": "string"},
+            "source": _IMAGE_SOURCE,
             "id": {"type": "string"},
             "name": {"type": "string"},
             "input": {"type": "object"},
             "tool_use_id": {"type": "string"},
-            "content": {"anyOf": [{"type": "string"}, _TEXT_BLOCKS]},
+            "content": {"anyOf": [{"type": "string"}, _RESULT_BLOCKS]},
             "is_error": {"type": "boolean"},
         },
         "required": ["type"],

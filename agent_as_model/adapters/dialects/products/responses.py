@@ -61,6 +61,24 @@ _ROLES = ("user", "assistant", "system", "developer")
 # The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
 _TEXT_TYPES = ("input_text", "output_text", "text")
 _TEXT_KEYS = ("text", "input_text")
+# A message's content parts and a function_call_output's output parts, as listed.
+_PARTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"enum": [*_TEXT_TYPES, "input_image"]},
+            "text": {"type": "string"},
+            "input_text": {"type": "string"},
+            "image_url": {
+                "type": "string",
+                "description": "A data: URL (an http(s) URL only with serve --fetch-media).",
+            },
+            "detail": {"type": "string"},
+        },
+        "required": ["type"],
+    },
+}
 # The keys of the SDK's own item types (output items dumped and passed back as input): `phase`,
 # `async` (`async_` in a pydantic dump), `caller` and `namespace` are accepted when null, or with
 # a value that changes nothing (`_check_item_extras`).
@@ -155,25 +173,9 @@ INPUT_SCHEMA: dict[str, Any] = {
                             "call_id": {"type": "string"},
                             "name": {"type": "string"},
                             "arguments": {"type": "string", "description": "JSON text of an object."},
-                            "output": {"type": "string"},
+                            "output": {"anyOf": [{"type": "string"}, _PARTS]},
                             "role": {"type": "string", "enum": list(_ROLES)},
-                            "content": {
-                                "anyOf": [
-                                    {"type": "string"},
-                                    {
-                                        "type": "array",
-                                        "items": {
-                                            "type": "object",
-                                            "properties": {
-                                                "type": {"enum": list(_TEXT_TYPES)},
-                                                "text": {"type": "string"},
-                                                "input_text": {"type": "string"},
-                                            },
-                                            "required": ["type"],
-                                        },
-                                    },
-                                ]
-                            },
+                            "content": {"anyOf": [{"type": "string"}, _PARTS]},
                         },
                     },
                 },
