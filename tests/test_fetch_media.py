@@ -333,3 +333,43 @@ def test_the_policy_reaches_the_http_workers() -> None:
     limits = Limits(fetch=FetchPolicy(enabled=True, allow=frozenset({"a.example", "127.0.0.1"}), timeout=2.0))
     assert limits_of_json(json.loads(json.dumps(limits_json(limits)))) == limits
     assert limits_of_json(json.loads(json.dumps(limits_json(Limits())))) == Limits()
+
+
+def gemini_with(uri: str, mime: str | None = "image/png") -> dict[str, Any]:
+    from google.genai import types as genai
+
+    content = genai.Content(
+        role="user",
+        parts=[
+            genai.Part(text="what is this?"),
+            genai.Part(file_data=genai.FileData(file_uri=uri, mime_type=mime)),
+        ],
+    )
+    return {"contents": [content.model_dump(mode="json", exclude_none=True, by_alias=True)]}
+
+
+async def test_a_gemini_file_data_uri_is_fetched_when_it_is_http(era: str, site: Any) -> None:
+    host = BytesHost()
+    async with connect(era, host, server=fetching()) as client:
+        fetched = await client.call_tool("gemini_generate_content", gemini_with(f"{base(site)}/pixel.png"))
+        typeless = await client.call_tool(
+            "gemini_generate_content", gemini_with(f"{base(site)}/pixel.png", None)
+        )
+        files_api = await client.call_tool("gemini_generate_content", gemini_with("gs://bucket/pixel.png"))
+        mismatch = await client.call_tool(
+            "gemini_generate_content", gemini_with(f"{base(site)}/pixel.png", "image/jpeg")
+        )
+    for result in (fetched, typeless):
+        assert json.loads(completion("gemini_generate_content", result)) == [["text", "what is this?"], IMAGE]
+    assert "contents[0].parts[1].fileData.fileUri: only http(s) URIs are fetched" in files_api.content[0].text
+    assert "its content type is 'image/png', not one allowed here (image/jpeg)" in mismatch.content[0].text
+    assert host.asked == 2  # the two fetched calls; the refused ones sent nothing
+
+
+async def test_a_gemini_file_data_part_stays_refused_by_default(era: str) -> None:
+    async with connect(era, ScriptedHost("unused")) as client:
+        result = await client.call_tool("gemini_generate_content", gemini_with("https://example.com/a.png"))
+    assert (
+        "contents[0].parts[1].fileData: a fileData part: remote media is not fetched"
+        in result.content[0].text
+    )

@@ -118,7 +118,15 @@ _PART_REFUSED: dict[str, options.Refusal] = {
         "a transcription belongs to audio, which the host's model cannot take: put its text in a text part"
     ),
 }
-_PART_KEYS = (*_PART_DATA, "inlineData", "thought", "thoughtSignature", *_PART_HINTS, *_PART_REFUSED)
+_PART_KEYS = (
+    *_PART_DATA,
+    "inlineData",
+    "fileData",
+    "thought",
+    "thoughtSignature",
+    *_PART_HINTS,
+    *_PART_REFUSED,
+)
 _NOT_TEXT = ("videoMetadata",)  # refused as non-text parts
 # Inline media (issue 24): images and audio the checks of adapters/dialects/media.py know.
 _INLINE_TYPES = (*media.IMAGE_TYPES, *media.AUDIO_TYPES)
@@ -419,14 +427,15 @@ def _role(content: _Object) -> str:
     raise caller_error(where, f"expected 'user' or 'model', got {role!r}")
 
 
-def _part(raw: object, path: str) -> tuple[str, _Object]:
-    """A part and which of text, functionCall or functionResponse it carries (exactly one)."""
+def _part(raw: object, path: str, fetching: bool = False) -> tuple[str, _Object]:
+    """A part and which of text, functionCall or functionResponse it carries (exactly one); with
+    `fetching` (a user content, `serve --fetch-media`) a fileData part too."""
     obj = common.require_object(raw, path)
     for key in obj:
         name = _camel(key)
         if name in _NOT_TEXT and obj[key] is not None:
             common.reject_non_text(name, path)
-        if name == "fileData" and obj[key] is not None:
+        if name == "fileData" and obj[key] is not None and not fetching:
             raise caller_error(common.path_of(path, key), f"a fileData part: {media.REMOTE}")
         if name in _SERVER_SIDE and obj[key] is not None:
             raise caller_error(
@@ -435,7 +444,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
                 "server-side tools run on Google's side",
             )
     part = _Object(obj, path, _PART_KEYS, "a part is {text}, {functionCall} or {functionResponse}")
-    kinds = [k for k in (*_PART_DATA, "inlineData") if k in part.values]
+    kinds = [k for k in (*_PART_DATA, "inlineData", "fileData") if k in part.values]
     if len(kinds) != 1:
         found = " and ".join(kinds) or "none"
         raise caller_error(
@@ -518,8 +527,9 @@ class _Pending:
 
 def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
-    read = [_part(raw, common.path_of(path, j)) for j, raw in enumerate(parts)]
-    if any(kind == "inlineData" for kind, _ in read):
+    fetching = turns.fetched is not None
+    read = [_part(raw, common.path_of(path, j), fetching) for j, raw in enumerate(parts)]
+    if any(kind in ("inlineData", "fileData") for kind, _ in read):
         _read_media(read, at, turns)
         return
     for kind, part in read:
@@ -546,6 +556,9 @@ def _read_media(read: list[tuple[str, _Object]], at: str, turns: Turns) -> None:
         elif kind == "inlineData":
             part_media = _inline(part.get(kind), part.at(kind))
             turns.media(part_media, part_media.path)
+        elif kind == "fileData":  # only with `serve --fetch-media` (`_part`)
+            part_media = _file(part.get(kind), part.at(kind), turns)
+            turns.media(part_media, part_media.path)
         else:
             raise caller_error(
                 part.at(kind),
@@ -560,6 +573,27 @@ def _inline(raw: object, path: str) -> Media:
     if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
         data = data.replace("-", "+").replace("_", "/")
     return media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES)
+
+
+def _file(raw: object, path: str, turns: Turns) -> Media:
+    """A `fileData` part with an http(s) `fileUri`, fetched (`serve --fetch-media`); a Files API
+    or `gs://` URI cannot be read by a plain GET and is refused. A declared `mimeType` must be
+    the type the response says."""
+    blob = _Object(raw, path, ("fileUri", "mimeType", "displayName"), "fileData is {mimeType, fileUri}")
+    uri = common.require_string(blob.get("fileUri"), blob.at("fileUri"))
+    if not media.is_remote(uri):
+        raise caller_error(blob.at("fileUri"), f"only http(s) URIs are fetched: {media.REMOTE}")
+    declared = blob.get("mimeType")
+    allowed: tuple[str, ...] = _INLINE_TYPES
+    if declared is not None:
+        declared = common.require_string(declared, blob.at("mimeType")).lower()
+        if declared not in _INLINE_TYPES:
+            raise caller_error(
+                blob.at("mimeType"),
+                f"media type {ascii(declared)} is not allowed here ({', '.join(_INLINE_TYPES)})",
+            )
+        allowed = (declared,)
+    return turns.remote(uri, blob.at("fileUri"), allowed)
 
 
 def _call(raw: object, path: str, derived: str) -> Call:
