@@ -35,6 +35,22 @@ DEFAULT_MAX_MEDIA_BYTES = 10 * 2**20
 DEFAULT_MAX_MEDIA_CALL_BYTES = 20 * 2**20
 
 
+# `serve --fetch-media` (issue 24 item 3): seconds one fetch may take, redirects included, and the
+# redirects it may follow. The size it may read is `max_media_bytes`, the bound every part has.
+DEFAULT_FETCH_TIMEOUT = 10.0
+DEFAULT_FETCH_REDIRECTS = 3
+
+
+class FetchPolicy(NamedTuple):
+    """Whether and how remote media (http(s) URLs) is fetched: off unless the operator opts in.
+    `allow`: host names (lower case) and address literals whose addresses are not checked."""
+
+    enabled: bool = False
+    allow: frozenset[str] = frozenset()
+    timeout: float = DEFAULT_FETCH_TIMEOUT
+    redirects: int = DEFAULT_FETCH_REDIRECTS
+
+
 class Limits(NamedTuple):
     schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
     schema_steps: int = DEFAULT_SCHEMA_STEPS
@@ -45,6 +61,7 @@ class Limits(NamedTuple):
     max_n: int = DEFAULT_MAX_N
     max_media_bytes: int = DEFAULT_MAX_MEDIA_BYTES
     max_media_call_bytes: int = DEFAULT_MAX_MEDIA_CALL_BYTES
+    fetch: FetchPolicy = FetchPolicy()
     # Not a limit, but made by `serve`'s flags and handed down the same way (to HTTP workers too):
     # what a call returns when it does not say (`serve --result`; neutral.RESULT_SHAPES).
     result: str = "text"
@@ -54,6 +71,21 @@ class Limits(NamedTuple):
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def limits_json(limits: Limits) -> dict[str, object]:
+    """The limits as JSON values, for the HTTP workers (`limits_of_json` reads them back)."""
+    fetch = limits.fetch
+    return {**limits._asdict(), "fetch": {**fetch._asdict(), "allow": sorted(fetch.allow)}}
+
+
+def limits_of_json(given: dict[str, object]) -> Limits:
+    given = dict(given)
+    fetch = given.pop("fetch", None)
+    policy = FetchPolicy()
+    if isinstance(fetch, dict):
+        policy = FetchPolicy(**{**fetch, "allow": frozenset(fetch.get("allow", ()))})
+    return Limits(**given, fetch=policy)  # type: ignore[arg-type]
 
 
 # The environment variable that sets `serve --result` (the flag wins), read by the bare command too.

@@ -34,8 +34,11 @@ class ToolUse(NamedTuple):
 
 class ToolResult(NamedTuple):
     tool_use_id: str
-    content: str
+    content: str  # the result's texts, joined
     is_error: bool = False
+    # Set only when the result carries images or audio (issue 24): its texts and media in their
+    # order (each Media is also in `Request.media`, so the bounds count it).
+    parts: "tuple[Text | Media, ...]" = ()
 
 
 class Media(NamedTuple):
@@ -169,6 +172,9 @@ class Request(NamedTuple):
     # Every inline image and audio part of the conversation, in order (issue 24): empty for the
     # common text-only call, so the media bounds cost it nothing.
     media: "tuple[Media, ...]" = ()
+    # The sha256 hex of each part fetched from a URL (`serve --fetch-media`), in order: what a
+    # 2026-07-28 round binds, so a retry that fetched other bytes is asked again.
+    fetched: tuple[str, ...] = ()
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect
@@ -198,3 +204,7 @@ class Completion(NamedTuple):
     model: str | None = None  # the model the host named in its answer
     stop_reason: StopReason | None = None  # None: the host did not say
     usage: Usage | None = None  # None: the answer carried no counts (commit estimates them)
+    # Set only when the answer held images or audio (issue 24), for a product that can show them
+    # (`Dialect.answers_media`): the answer's texts and media in their order; `text` is then
+    # the texts alone, joined.
+    parts: "tuple[Text | Media, ...]" = ()

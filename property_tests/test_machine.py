@@ -274,6 +274,7 @@ class StandInDialect:
     DESCRIPTION = "stand-in"
     INPUT_SCHEMA = DIALECTS["generate"].INPUT_SCHEMA
     body = DIALECTS["generate"].body
+    answers_media = False
 
     def __init__(
         self, *, parse: Callable[..., Request] | None = None, render: Callable[..., Any] | None = None

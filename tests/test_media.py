@@ -22,6 +22,7 @@ from google.genai import types as genai
 from mcp_types import (
     AudioContent,
     CreateMessageRequestParams,
+    CreateMessageResultWithTools,
     ImageContent,
     ModelHint,
     ModelPreferences,
@@ -318,27 +319,20 @@ def test_the_providers_take_media_in_their_own_shapes() -> None:
         provider_anthropic.request_body(_payload(text, audio), "m")
 
 
-@pytest.mark.stdio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
-    tmp_path: Any, anyio_backend: str
-) -> None:
-    """The installed command over real stdio: the host gets the image's bytes; `--redact` stands
-    the media in with same-length valid data (no pixel of it written down), and the recording
-    replays to a match."""
-    import io as text_io
+async def stdio_call(
+    recording: Any, tool: str, arguments: dict[str, Any], answer: dict[str, Any], *flags: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One tools/call to the installed command over real stdio, recorded with `--redact`, the
+    host answering `answer`: the sampling request it got, and the tool's result."""
     import sys
     from pathlib import Path
 
     import anyio
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    from agent_as_model.commands.transcripts.command import MATCHED, replay_path
-    from agent_as_model.commands.transcripts.fileformat import load
-
-    recording = tmp_path / "media.jsonl"
     command = Path(sys.executable).parent / "agent-as-model"
-    process = await anyio.open_process([str(command), "serve", "--record", str(recording), "--redact"])
+    serve = [str(command), "serve", "--record", str(recording), "--redact", *flags]
+    process = await anyio.open_process(serve)
     assert process.stdin is not None and process.stdout is not None
     stdout = BufferedByteReceiveStream(process.stdout)
 
@@ -360,24 +354,12 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
         await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
         await receive()
         await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        arguments = chat_body()
-        await send(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "chat_complete", "arguments": arguments},
-            }
-        )
-        sampling = await receive()
-        blocks = sampling["params"]["messages"][0]["content"]
-        assert [b["type"] for b in blocks] == ["text", "image", "audio"]
-        assert base64.b64decode(blocks[1]["data"], validate=True) == PNG  # the bytes, over stdio
-        assert base64.b64decode(blocks[2]["data"], validate=True) == WAV
-        answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
-        await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
-        result = await receive()
-        assert result["result"]["content"][0]["text"] == "a green pixel"
+        call = {"name": tool, "arguments": arguments}
+        await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        sampling = result = await receive()
+        if sampling.get("method") == "sampling/createMessage":  # else the call ended before asking
+            await send({"jsonrpc": "2.0", "id": sampling["id"], "result": answer})
+            result = await receive()
         await process.stdin.aclose()
         with anyio.fail_after(300):
             await process.wait()
@@ -385,6 +367,37 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
         if process.returncode is None:
             process.kill()
             await process.wait()
+    return sampling, result
+
+
+async def replays_clean(recording: Any) -> None:
+    import io as text_io
+
+    from agent_as_model.commands.transcripts.command import MATCHED, replay_path
+
+    out = text_io.StringIO()
+    assert await replay_path(recording, out=out, err=text_io.StringIO()) == MATCHED, out.getvalue()
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
+    tmp_path: Any, anyio_backend: str
+) -> None:
+    """The installed command over real stdio: the host gets the image's bytes; `--redact` stands
+    the media in with same-length valid data (no pixel of it written down), and the recording
+    replays to a match."""
+    from agent_as_model.commands.transcripts.fileformat import load
+
+    recording = tmp_path / "media.jsonl"
+    arguments = chat_body()
+    answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
+    sampling, result = await stdio_call(recording, "chat_complete", arguments, answer)
+    blocks = sampling["params"]["messages"][0]["content"]
+    assert [b["type"] for b in blocks] == ["text", "image", "audio"]
+    assert base64.b64decode(blocks[1]["data"], validate=True) == PNG  # the bytes, over stdio
+    assert base64.b64decode(blocks[2]["data"], validate=True) == WAV
+    assert result["result"]["content"][0]["text"] == "a green pixel"
     written = recording.read_text(encoding="utf-8")
     assert PNG64[24:] not in written and WAV64[24:] not in written  # the media's data is stood in
     calls = [
@@ -393,8 +406,7 @@ async def test_over_stdio_a_redacted_recording_with_media_replays_clean(
     url = calls[0]["params"]["arguments"]["messages"][0]["content"][1]["image_url"]["url"]
     assert len(url) == len(arguments["messages"][0]["content"][1]["image_url"]["url"])
     assert base64.b64decode(url.split(",", 1)[1], validate=True).startswith(b"\x89PNG")
-    out = text_io.StringIO()
-    assert await replay_path(recording, out=out, err=text_io.StringIO()) == MATCHED, out.getvalue()
+    await replays_clean(recording)
 
 
 def test_the_redaction_stand_in_keeps_length_alphabet_and_type() -> None:
@@ -411,3 +423,438 @@ def test_the_redaction_stand_in_keeps_length_alphabet_and_type() -> None:
         )
     assert media_stand_in("just words") is None
     assert media_stand_in("aGVsbG8=") is None  # valid base64 of no known format: redacted as text
+
+
+# -- item 4: a host that answers with media ------------------------------------------------------
+
+
+def media_answer(*blocks: Any) -> CreateMessageResultWithTools:
+    return CreateMessageResultWithTools(role="assistant", content=list(blocks), model="painter")
+
+
+IMAGE_BLOCK = ImageContent(type="image", data=PNG64, mime_type="image/png")
+AUDIO_BLOCK = AudioContent(type="audio", data=WAV64, mime_type="audio/wav")
+
+
+def gemini_answer(result: Any) -> genai.GenerateContentResponse:
+    assert not result.is_error, result.content[0].text
+    return genai.GenerateContentResponse.model_validate_json(result.content[0].text)
+
+
+async def test_a_media_answer_becomes_gemini_inline_data(era: str) -> None:
+    host = ScriptedHost(media_answer(TextContent(type="text", text="here:"), IMAGE_BLOCK, AUDIO_BLOCK))
+    async with connect(era, host) as client:
+        result = await client.call_tool("gemini_generate_content", gemini_body())
+    response = gemini_answer(result)  # validated by google-genai's own types
+    assert response.candidates is not None and response.candidates[0].content is not None
+    parts = response.candidates[0].content.parts or []
+    assert parts[0].text == "here:"
+    assert parts[1].inline_data is not None and parts[2].inline_data is not None
+    assert (parts[1].inline_data.mime_type, parts[1].inline_data.data) == ("image/png", PNG)
+    assert (parts[2].inline_data.mime_type, parts[2].inline_data.data) == ("audio/wav", WAV)
+    assert response.candidates[0].finish_reason == genai.FinishReason.STOP
+
+
+async def test_a_gemini_chain_continues_past_a_media_answer(era: str) -> None:
+    """The answer's entry holds the image by digest in its place; passing the SDK's own Content of
+    the candidate back continues the chain, and the host is given the image as the model's."""
+    host = ScriptedHost(media_answer(IMAGE_BLOCK, TextContent(type="text", text="a pixel")), "more")
+    first_body = {**gemini_body(), "previous_response_id": ""}
+    async with connect(era, host) as client:
+        first = await client.call_tool("gemini_generate_content", first_body)
+        response = gemini_answer(first)
+        assert response.candidates is not None and response.candidates[0].content is not None
+        model_turn = response.candidates[0].content.model_dump(mode="json", exclude_none=True)
+        again = genai.Content(role="user", parts=[genai.Part(text="and now?")])
+        contents = [*first_body["contents"], model_turn, again.model_dump(mode="json", exclude_none=True)]
+        second = await client.call_tool(
+            "gemini_generate_content", {"contents": contents, "previous_response_id": response.response_id}
+        )
+    assert gemini_answer(second).text == "more"
+    passed_back = host.seen[1].messages[1]
+    assert passed_back.role == "assistant"
+    assert [decoded(b) if b.type == "image" else b.text for b in passed_back.content_as_list] == [
+        ("image", "image/png", PNG),
+        "a pixel",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (
+            ImageContent(type="image", data=WAV64, mime_type="image/png"),
+            "content[0].data: the host's image: the bytes do not match the declared type image/png "
+            "(they look like audio/wav)",
+        ),
+        (
+            ImageContent(type="image", data=PNG64, mime_type="image/svg+xml"),
+            "content[0].data: the host's image: media type 'image/svg+xml' is not allowed here",
+        ),
+        (
+            ImageContent(type="image", data="@@@@", mime_type="image/png"),
+            "the host's image: is not valid base64",
+        ),
+    ],
+)
+async def test_bad_host_media_is_a_host_violation(era: str, block: Any, expected: str) -> None:
+    host = ScriptedHost(media_answer(block), "fine")
+    async with connect(era, host) as client:
+        bad = await client.call_tool("gemini_generate_content", gemini_body())
+        good = await client.call_tool("gemini_generate_content", gemini_body())
+    assert bad.is_error
+    assert expected in bad.content[0].text, bad.content[0].text
+    assert "The host was asked; its answer was not used." in bad.content[0].text
+    assert gemini_answer(good).text == "fine"
+
+
+async def test_host_media_is_bounded_and_refused_beside_an_output_contract(era: str) -> None:
+    host = ScriptedHost(media_answer(IMAGE_BLOCK))
+    tight = build_server(limits=Limits(max_media_bytes=len(PNG) + len(WAV)))  # the call's own media fit
+    body = {**gemini_body(), "contents": [{"role": "user", "parts": [{"text": "draw"}]}]}
+    over = build_server(limits=Limits(max_media_bytes=len(PNG) - 1))
+    async with connect(era, host, server=over) as client:
+        too_big = await client.call_tool("gemini_generate_content", body)
+    schema = {"type": "object"}
+    structured = {
+        **body,
+        "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": schema},
+    }
+    async with connect(era, host, server=tight) as client:
+        with_contract = await client.call_tool("gemini_generate_content", structured)
+    assert f"content[0].data: the host's image is {len(PNG)} bytes, over the bound of {len(PNG) - 1}" in (
+        too_big.content[0].text
+    )
+    assert (
+        "content[0].data: the host answered with image (image/png) where the output contract of "
+        "generationConfig.responseJsonSchema asks for one JSON object" in with_contract.content[0].text
+    ), with_contract.content[0].text
+
+
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create", "generate"])
+async def test_products_without_a_media_answer_shape_name_what_the_host_sent(era: str, tool: str) -> None:
+    from agent_as_model.adapters.dialects import DIALECTS
+
+    host = ScriptedHost(media_answer(TextContent(type="text", text="see"), IMAGE_BLOCK))
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, dict(DIALECTS[tool].EXAMPLE or {}))
+    assert result.is_error
+    assert "content[1]: the host answered with a block of type 'image': only text is accepted" in (
+        result.content[0].text
+    )
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_a_media_answer_reaches_gemini_and_its_redacted_recording_replays(
+    tmp_path: Any, anyio_backend: str
+) -> None:
+    recording = tmp_path / "answer.jsonl"
+    answer = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "drawn"},
+            {"type": "image", "data": PNG64, "mimeType": "image/png"},
+        ],
+        "model": "painter",
+    }
+    _, result = await stdio_call(recording, "gemini_generate_content", gemini_body(), answer)
+    response = genai.GenerateContentResponse.model_validate_json(result["result"]["content"][0]["text"])
+    assert response.candidates is not None and response.candidates[0].content is not None
+    parts = response.candidates[0].content.parts or []
+    assert parts[1].inline_data is not None and parts[1].inline_data.data == PNG
+    assert PNG64[24:] not in recording.read_text(encoding="utf-8")  # neither the host's nor the result's
+    await replays_clean(recording)
+
+
+# -- item 1: tool results that carry images ------------------------------------------------------
+
+
+def anthropic_tool_history() -> dict[str, Any]:
+    from anthropic.types import AssistantMessageParam, ToolResultBlockParam, ToolUseBlockParam
+
+    source = Base64ImageSourceParam(type="base64", media_type="image/png", data=PNG64)
+    return {
+        "messages": [
+            UserMessageParam(role="user", content="draw a pixel"),
+            AssistantMessageParam(
+                role="assistant", content=[ToolUseBlockParam(type="tool_use", id="t1", name="draw", input={})]
+            ),
+            UserMessageParam(
+                role="user",
+                content=[
+                    ToolResultBlockParam(
+                        type="tool_result",
+                        tool_use_id="t1",
+                        content=[
+                            TextBlockParam(type="text", text="drawn"),
+                            ImageBlockParam(type="image", source=source),
+                        ],
+                    )
+                ],
+            ),
+        ],
+        "max_tokens": 50,
+    }
+
+
+def responses_tool_history() -> dict[str, Any]:
+    from openai.types.responses import (
+        ResponseFunctionToolCallParam,
+        ResponseInputImageContentParam,
+        ResponseInputTextContentParam,
+    )
+    from openai.types.responses.response_input_param import FunctionCallOutput
+
+    return {
+        "input": [
+            EasyInputMessageParam(role="user", content="draw a pixel"),
+            ResponseFunctionToolCallParam(type="function_call", call_id="t1", name="draw", arguments="{}"),
+            FunctionCallOutput(
+                type="function_call_output",
+                call_id="t1",
+                output=[
+                    ResponseInputTextContentParam(type="input_text", text="drawn"),
+                    ResponseInputImageContentParam(
+                        type="input_image", image_url=f"data:image/png;base64,{PNG64}", detail="low"
+                    ),
+                ],
+            ),
+        ]
+    }
+
+
+def gemini_tool_history() -> dict[str, Any]:
+    contents = [
+        genai.Content(role="user", parts=[genai.Part(text="draw a pixel")]),
+        genai.Content(
+            role="model", parts=[genai.Part(function_call=genai.FunctionCall(id="t1", name="draw", args={}))]
+        ),
+        genai.Content(
+            role="user",
+            parts=[
+                genai.Part(
+                    function_response=genai.FunctionResponse(
+                        id="t1",
+                        name="draw",
+                        response={"output": "drawn"},
+                        parts=[
+                            genai.FunctionResponsePart(
+                                inline_data=genai.FunctionResponseBlob(mime_type="image/png", data=PNG)
+                            )
+                        ],
+                    )
+                )
+            ],
+        ),
+    ]
+    return {"contents": [c.model_dump(mode="json", exclude_none=True) for c in contents]}
+
+
+TOOL_HISTORIES = {
+    "messages_create": (anthropic_tool_history, "messages[2].content[0].content[1].source.data"),
+    "responses_create": (responses_tool_history, "input[2].output[1].image_url"),
+    "gemini_generate_content": (
+        gemini_tool_history,
+        "contents[2].parts[0].function_response.parts[0].inline_data.data",
+    ),
+}
+
+
+def seen_blocks(blocks: list[Any]) -> list[Any]:
+    """What a host checks of blocks: a tool result's own content, the bytes of each image."""
+    out: list[Any] = []
+    for b in blocks:
+        if b.type == "tool_result":
+            out.append(["tool_result", b.tool_use_id, seen_blocks(b.content)])
+        elif b.type in ("image", "audio"):
+            out.append(
+                [b.type, b.mime_type, hashlib.sha256(base64.b64decode(b.data, validate=True)).hexdigest()]
+            )
+        else:
+            out.append([b.type, b.text])
+    return out
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_an_image_in_a_tool_result_reaches_a_host_that_takes_tools(era: str, tool: str) -> None:
+    host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, TOOL_HISTORIES[tool][0]())
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["tool_result", "t1", [["text", "drawn"], IMAGE]]]
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_an_image_in_a_tool_result_follows_its_text_for_a_host_without_tools(
+    era: str, tool: str
+) -> None:
+    host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, TOOL_HISTORIES[tool][0]())
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["text", "[tool result t1: drawn]"], IMAGE]
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_a_tool_results_image_is_checked_and_bounded(era: str, tool: str) -> None:
+    build, path = TOOL_HISTORIES[tool]
+    host = ScriptedHost("unused")
+    over = build_server(limits=Limits(max_media_bytes=len(PNG) - 1))
+    async with connect(era, host, tools=True, server=over) as client:
+        result = await client.call_tool(tool, build())
+    assert result.is_error
+    assert f"{path}: the media part is {len(PNG)} bytes, over the bound" in result.content[0].text, (
+        result.content[0].text
+    )
+    assert "Nothing was sent to the host" in result.content[0].text
+    assert host.asked == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "body", "expected"),
+    [
+        (
+            "messages_create",
+            lambda: _swap(anthropic_tool_history(), PNG64, WAV64),
+            "messages[2].content[0].content[1].source.data: the bytes do not match the declared type "
+            "image/png",
+        ),
+        (
+            "responses_create",
+            lambda: _swap(
+                responses_tool_history(), f"data:image/png;base64,{PNG64}", "https://example.com/a.png"
+            ),
+            "input[2].output[1].image_url: remote media is not fetched",
+        ),
+        (
+            "gemini_generate_content",
+            lambda: _swap(gemini_tool_history(), "inline_data", "file_data"),
+            "contents[2].parts[0].function_response.parts[0].file_data: a fileData part: remote media is "
+            "not fetched",
+        ),
+    ],
+)
+async def test_bad_media_in_a_tool_result_is_named(era: str, tool: str, body: Any, expected: str) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, body())
+    assert result.is_error
+    assert expected in result.content[0].text, result.content[0].text
+    assert host.asked == 0
+
+
+def _swap(body: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    swapped: dict[str, Any] = json.loads(json.dumps(body).replace(json.dumps(old), json.dumps(new)))
+    return swapped
+
+
+async def test_a_chain_over_a_tool_result_with_an_image_continues(era: str) -> None:
+    """The tool entry holds the image by digest; the next call with the cursor and the answer
+    passed back is accepted."""
+    from agent_as_model.adapters.dialects.turns import Turns
+    from agent_as_model.neutral import Text, ToolResult
+
+    host = ScriptedHost("a green pixel", "again")
+    body = {**anthropic_tool_history(), "previous_response_id": ""}
+    async with connect(era, host, tools=True) as client:
+        first = await client.call_tool("messages_create", body)
+        said = json.loads(first.content[0].text)
+        more = [
+            *body["messages"],
+            {"role": "assistant", "content": said["completion"]},
+            {"role": "user", "content": "more"},
+        ]
+        second = await client.call_tool(
+            "messages_create", {**body, "messages": more, "previous_response_id": said["response_id"]}
+        )
+    assert not second.is_error, second.content[0].text
+    assert json.loads(second.content[0].text)["completion"] == "again"
+    turns = Turns()
+    image = media.inline(PNG64, "image/png", "x", media.IMAGE_TYPES)
+    turns.tool_result(ToolResult("t1", "drawn", False, (Text("drawn"), image)), "m")
+    assert turns.transcript() == (
+        {"role": "tool", "tool_call_id": "t1", "content": f"drawn\n[media image/png;sha256={IMAGE[2]}]"},
+    )
+    assert turns.media_parts == [image]  # counted towards the bounds
+
+
+def test_the_anthropic_provider_takes_a_tool_results_image_and_openai_refuses_it() -> None:
+    from mcp_types import ToolResultContent
+
+    result = ToolResultContent(
+        type="tool_result", tool_use_id="t1", content=[TextContent(type="text", text="drawn"), IMAGE_BLOCK]
+    )
+    body = provider_anthropic.request_body(_payload(result), "m")
+    assert body["messages"][0]["content"][0]["content"] == [
+        {"type": "text", "text": "drawn"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG64}},
+    ]
+    with pytest.raises(CallError, match="the tool result 't1' holds an image or audio part"):
+        provider_openai.request_body(_payload(result), "m")
+    model_turn = CreateMessageRequestParams(
+        messages=[SamplingMessage(role="assistant", content=[IMAGE_BLOCK])],
+        max_tokens=10,
+    )
+    for provider in (provider_openai, provider_anthropic):
+        with pytest.raises(CallError, match="an image or audio part in a model turn"):
+            provider.request_body(model_turn, "m")
+
+
+# -- item 7: personas and repairs with media in the conversation ---------------------------------
+
+
+@pytest.mark.parametrize("tool", list(CASES))
+async def test_a_persona_with_media_in_the_conversation(era: str, tool: str) -> None:
+    verdict = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    # The request object holds the media as the caller sent it: an input_schema may look at it.
+    persona = {"name": "looker", "input_schema": {"type": "object"}, "output_schema": verdict}
+    body, expected = CASES[tool]
+    host = BytesHost()
+    plain_host = BytesHost()
+    good = ScriptedHost(lambda params: json.dumps({"colour": json.dumps(BytesHost.describe(params))}))
+    async with connect(era, good) as client:
+        judged = await client.call_tool(tool, {**body, "persona": persona})
+    async with connect(era, host) as client:
+        refused = await client.call_tool(tool, {**body, "persona": persona})  # not JSON of the schema
+    async with connect(era, plain_host) as client:
+        await client.call_tool(tool, body)
+    assert not judged.is_error, judged.content[0].text
+    assert json.loads(json.loads(completion(tool, judged))["colour"]) == json.dumps(expected)
+    assert refused.is_error
+    assert "persona.output_schema: persona 'looker': the host's answer violates it" in refused.content[0].text
+    assert host.wire() == plain_host.wire()  # the persona changes nothing the host sees, media included
+
+
+@pytest.mark.parametrize("host_tools", [False, True], ids=["schema-in-prompt", "output-tool"])
+async def test_a_repair_round_sends_the_media_again(era: str, host_tools: bool) -> None:
+    from mcp_types import ToolUseContent
+
+    schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    body = {
+        **messages_body(),
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+        "repair_attempts": 1,
+    }
+
+    def answer(value: dict[str, Any]) -> Any:
+        if host_tools:
+            return CreateMessageResultWithTools(
+                role="assistant",
+                content=[ToolUseContent(type="tool_use", id="o1", name="structured_output", input=value)],
+                model="m",
+                stop_reason="toolUse",
+            )
+        return json.dumps(value)
+
+    host = ScriptedHost(answer({"color": "green"}), answer({"colour": "green"}))
+    async with connect(era, host, tools=host_tools) as client:
+        result = await client.call_tool("messages_create", body)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == {"colour": "green"}
+    assert host.asked == 2
+    for params in host.seen:  # the image goes with the repair round too, byte for byte
+        first = params.messages[0].content_as_list
+        assert decoded(first[1]) == ("image", "image/png", PNG)
+    told = json.dumps(host.wire(1)["messages"][-1])  # the repair: the problem, told to the model
+    assert "missing required property 'colour'" in told

@@ -27,6 +27,7 @@ import socket
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_as_model.errors import StartupError
+from agent_as_model.limits import limits_json
 
 if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -460,14 +461,14 @@ def app_from_environment() -> ASGIApp:
     """uvicorn's factory in each worker process: the settings the parent left in the environment
     (the HTTP settings, and the provider settings and limits `serve` was given)."""
     from agent_as_model.adapters.backends import ProviderSettings
-    from agent_as_model.limits import Limits
+    from agent_as_model.limits import Limits, limits_of_json
     from agent_as_model.server import build_server
 
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
         given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
         provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
-    limits = Limits(**json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
+    limits = limits_of_json(json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     from types import SimpleNamespace
 
     from agent_as_model.commands import http_holds
@@ -589,7 +590,7 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
     if provider is not None:
         os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(provider._asdict())
     if limits is not None:
-        os.environ[LIMITS_ENV] = json.dumps(limits._asdict())
+        os.environ[LIMITS_ENV] = json.dumps(limits_json(limits))
     if settings.auth_token:
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
     if store is not None:  # the workers read the store's settings from its own variables

@@ -16,6 +16,7 @@ from agent_as_model.limits import (
     HOST_WITHOUT_TOOLS,
     HOST_WITHOUT_TOOLS_ENV,
     RESULT_ENV,
+    FetchPolicy,
     Limits,
     host_without_tools_from,
     result_from,
@@ -90,6 +91,29 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_LIMITS.max_media_call_bytes}, "
         f"{DEFAULT_LIMITS.max_media_call_bytes // 2**20} MiB)",
     )
+    fetching = serve.add_argument_group("remote media (off unless --fetch-media)")
+    fetching.add_argument(
+        "--fetch-media",
+        action="store_true",
+        help="fetch images given by http(s) URL (chat image_url, Anthropic url sources, Responses "
+        "input_image, Gemini fileData) and pass them inline; loopback, private, link-local and "
+        "metadata addresses are refused (docs/security.md)",
+    )
+    fetching.add_argument(
+        "--fetch-media-allow",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="a host name or address whose addresses are not checked (repeatable)",
+    )
+    fetching.add_argument(
+        "--fetch-media-timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.fetch.timeout,
+        metavar="SECONDS",
+        help=f"seconds one fetch may take, redirects included (default {DEFAULT_LIMITS.fetch.timeout:g}); "
+        "its size is bounded by --max-media-bytes",
+    )
     results = serve.add_argument_group("results")
     results.add_argument(
         "--result",
@@ -133,6 +157,11 @@ def limits_of(args: argparse.Namespace) -> Limits:
         max_n=getattr(args, "max_n", DEFAULT_LIMITS.max_n),
         max_media_bytes=getattr(args, "max_media_bytes", DEFAULT_LIMITS.max_media_bytes),
         max_media_call_bytes=getattr(args, "max_media_call_bytes", DEFAULT_LIMITS.max_media_call_bytes),
+        fetch=FetchPolicy(
+            enabled=getattr(args, "fetch_media", False),
+            allow=frozenset(h.lower() for h in getattr(args, "fetch_media_allow", ())),
+            timeout=getattr(args, "fetch_media_timeout", DEFAULT_LIMITS.fetch.timeout),
+        ),
         result=result,
         host_without_tools=tools,
     )

@@ -19,6 +19,8 @@ from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
 
 from agent_as_model.adapters.backends.base import Suspension
+from agent_as_model.adapters.dialects.media import Wanted
+from agent_as_model.adapters.fetching import fetch_all
 from agent_as_model.engine.machine import ASKED, STATE, fire, told, way_out
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -58,6 +60,14 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                         release_later()  # large work leaves a large heap behind, ended or not
                 else:
                     fire(record, state.then)
+            except Wanted as want:
+                # Remote media to fetch (`serve --fetch-media`): the one place this server does
+                # I/O on a caller's behalf, before anything is built; then the arguments are read
+                # again with the bytes, as inline media (adapters/fetching.py).
+                assert record.fetched is not None  # wanted only while fetching is on
+                limits = record.limits
+                record.fetched.update(await fetch_all(want.wanted, limits.fetch, limits.max_media_bytes))
+                continue
             except CallError as err:
                 # The table decides whether this may be tried again (a repair while
                 # repair_attempts last): a guarded transition, not a decision of the driver's.

@@ -28,6 +28,7 @@ from typing import Any
 
 from mcp_types import (
     AudioContent,
+    ContentBlock,
     CreateMessageRequestParams,
     ImageContent,
     ModelHint,
@@ -156,13 +157,28 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
             text = TextContent(type="text", text=turn.blocks[0].text)
             messages.append(SamplingMessage(role=turn.role, content=text))
             continue
-        blocks: list[SamplingMessageContentBlock]
+        blocks: list[SamplingMessageContentBlock] = []
         if emulated and has_tool_blocks((turn,)):
             # Tool turns as the emulation's own text, so the model sees its earlier calls in the
             # form it is asked to answer in, and each result under its call's id and tool.
-            blocks = [TextContent(type="text", text=t) for t in emulation.turn_texts(turn.blocks, names)]
+            if any(type(b) is ToolResult and b.parts for b in turn.blocks):
+                # A turn of results (it holds only results): each result's media travel as their
+                # own content right after that result's line, as below.
+                for b in turn.blocks:
+                    blocks += [TextContent(type="text", text=t) for t in emulation.turn_texts((b,), names)]
+                    if type(b) is ToolResult:
+                        blocks.extend(_media(p) for p in b.parts if type(p) is Media)
+            else:
+                blocks = [TextContent(type="text", text=t) for t in emulation.turn_texts(turn.blocks, names)]
         else:
-            blocks = [_block(b, to_host, as_text) for b in turn.blocks]
+            for b in turn.blocks:
+                if as_text and type(b) is ToolResult and b.parts:
+                    # A tool result rendered as text for a host without sampling.tools: its media
+                    # travel as their own content right after that text (docs/decisions.md).
+                    blocks.append(TextContent(type="text", text=tool_turn_text(b)))
+                    blocks.extend(_media(p) for p in b.parts if type(p) is Media)
+                else:
+                    blocks.append(_block(b, to_host, as_text))
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
     system = request.system
     tools: list[Tool] | None = None
@@ -247,9 +263,7 @@ def _block(
     if isinstance(block, Media):
         # Inline media goes as MCP's own content, in its place, whether or not the host takes
         # tools (issue 24); the data was checked when the arguments were read.
-        if block.kind == "image":
-            return ImageContent(type="image", data=block.data, mime_type=block.mime_type)
-        return AudioContent(type="audio", data=block.data, mime_type=block.mime_type)
+        return _media(block)
     if as_text:
         # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of
         # the conversation still matter to its answer, so they travel as text (decisions.md).
@@ -259,13 +273,27 @@ def _block(
             type="tool_use", id=block.id, name=to_host.get(block.name, block.name), input=block.input
         )
     if isinstance(block, ToolResult):
+        content: list[ContentBlock]
+        if block.parts:  # a result with images or audio: MCP's tool_result content holds them
+            content = [
+                TextContent(type="text", text=p.text) if isinstance(p, Text) else _media(p)
+                for p in block.parts
+            ]
+        else:
+            content = [TextContent(type="text", text=block.content)]
         return ToolResultContent(
             type="tool_result",
             tool_use_id=block.tool_use_id,
-            content=[TextContent(type="text", text=block.content)],
+            content=content,
             is_error=block.is_error or None,
         )
     raise TypeError(f"not a neutral block: {block!r}")
+
+
+def _media(block: Media) -> ImageContent | AudioContent:
+    if block.kind == "image":
+        return ImageContent(type="image", data=block.data, mime_type=block.mime_type)
+    return AudioContent(type="audio", data=block.data, mime_type=block.mime_type)
 
 
 def tool_turn_text(block: Block) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects import usage
+from agent_as_model.adapters.dialects import media, usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states import emulation
@@ -35,6 +35,10 @@ def commit_result(record: CallRecord) -> None:
     chain = request.chain
     if chain is not None:  # cursors on: mint over the history plus what this call returns
         history, text = chain.history, completion.text
+        if completion.parts:
+            # An answer with media: its entry holds each media part in its place, as a passed-back
+            # turn's does (docs/cursors.md).
+            text = media.entry_text(completion.parts)
         if chain.calls_join is not None and completion.tool_calls and not text:
             # Passed back, these call items join the assistant message item before them: mint
             # the entry the next call will read (docs/cursors.md).

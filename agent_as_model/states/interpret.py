@@ -17,9 +17,19 @@ import json
 from typing import Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
+from agent_as_model.adapters.dialects import media
 from agent_as_model.arguments import json_text, not_json, type_name, with_article
 from agent_as_model.errors import CallError, host_error
-from agent_as_model.neutral import Completion, OutputContract, Persona, Request, StopReason, ToolUse
+from agent_as_model.neutral import (
+    Completion,
+    Media,
+    OutputContract,
+    Persona,
+    Request,
+    StopReason,
+    Text,
+    ToolUse,
+)
 from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states import emulation
@@ -62,12 +72,23 @@ def interpret_answer(record: CallRecord) -> None:
         # An empty content list is valid JSON for the SDK but no answer at all: taking it as an
         # empty completion would hand the caller nothing while saying all went well.
         raise host_error("content", "the host answered with no content blocks (an empty content list)")
-    texts, calls = _read_blocks(answer, record.plan)
+    takes_media = record.dialect.answers_media
+    texts, calls, parts = _read_blocks(answer, record.plan, takes_media)
     text = "\n".join(texts)
     request = record.request
     stop = _stop_reason(answer.stop_reason)
     contract = request.output
     structured: dict[str, Any] | None = None
+    if parts:
+        _check_answer_media(parts, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
+        if contract is not None:
+            # The output is one JSON object: media beside it has no place in the result.
+            first = next(p for p in parts if type(p) is Media)
+            raise host_error(
+                first.path,
+                f"the host answered with {first.kind} ({first.mime_type}) where the output "
+                f"contract of {contract.path} asks for one JSON object",
+            )
     if contract is not None:
         try:
             if record.plan.structured == "tool":
@@ -98,7 +119,29 @@ def interpret_answer(record: CallRecord) -> None:
         model=answer.model,
         stop_reason=stop,
         usage=answer.usage,
+        parts=tuple(parts),
     )
+
+
+def _check_answer_media(parts: list[Text | Media], part_bound: int, call_bound: int) -> None:
+    """The host's media stays within the server's bounds, as the caller's does (issue 24)."""
+    total = 0
+    for part in parts:
+        if type(part) is not Media:
+            continue
+        total += part.size
+        if part.size > part_bound:
+            raise host_error(
+                part.path,
+                f"the host's {part.kind} is {part.size} bytes, over the bound of {part_bound} "
+                "(serve --max-media-bytes)",
+            )
+        if total > call_bound:
+            raise host_error(
+                part.path,
+                f"the host's media come to more than the bound of {call_bound} bytes together "
+                "(serve --max-media-call-bytes)",
+            )
 
 
 _STOP_REASONS: dict[str | None, StopReason | None] = {
@@ -139,9 +182,14 @@ def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
         raise host_error(request.single_call, f"allows one tool call, yet the host made {len(calls)}")
 
 
-def _read_blocks(answer: HostAnswer, plan: HostPlan) -> tuple[list[str], list[ToolUse]]:
+def _read_blocks(
+    answer: HostAnswer, plan: HostPlan, takes_media: bool
+) -> tuple[list[str], list[ToolUse], list[Text | Media]]:
+    """The answer's texts and tool calls; and, when it holds media a product can show, its texts
+    and media in their order (else empty: the common answer makes no list of parts)."""
     texts: list[str] = []
     calls: list[ToolUse] = []
+    parts: list[Text | Media] = []
     offered = plan.offered  # what the payload offered, by host-side name
     for i, block in enumerate(answer.blocks):
         kind = getattr(block, "type", type(block).__name__)
@@ -149,11 +197,18 @@ def _read_blocks(answer: HostAnswer, plan: HostPlan) -> tuple[list[str], list[To
             texts.append(block.text)
         elif kind == "tool_use":
             calls.append(_tool_call(i, block, plan, offered))
+        elif takes_media and kind in ("image", "audio"):
+            if not parts:  # the texts before the first media part, in their place
+                parts.extend(Text(t) for t in texts)
+            parts.append(media.answered(kind, block.data, block.mime_type, f"content[{i}]"))
+            continue
         else:
             raise host_error(
                 f"content[{i}]", f"the host answered with a block of type '{kind}': only text is accepted"
             )
-    return texts, calls
+        if parts and kind == "text":
+            parts.append(Text(block.text))
+    return texts, calls, parts
 
 
 def _tool_call(i: int, block: Any, plan: HostPlan, offered: frozenset[str]) -> ToolUse:

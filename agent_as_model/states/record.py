@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
+from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import EMPTY, Completion, Request
@@ -68,6 +69,7 @@ class CallRecord:
         "judged",
         "route",
         "large",
+        "fetched",
         "_request",
         "_payload",
         "_host_answer",
@@ -82,6 +84,9 @@ class CallRecord:
         self.arguments = arguments
         # The server's bound on completions per call and its default result shape (validate).
         self.limits = limits
+        # Remote media (`serve --fetch-media`): None while it is refused; else what the driver
+        # fetched for this call so far, by URL (validate reads the arguments with it).
+        self.fetched: dict[str, Fetched] | None = {} if limits.fetch.enabled else None
         # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router

@@ -26,11 +26,11 @@ def validate_call(record: CallRecord) -> None:
         # then, so reading them again checks none (issue 28); everything else is read as ever.
         proven = schemas.PROVEN.set(True)
         try:
-            request = record.dialect.parse(record.arguments)
+            request = record.dialect.parse(record.arguments, record.fetched)
         finally:
             schemas.PROVEN.reset(proven)
     else:
-        request = record.dialect.parse(record.arguments)
+        request = record.dialect.parse(record.arguments, record.fetched)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).

@@ -68,15 +68,19 @@ class ModernRoundTrip:
         input_responses: Mapping[str, Any] | None,
         sampling: SamplingSupport,
         server_version: str = __version__,
+        fetched: tuple[str, ...] = (),
     ) -> None:
         self._state = request_state
         self._responses = input_responses or {}
         self._tools = sampling.tools
         self._server = server_version
+        # The digests of the media this request fetched (`serve --fetch-media`): the retry
+        # fetches again, and its answer is taken only if it got the bytes round one sent.
+        self._fetched = self.fetched = fetched
         # What the state binds, when it binds this request: the round it was minted for, and the
         # host's answers to the rounds before it. Read and checked once, here.
         self._binding = _binding(
-            request_state, _read(request_state), self._tools, self._server, self._responses
+            request_state, _read(request_state), self._tools, self._server, self._responses, fetched
         )
         # The router puts this on the call's route: the earlier round's checks and payload hold.
         self.proven = self._binding.why is None
@@ -128,6 +132,7 @@ class ModernRoundTrip:
                 # the common call, has none: no comprehension is run for it.)
                 [_finding(err) for err in findings[:round_no]] if round_no else [],
                 self.identity or secrets.token_hex(16),
+                self._fetched,
             )
         )
 
@@ -213,6 +218,7 @@ def ask(
     answers: list[Any] | None = None,
     repairs: list[dict[str, str]] | None = None,
     call: str | None = None,
+    fetched: tuple[str, ...] = (),
 ) -> InputRequiredResult:
     bound: dict[str, Any] = {
         "v": STATE_VERSION,
@@ -226,6 +232,8 @@ def ask(
         bound["answers"] = [a.model_dump(by_alias=True, mode="json", exclude_none=True) for a in answers]
     if repairs:
         bound["repairs"] = repairs
+    if fetched:
+        bound["fetched"] = list(fetched)
     state = _COMPACT.encode(bound)
     return InputRequiredResult(
         input_requests={KEY: CreateMessageRequest(params=payload)}, request_state=state
@@ -263,6 +271,7 @@ def _binding(
     host_tools: bool,
     server_version: str,
     responses: Mapping[str, Any],
+    fetched: tuple[str, ...] = (),
 ) -> Binding:
     if state is None:
         return Binding("the retry carried no requestState")
@@ -277,6 +286,8 @@ def _binding(
         return Binding("the requestState was minted for a host that declared other sampling.tools")
     if KEY not in responses:
         return Binding(f"the retry carried no answer under '{KEY}'")
+    if bound.get("fetched", []) != list(fetched):
+        return Binding("the media fetched again for the retry are not the bytes the round sent")
     call = bound.get("call")
     call = call if isinstance(call, str) and _IDENTITY.fullmatch(call) else None
     if not round_no:

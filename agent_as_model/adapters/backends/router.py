@@ -82,13 +82,17 @@ class CallRouter:
             return False
         return self._round_trip().proven
 
-    def _round_trip(self) -> ModernRoundTrip:
+    def _round_trip(self, fetched: tuple[str, ...] = ()) -> ModernRoundTrip:
         """This request's 2026-07-28 round trip, read from its state once (the proof is asked
-        before the parse, the route after it)."""
-        if self._made is None:
+        before the parse, the route after it), and again only when the parse fetched media whose
+        digests the state must bind too (`serve --fetch-media`). Before the parse nothing is
+        fetched: a state that binds fetched media then proves nothing, and the schemas are
+        checked in full."""
+        made = self._made
+        if made is None or made.fetched != fetched:
             support = SamplingSupport.of(self._ctx.session.client_capabilities)
-            self._made = ModernRoundTrip(self._state, self._responses, support)
-        return self._made
+            made = self._made = ModernRoundTrip(self._state, self._responses, support, fetched=fetched)
+        return made
 
     def route(self, request: Request) -> Route:
         support = SamplingSupport.of(self._ctx.session.client_capabilities)
@@ -109,7 +113,7 @@ class CallRouter:
         ctx, params = self._ctx, self._params
         host: Backend
         if is_modern(ctx.protocol_version):
-            host = modern = self._round_trip()
+            host = modern = self._round_trip(request.fetched)
             proven, identity = modern.proven, modern.identity
         else:
             host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))

@@ -23,6 +23,7 @@ other room asks the declaration, never a product name:
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.responses_storage import Storage
@@ -123,7 +124,12 @@ class Dialect(NamedTuple):
     # A product whose API keeps responses (`store`, `previous_response_id`: only Responses): what
     # a server started with `--store` reads and keeps around its calls. None: nothing is stored.
     storage: Storage | None = None
+    # Whether the product's result has a shape for images and audio in the model's answer
+    # (Gemini's `inlineData` parts; issue 24). False: a host answering with media is an error
+    # naming what it sent.
+    answers_media: bool = False
 
-    def parse(self, args: Mapping[str, Any]) -> Request:
-        """The arguments as a neutral request, or a `CallError` naming the JSON path."""
-        return parse_request(self, args)
+    def parse(self, args: Mapping[str, Any], fetched: "Mapping[str, Fetched] | None" = None) -> Request:
+        """The arguments as a neutral request, or a `CallError` naming the JSON path (`fetched`:
+        remote media, parse.py)."""
+        return parse_request(self, args, fetched)

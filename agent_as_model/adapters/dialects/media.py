@@ -14,9 +14,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
-from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Media
+from agent_as_model.errors import CallError, caller_error, host_error
+from agent_as_model.neutral import Media, Text
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Chat's `input_audio` formats, by their MIME types.
@@ -24,9 +26,36 @@ AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 AUDIO_TYPES = ("audio/wav", "audio/mpeg")
 
 REMOTE = (
-    "remote media is not fetched: this server passes only inline data to the host; "
-    "send the bytes inline (base64)"
+    "remote media is not fetched: this server passes only inline data to the host unless its "
+    "operator started it with --fetch-media; send the bytes inline (base64)"
 )
+
+
+class Fetched(NamedTuple):
+    """What a fetch of remote media brought back: the response's content type, its bytes in
+    base64 (adapters/fetching.py)."""
+
+    mime_type: str
+    data: str
+
+
+# Reads an http(s) URL of media the caller wrote at a path: the fetched bytes as a checked part,
+# or a refusal when fetching is off (`Turns.remote`).
+RemoteReader = Callable[[str, str, tuple[str, ...]], Media]
+
+
+class Wanted(Exception):
+    """The conversation names remote media that fetching is on for but that is not fetched yet:
+    each `(url, path, allowed types)`. The driver fetches them and reads the arguments again."""
+
+    def __init__(self, wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> None:
+        super().__init__(f"{len(wanted)} remote media part(s) to fetch")
+        self.wanted = wanted
+
+
+def is_remote(url: str) -> bool:
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    return scheme in ("http", "https")
 
 
 def _matches(mime: str, raw: bytes) -> bool:
@@ -78,21 +107,38 @@ def inline(data: object, mime: object, path: str, allowed: tuple[str, ...]) -> M
     return Media("audio", mime, data, digest, len(raw), path)
 
 
-def data_url(url: object, path: str, allowed: tuple[str, ...]) -> Media:
-    """A `data:<type>;base64,<data>` URL; an http(s) URL is remote media, refused."""
+def data_url(url: object, path: str, allowed: tuple[str, ...], remote: RemoteReader | None = None) -> Media:
+    """A `data:<type>;base64,<data>` URL; an http(s) URL is remote media, read by `remote` (refused
+    when there is none, or fetching is off)."""
     if not isinstance(url, str) or not url:
         raise caller_error(path, "expected a URL (a data: URL with base64 data)")
     if not url.startswith("data:"):
-        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-        if scheme in ("http", "https"):
-            raise caller_error(path, REMOTE)
-        raise caller_error(path, "expected a data: URL (data:<type>;base64,<data>)")
+        if is_remote(url):
+            if remote is None:
+                raise caller_error(path, REMOTE)
+            return remote(url, path, allowed)
+        raise caller_error(path, "expected a data: URL (data:<type>;base64,<data>) or an http(s) URL")
     head, sep, data = url[5:].partition(",")
     if not sep or not head.lower().endswith(";base64"):
         raise caller_error(path, "a data: URL must be base64 (data:<type>;base64,<data>)")
     return inline(data, head[: -len(";base64")], path, allowed)
 
 
+def answered(kind: str, data: object, mime: object, path: str) -> Media:
+    """An image or audio block of the host's answer (issue 24), checked as a caller's part is: a
+    host must not hand the caller bytes that are not what they claim either."""
+    allowed = IMAGE_TYPES if kind == "image" else AUDIO_TYPES
+    try:
+        return inline(data, mime, f"{path}.data", allowed)
+    except CallError as err:
+        raise host_error(err.path, f"the host's {kind}: {err.reason}") from None
+
+
 def transcript_text(media: Media) -> str:
     """What a cursor's transcript records of a media part (docs/cursors.md)."""
     return f"[media {media.mime_type};sha256={media.digest}]"
+
+
+def entry_text(blocks: Iterable[Text | Media]) -> str:
+    """A turn's texts and media as its transcript entry's content: each in its place, by `\\n`."""
+    return "\n".join([b.text if isinstance(b, Text) else transcript_text(b) for b in blocks])

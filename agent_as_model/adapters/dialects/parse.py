@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, extensions, options
+from agent_as_model.adapters.dialects import common, contracts, extensions, media, options
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
@@ -31,14 +31,31 @@ if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
 
 
-def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
+def parse_request(
+    dialect: Dialect, args: Mapping[str, Any], fetched: Mapping[str, media.Fetched] | None = None
+) -> Request:
+    """`fetched`: None while remote media is refused (the default); with `serve --fetch-media`,
+    what was fetched so far, by URL. Remote media not fetched yet ends the reading in
+    `media.Wanted` (the driver fetches it and reads again)."""
     body = dialect.body
     plain = args.keys() <= body.plain
     if not plain:
         common.reject_unknown(args, dialect.INPUT_SCHEMA["properties"])
         options.check_natives(args, body.hints, body.refused)
     turns = Turns()
+    turns.fetched = fetched
     dialect.read_conversation(args, turns)
+    if fetched is None:
+        return _read(dialect, args, turns, plain)
+    # Everything else is read first, so nothing is fetched for a call that is refused anyway.
+    request = _read(dialect, args, turns, plain)
+    if turns.wanted:
+        raise media.Wanted(tuple(turns.wanted))
+    return request
+
+
+def _read(dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool) -> Request:
+    body = dialect.body
     if plain:  # the common, hot path: nothing but the conversation and its limits
         return _request(dialect, args, turns)
     if body.view is None:
@@ -145,6 +162,7 @@ def _request(
         n=n,
         n_path=n_path,
         media=tuple(turns.media_parts),
+        fetched=tuple(turns.fetched_digests),
     )
 
 

@@ -10,12 +10,13 @@ that merging, so every dialect gives the same neutral turns for the same convers
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.adapters.dialects.common import require_string, type_name
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
 
 
@@ -40,6 +41,11 @@ class Turns:
         self.calls_are_items = False
         # The call's media parts, in order (issue 24): `Request.media`, bounded by the limits.
         self.media_parts: list[Media] = []
+        # Remote media (`serve --fetch-media`): None while fetching is off; else what the driver
+        # fetched, by URL, and the URLs this reading met that it has not fetched yet.
+        self.fetched: Mapping[str, media_parts.Fetched] | None = None
+        self.wanted: list[tuple[str, str, tuple[str, ...]]] = []
+        self.fetched_digests: list[str] = []  # `Request.fetched`
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -73,6 +79,23 @@ class Turns:
         self.media_parts.append(part)
         self.add(part)
 
+    def remote(self, url: str, path: str, allowed: tuple[str, ...]) -> Media:
+        """An http(s) URL of media at `path`: refused while fetching is off; else its fetched
+        bytes, checked as inline ones are (a stand-in while they are still to be fetched, when
+        the reading ends in `media.Wanted`)."""
+        if self.fetched is None:
+            raise caller_error(path, media_parts.REMOTE)
+        got = self.fetched.get(url)
+        if got is None:
+            self.wanted.append((url, path, allowed))
+            return Media("image", "", "", "", 0, path)  # never sent: the reading is done again
+        try:
+            part = media_parts.inline(got.data, got.mime_type, path, allowed)
+        except CallError as err:
+            raise caller_error(path, f"the media fetched from {ascii(url)}: {err.reason}") from None
+        self.fetched_digests.append(part.digest)
+        return part
+
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
         if self._calls_join is None:
@@ -83,6 +106,8 @@ class Turns:
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
         piece among them goes to the system prompt and does not split them."""
+        if result.parts:  # its media count towards the call's bounds like any other
+            self.media_parts.extend(p for p in result.parts if type(p) is Media)
         if self._results is None:
             self._results = []
             self._turns.append(("user", self._results, path))
@@ -132,7 +157,7 @@ class Turns:
                     continue
                 if any(type(b) is Media for b in blocks):
                     # A media part enters the transcript in its place, as its type and digest.
-                    texts = "\n".join([_entry_text(b) for b in blocks if isinstance(b, Text | Media)])
+                    texts = media_parts.entry_text([b for b in blocks if isinstance(b, Text | Media)])
                 else:
                     texts = "\n".join([b.text for b in blocks if type(b) is Text])
                 if role == "assistant":
@@ -141,14 +166,11 @@ class Turns:
                 elif blocks:
                     entries.append(cursors.entry(role, texts))
             elif isinstance(item, ToolResult):
-                entries.append(cursors.tool_result_entry(item.tool_use_id, item.content))
+                content = media_parts.entry_text(item.parts) if item.parts else item.content
+                entries.append(cursors.tool_result_entry(item.tool_use_id, content))
             else:  # a system piece: (role, text)
                 entries.append(cursors.entry(*item))
         return tuple(entries)
-
-
-def _entry_text(block: Text | Media) -> str:
-    return block.text if isinstance(block, Text) else media_parts.transcript_text(block)
 
 
 def call_id(value: object, path: str) -> str:

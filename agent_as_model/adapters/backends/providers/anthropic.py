@@ -74,6 +74,13 @@ def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, A
     for message in payload.messages:
         content = message.content
         blocks = content if isinstance(content, list) else [content]
+        if message.role == "assistant" and any(isinstance(b, ImageContent | AudioContent) for b in blocks):
+            raise caller_error(
+                "messages",
+                "an image or audio part in a model turn (a host's media answer passed back) cannot go "
+                "to the Anthropic provider: its Messages API takes media from users only; use the host "
+                "(backend: 'host')",
+            )
         messages.append({"role": message.role, "content": [_block(b) for b in blocks]})
     body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": payload.max_tokens}
     if payload.system_prompt:
@@ -118,8 +125,13 @@ def _block(block: Any) -> dict[str, Any]:
     if isinstance(block, ToolUseContent):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     if isinstance(block, ToolResultContent):
-        text = "\n".join(part.text for part in block.content if isinstance(part, TextContent))
-        out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": text}
+        content: str | list[dict[str, Any]]
+        if any(not isinstance(part, TextContent) for part in block.content):
+            # Images in a tool result (issue 24): Anthropic's tool_result takes text and image blocks.
+            content = [_block(part) for part in block.content]
+        else:
+            content = "\n".join(part.text for part in block.content if isinstance(part, TextContent))
+        out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": content}
         if block.is_error:
             out["is_error"] = True
         return out

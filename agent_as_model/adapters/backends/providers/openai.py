@@ -33,6 +33,7 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
 
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse", "function_call": "toolUse"}
@@ -96,6 +97,12 @@ def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, A
 
 
 def _assistant(blocks: list[Any]) -> dict[str, Any]:
+    if any(isinstance(b, ImageContent | AudioContent) for b in blocks):
+        raise caller_error(
+            "messages",
+            "an image or audio part in a model turn (a host's media answer passed back) cannot go to "
+            "the OpenAI provider: its chat API takes media from users only; use the host (backend: 'host')",
+        )
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     calls = [
         {
@@ -117,6 +124,12 @@ def _user(blocks: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for b in blocks:
         if isinstance(b, ToolResultContent):
+            if any(not isinstance(part, TextContent) for part in b.content):
+                raise caller_error(
+                    "messages",
+                    f"the tool result {b.tool_use_id!r} holds an image or audio part, which the OpenAI "
+                    "provider cannot take (its tool messages are text only); use the host (backend: 'host')",
+                )
             text = "\n".join(part.text for part in b.content if isinstance(part, TextContent))
             if b.is_error:
                 text = ERROR_PREFIX + text

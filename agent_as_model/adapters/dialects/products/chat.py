@@ -119,8 +119,22 @@ _TEXT_PARTS = {
     "type": "array",
     "items": {
         "type": "object",
-        "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
-        "required": ["type", "text"],
+        "properties": {
+            "type": {"enum": ["text", "image_url", "input_audio"]},
+            "text": {"type": "string"},
+            "image_url": {
+                "type": "object",
+                "description": "A data: URL (an http(s) URL only with serve --fetch-media); detail ignored.",
+                "properties": {"url": {"type": "string"}, "detail": {"type": "string"}},
+                "required": ["url"],
+            },
+            "input_audio": {
+                "type": "object",
+                "properties": {"data": {"type": "string"}, "format": {"enum": ["wav", "mp3"]}},
+                "required": ["data", "format"],
+            },
+        },
+        "required": ["type"],
     },
 }
 
@@ -297,7 +311,7 @@ def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: st
             image = common.require_object(part.get("image_url"), f"{where}.image_url")
             common.reject_unknown(image, ("url", "detail"), f"{where}.image_url")
             url = f"{where}.image_url.url"
-            turns.media(media.data_url(image.get("url"), url, media.IMAGE_TYPES), url)
+            turns.media(media.data_url(image.get("url"), url, media.IMAGE_TYPES, turns.remote), url)
         elif kind == "input_audio":
             common.reject_unknown(part, ("type", "input_audio"), where)
             audio = common.require_object(part.get("input_audio"), f"{where}.input_audio")

@@ -48,6 +48,7 @@ from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     DEFAULT_MODEL,
     Completion,
+    Media,
     OutputContract,
     Request,
     Text,
@@ -118,7 +119,15 @@ _PART_REFUSED: dict[str, options.Refusal] = {
         "a transcription belongs to audio, which the host's model cannot take: put its text in a text part"
     ),
 }
-_PART_KEYS = (*_PART_DATA, "inlineData", "thought", "thoughtSignature", *_PART_HINTS, *_PART_REFUSED)
+_PART_KEYS = (
+    *_PART_DATA,
+    "inlineData",
+    "fileData",
+    "thought",
+    "thoughtSignature",
+    *_PART_HINTS,
+    *_PART_REFUSED,
+)
 _NOT_TEXT = ("videoMetadata",)  # refused as non-text parts
 # Inline media (issue 24): images and audio the checks of adapters/dialects/media.py know.
 _INLINE_TYPES = (*media.IMAGE_TYPES, *media.AUDIO_TYPES)
@@ -137,6 +146,16 @@ _RESPONSE_HINTS = {"scheduling": "string"}
 _RESPONSE_REFUSED: dict[str, options.Refusal] = {
     "willContinue": _unless(False, f"a function that goes on responding {_STREAMED}"),
 }
+# The SDK's FunctionResponsePart: `inlineData` taken; its media hints accepted and ignored.
+_RESPONSE_PART_HINTS = {
+    "mediaProcessing": "string",
+    "mediaResolution": "object",
+    "videoMetadata": "object",
+    "documentMetadata": "object",
+    "spreadsheetMetadata": "object",
+    "audioMetadata": "object",
+}
+_RESPONSE_PART_KEYS = ("inlineData", "fileData", *_RESPONSE_PART_HINTS)
 _RESPONSE_KEYS = ("id", "name", "response", "parts", *_RESPONSE_HINTS, *_RESPONSE_REFUSED)
 _DECLARATION_KEYS = (
     "name",
@@ -409,14 +428,15 @@ def _role(content: _Object) -> str:
     raise caller_error(where, f"expected 'user' or 'model', got {role!r}")
 
 
-def _part(raw: object, path: str) -> tuple[str, _Object]:
-    """A part and which of text, functionCall or functionResponse it carries (exactly one)."""
+def _part(raw: object, path: str, fetching: bool = False) -> tuple[str, _Object]:
+    """A part and which of text, functionCall or functionResponse it carries (exactly one); with
+    `fetching` (a user content, `serve --fetch-media`) a fileData part too."""
     obj = common.require_object(raw, path)
     for key in obj:
         name = _camel(key)
         if name in _NOT_TEXT and obj[key] is not None:
             common.reject_non_text(name, path)
-        if name == "fileData" and obj[key] is not None:
+        if name == "fileData" and obj[key] is not None and not fetching:
             raise caller_error(common.path_of(path, key), f"a fileData part: {media.REMOTE}")
         if name in _SERVER_SIDE and obj[key] is not None:
             raise caller_error(
@@ -425,7 +445,7 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
                 "server-side tools run on Google's side",
             )
     part = _Object(obj, path, _PART_KEYS, "a part is {text}, {functionCall} or {functionResponse}")
-    kinds = [k for k in (*_PART_DATA, "inlineData") if k in part.values]
+    kinds = [k for k in (*_PART_DATA, "inlineData", "fileData") if k in part.values]
     if len(kinds) != 1:
         found = " and ".join(kinds) or "none"
         raise caller_error(
@@ -445,21 +465,32 @@ def _part(raw: object, path: str) -> tuple[str, _Object]:
 def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _Pending:
     texts: list[str] = []
     calls: list[Call] = []
+    # With media (a host's answer of images or audio passed back, issue 24): the texts and media
+    # in their order, as that answer was rendered, so its transcript entry is the one minted.
+    mixed: list[Text | Media] = []
     for j, raw in enumerate(parts):
         kind, part = _part(raw, common.path_of(path, j))
         if kind == "text":
-            texts.append(common.require_string(part.get("text"), part.at("text")))
+            text = common.require_string(part.get("text"), part.at("text"))
+            texts.append(text)
+            if mixed:
+                mixed.append(Text(text))
         elif kind == "functionCall":
             calls.append(_call(part.get(kind), part.at(kind), f"call_{i}_{j}"))
         elif kind == "inlineData":
-            raise caller_error(
-                part.at(kind),
-                "media in a model content cannot be passed back: the host's model takes it from users",
-            )
+            if not mixed:
+                mixed.extend(Text(t) for t in texts)
+            mixed.append(_inline(part.get(kind), part.at(kind)))
         else:
             raise caller_error(part.at(kind), "a functionResponse part belongs in a user content")
     turns.start("assistant", at)
-    if texts or not calls:
+    if mixed:
+        for block in mixed:
+            if type(block) is Media:
+                turns.media(block, block.path)
+            else:
+                turns.add(block)
+    elif texts or not calls:
         turns.add(Text("\n".join(texts)))
     for call in calls:
         turns.add(call)
@@ -497,8 +528,9 @@ class _Pending:
 
 def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
-    read = [_part(raw, common.path_of(path, j)) for j, raw in enumerate(parts)]
-    if any(kind == "inlineData" for kind, _ in read):
+    fetching = turns.fetched is not None
+    read = [_part(raw, common.path_of(path, j), fetching) for j, raw in enumerate(parts)]
+    if any(kind in ("inlineData", "fileData") for kind, _ in read):
         _read_media(read, at, turns)
         return
     for kind, part in read:
@@ -523,18 +555,46 @@ def _read_media(read: list[tuple[str, _Object]], at: str, turns: Turns) -> None:
         if kind == "text":
             turns.add(Text(common.require_string(part.get("text"), part.at("text"))))
         elif kind == "inlineData":
-            blob = _Object(part.get(kind), part.at(kind), _BLOB_KEYS, "inlineData is {mimeType, data}")
-            data = blob.get("data")
-            if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
-                data = data.replace("-", "+").replace("_", "/")
-            turns.media(
-                media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES), blob.at("data")
-            )
+            part_media = _inline(part.get(kind), part.at(kind))
+            turns.media(part_media, part_media.path)
+        elif kind == "fileData":  # only with `serve --fetch-media` (`_part`)
+            part_media = _file(part.get(kind), part.at(kind), turns)
+            turns.media(part_media, part_media.path)
         else:
             raise caller_error(
                 part.at(kind),
                 f"a {kind} part cannot share a user content with media: send it in its own content",
             )
+
+
+def _inline(raw: object, path: str) -> Media:
+    """An `inlineData` blob, checked (media.py)."""
+    blob = _Object(raw, path, _BLOB_KEYS, "inlineData is {mimeType, data}")
+    data = blob.get("data")
+    if isinstance(data, str):  # the SDK's JSON writes bytes URL-safe; MCP takes standard base64
+        data = data.replace("-", "+").replace("_", "/")
+    return media.inline(data, blob.get("mimeType"), blob.at("data"), _INLINE_TYPES)
+
+
+def _file(raw: object, path: str, turns: Turns) -> Media:
+    """A `fileData` part with an http(s) `fileUri`, fetched (`serve --fetch-media`); a Files API
+    or `gs://` URI cannot be read by a plain GET and is refused. A declared `mimeType` must be
+    the type the response says."""
+    blob = _Object(raw, path, ("fileUri", "mimeType", "displayName"), "fileData is {mimeType, fileUri}")
+    uri = common.require_string(blob.get("fileUri"), blob.at("fileUri"))
+    if not media.is_remote(uri):
+        raise caller_error(blob.at("fileUri"), f"only http(s) URIs are fetched: {media.REMOTE}")
+    declared = blob.get("mimeType")
+    allowed: tuple[str, ...] = _INLINE_TYPES
+    if declared is not None:
+        declared = common.require_string(declared, blob.at("mimeType")).lower()
+        if declared not in _INLINE_TYPES:
+            raise caller_error(
+                blob.at("mimeType"),
+                f"media type {ascii(declared)} is not allowed here ({', '.join(_INLINE_TYPES)})",
+            )
+        allowed = (declared,)
+    return turns.remote(uri, blob.at("fileUri"), allowed)
 
 
 def _call(raw: object, path: str, derived: str) -> Call:
@@ -551,11 +611,7 @@ def _call(raw: object, path: str, derived: str) -> Call:
 def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
     answer = _Object(raw, path, _RESPONSE_KEYS, "a functionResponse is {id, name, response}")
     answer.check(_RESPONSE_HINTS, _RESPONSE_REFUSED)
-    if answer.get("parts"):
-        raise caller_error(
-            answer.at("parts"),
-            "function response parts (images, files) are not text: the host is asked for text only",
-        )
+    media_parts = _response_parts(answer.get("parts"), answer.at("parts"))
     name = definitions.tool_name(answer.get("name"), answer.at("name"))
     if answer.get("id") is not None:
         ident = call_id(answer.get("id"), answer.at("id"))
@@ -579,7 +635,29 @@ def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
         where = answer.at("response")
         raise caller_error(where, f"expected an object, got {common.type_name(response)}")
     text, is_error = _response_text(response)
+    if media_parts:  # the response's text first, then its media (issue 24)
+        return ToolResult(ident, text, is_error, (Text(text), *media_parts))
     return ToolResult(ident, text, is_error)
+
+
+def _response_parts(raw: object, path: str) -> tuple[Media, ...]:
+    """A functionResponse's `parts` (the SDK's FunctionResponsePart): `inlineData` images and
+    audio; a `fileData` part is remote media, refused."""
+    if raw is None:
+        return ()
+    found: list[Media] = []
+    for j, item in enumerate(common.require_list(raw, path)):
+        where = common.path_of(path, j)
+        obj = common.require_object(item, where)
+        for key in obj:
+            if _camel(key) == "fileData" and obj[key] is not None:
+                raise caller_error(common.path_of(where, key), f"a fileData part: {media.REMOTE}")
+        part = _Object(obj, where, _RESPONSE_PART_KEYS, "a function response part is {inlineData}")
+        part.check(_RESPONSE_PART_HINTS, {})
+        if part.get("inlineData") is None:
+            raise caller_error(where, "a function response part holds inlineData (an image or audio)")
+        found.append(_inline(part.get("inlineData"), part.at("inlineData")))
+    return tuple(found)
 
 
 def _response_text(response: dict[str, Any]) -> tuple[str, bool]:
@@ -755,7 +833,9 @@ def _render(completion: Completion, request: Request, cursor: str | None) -> dic
 
 def _candidate(completion: Completion, index: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
-    if completion.text or not completion.tool_calls:  # with calls, an empty text has no part
+    if completion.parts:  # the host answered with media: its texts and media in their order
+        parts.extend(_answer_part(part) for part in completion.parts)
+    elif completion.text or not completion.tool_calls:  # with calls, an empty text has no part
         parts.append({"text": completion.text})
     parts.extend(
         {"functionCall": {"id": call.id, "name": call.name, "args": call.input}}
@@ -766,6 +846,13 @@ def _candidate(completion: Completion, index: int) -> dict[str, Any]:
         "finishReason": _finish_reason(completion),
         "index": index,
     }
+
+
+def _answer_part(part: Text | Media) -> dict[str, Any]:
+    if isinstance(part, Text):
+        return {"text": part.text}
+    # Standard base64, as Google's API writes a Blob's bytes in JSON (the SDK reads it).
+    return {"inlineData": {"mimeType": part.mime_type, "data": part.data}}
 
 
 def _render_candidates(
@@ -866,12 +953,19 @@ def _group(declarations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # -- the listed input schema --------------------------------------------------------------------
 
 _TEXT_PART = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+_BLOB = {
+    "type": "object",
+    "properties": {"mimeType": {"type": "string"}, "data": {"type": "string"}},
+    "required": ["mimeType", "data"],
+}
 _PART = {
     "type": "object",
-    "description": "{text}, {functionCall: {id?, name, args}} (model) or {functionResponse: {id?, name, "
-    "response}} (user). Non-text parts are rejected.",
+    "description": "{text}, {inlineData: {mimeType, data}} (an image or audio, base64), {functionCall: "
+    "{id?, name, args}} (model) or {functionResponse: {id?, name, response, parts?}} (user); fileData "
+    "is refused.",
     "properties": {
         "text": {"type": "string"},
+        "inlineData": _BLOB,
         "functionCall": {
             "type": "object",
             "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "args": {"type": "object"}},
@@ -882,6 +976,14 @@ _PART = {
                 "id": {"type": "string"},
                 "name": {"type": "string"},
                 "response": {"type": "object"},
+                "parts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"inlineData": _BLOB},
+                        "required": ["inlineData"],
+                    },
+                },
             },
         },
     },
@@ -1125,4 +1227,5 @@ DIALECT = Dialect(
         "generationConfig": {"temperature": 0.2, "maxOutputTokens": 100},
     },
     writing=WRITING,
+    answers_media=True,
 )

@@ -107,18 +107,42 @@ _TEXT_BLOCKS = {
         "required": ["type", "text"],
     },
 }
+_IMAGE_SOURCE = {
+    "type": "object",
+    "description": "{type: 'base64', media_type, data}, or {type: 'url', url} with serve --fetch-media.",
+    "properties": {
+        "type": {"enum": ["base64", "url"]},
+        "media_type": {"type": "string"},
+        "data": {"type": "string"},
+        "url": {"type": "string"},
+    },
+    "required": ["type"],
+}
+_RESULT_BLOCKS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"enum": ["text", "image"]},
+            "text": {"type": "string"},
+            "source": _IMAGE_SOURCE,
+        },
+        "required": ["type"],
+    },
+}
 _BLOCKS = {
     "type": "array",
     "items": {
         "type": "object",
         "properties": {
-            "type": {"enum": ["text", "tool_use", "tool_result"]},
+            "type": {"enum": ["text", "image", "tool_use", "tool_result"]},
             "text": {"type": "string"},
+            "source": _IMAGE_SOURCE,
             "id": {"type": "string"},
             "name": {"type": "string"},
             "input": {"type": "object"},
             "tool_use_id": {"type": "string"},
-            "content": {"anyOf": [{"type": "string"}, _TEXT_BLOCKS]},
+            "content": {"anyOf": [{"type": "string"}, _RESULT_BLOCKS]},
             "is_error": {"type": "boolean"},
         },
         "required": ["type"],
@@ -266,9 +290,9 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         if kind == "tool_result":
             if texts or images:
                 raise caller_error(where, "tool_result blocks must come before any text in a user message")
-            turns.tool_result(_tool_result(raw, where), path)
+            turns.tool_result(_tool_result(raw, where, turns), path)
         elif kind == "image":
-            images.append((len(texts), _image(raw, where), where))
+            images.append((len(texts), _image(raw, where, turns), where))
         else:
             texts.append(_text(raw, where, ("text",)))
     if images:
@@ -286,11 +310,18 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         turns.text("user", "\n".join(texts), path)
 
 
-def _image(block: Any, path: str) -> Media:
-    """An `image` block with a base64 source; a url or file source is remote media, refused."""
+def _image(block: Any, path: str, turns: Turns) -> Media:
+    """An `image` block with a base64 source, or a url source (fetched with `serve --fetch-media`,
+    else refused); a file source (Anthropic's Files API) is refused."""
     common.reject_unknown(block, ("type", "source", "cache_control"), path)
     source = common.require_object(block.get("source"), f"{path}.source")
     kind = source.get("type")
+    if kind == "url" and turns.fetched is not None:
+        common.reject_unknown(source, ("type", "url"), f"{path}.source")
+        url = common.require_string(source.get("url"), f"{path}.source.url")
+        if not media.is_remote(url):
+            raise caller_error(f"{path}.source.url", "only http(s) URLs are fetched")
+        return turns.remote(url, f"{path}.source.url", media.IMAGE_TYPES)
     if kind in ("url", "file"):
         raise caller_error(f"{path}.source", f"a {kind!r} source: {media.REMOTE}")
     if kind != "base64":
@@ -377,7 +408,7 @@ def _no_toolset(block: Any, path: str) -> None:
         )
 
 
-def _tool_result(block: Any, path: str) -> ToolResult:
+def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
     common.reject_unknown(
         block, ("type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"), path
     )
@@ -386,13 +417,26 @@ def _tool_result(block: Any, path: str) -> ToolResult:
     content = block.get("content")
     if content is None:  # null is absent: an empty result
         content = ""
-    text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+    parts: tuple[Text | Media, ...] = ()
+    if type(content) is list and any(type(b) is dict and b.get("type") == "image" for b in content):
+        # Images in a tool result (issue 24), each in its place among the texts.
+        read: list[Text | Media] = []
+        for j, raw in enumerate(content):
+            where = f"{path}.content[{j}]"
+            if _kind(raw, where) == "image":
+                read.append(_image(raw, where, turns))
+            else:
+                read.append(Text(_text(raw, where, _TEXT_TYPES)))
+        parts = tuple(read)
+        text = "\n".join(p.text for p in parts if isinstance(p, Text))
+    else:
+        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
     is_error = block.get("is_error")
     if is_error is None:  # null is absent
         is_error = False
     if not isinstance(is_error, bool):
         raise caller_error(f"{path}.is_error", f"expected a boolean, got {common.type_name(is_error)}")
-    return ToolResult(ident, text, is_error)
+    return ToolResult(ident, text, is_error, parts)
 
 
 # -- tool definitions and tool_choice: Anthropic's own shape is the seed shape -----------------

@@ -34,6 +34,7 @@ from agent_as_model.arguments import json_text
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
     Completion,
+    Media,
     OutputContract,
     Request,
     Text,
@@ -61,6 +62,24 @@ _ROLES = ("user", "assistant", "system", "developer")
 # The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
 _TEXT_TYPES = ("input_text", "output_text", "text")
 _TEXT_KEYS = ("text", "input_text")
+# A message's content parts and a function_call_output's output parts, as listed.
+_PARTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"enum": [*_TEXT_TYPES, "input_image"]},
+            "text": {"type": "string"},
+            "input_text": {"type": "string"},
+            "image_url": {
+                "type": "string",
+                "description": "A data: URL (an http(s) URL only with serve --fetch-media).",
+            },
+            "detail": {"type": "string"},
+        },
+        "required": ["type"],
+    },
+}
 # The keys of the SDK's own item types (output items dumped and passed back as input): `phase`,
 # `async` (`async_` in a pydantic dump), `caller` and `namespace` are accepted when null, or with
 # a value that changes nothing (`_check_item_extras`).
@@ -155,25 +174,9 @@ INPUT_SCHEMA: dict[str, Any] = {
                             "call_id": {"type": "string"},
                             "name": {"type": "string"},
                             "arguments": {"type": "string", "description": "JSON text of an object."},
-                            "output": {"type": "string"},
+                            "output": {"anyOf": [{"type": "string"}, _PARTS]},
                             "role": {"type": "string", "enum": list(_ROLES)},
-                            "content": {
-                                "anyOf": [
-                                    {"type": "string"},
-                                    {
-                                        "type": "array",
-                                        "items": {
-                                            "type": "object",
-                                            "properties": {
-                                                "type": {"enum": list(_TEXT_TYPES)},
-                                                "text": {"type": "string"},
-                                                "input_text": {"type": "string"},
-                                            },
-                                            "required": ["type"],
-                                        },
-                                    },
-                                ]
-                            },
+                            "content": {"anyOf": [{"type": "string"}, _PARTS]},
                         },
                     },
                 },
@@ -251,10 +254,18 @@ def _read_items(items: list[Any], turns: Turns) -> None:
             ident = call_id(item.get("call_id"), f"{path}.call_id")
             if "output" not in item:
                 raise caller_error(f"{path}.output", "is required")
-            output = common.text_of_content(item["output"], f"{path}.output", _TEXT_TYPES, _TEXT_KEYS, "\n")
-            turns.tool_result(ToolResult(ident, output), path)
+            turns.tool_result(_call_output(ident, item["output"], f"{path}.output", turns), path)
         else:
             _read_message(item, path, turns)
+
+
+def _call_output(ident: str, output: object, path: str, turns: Turns) -> ToolResult:
+    """A function's output: text, or a list of parts; `input_image` parts (issue 24) keep their
+    place among the texts."""
+    if type(output) is not list or not any(_is_image(part) for part in output):
+        return ToolResult(ident, common.text_of_content(output, path, _TEXT_TYPES, _TEXT_KEYS, "\n"))
+    parts = tuple(_image_or_text(part, f"{path}[{j}]", turns) for j, part in enumerate(output))
+    return ToolResult(ident, "\n".join(p.text for p in parts if isinstance(p, Text)), parts=parts)
 
 
 def _refuse_sdk_item(kind: object, path: str) -> None:
@@ -376,15 +387,21 @@ def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> N
     in its place (issue 24); a file id or an http(s) URL is remote media, refused."""
     turns.start("user", turn_path)
     for j, part in enumerate(parts):
-        where = f"{path}[{j}]"
-        if not _is_image(part):
-            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS)))
-            continue
-        common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
-        if part.get("file_id") is not None:
-            raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
-        url = f"{where}.image_url"
-        turns.media(media.data_url(part.get("image_url"), url, media.IMAGE_TYPES), url)
+        read = _image_or_text(part, f"{path}[{j}]", turns)
+        if type(read) is Media:
+            turns.media(read, read.path)
+        else:
+            turns.add(read)
+
+
+def _image_or_text(part: Any, where: str, turns: Turns) -> Text | Media:
+    if not _is_image(part):
+        return Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS))
+    common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
+    if part.get("file_id") is not None:
+        raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
+    url = f"{where}.image_url"
+    return media.data_url(part.get("image_url"), url, media.IMAGE_TYPES, turns.remote)
 
 
 def _render(completion: Completion, request: Request, cursor: str | None) -> str | dict[str, Any]:

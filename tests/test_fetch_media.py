@@ -1,0 +1,375 @@
+"""Issue 24 item 3: `serve --fetch-media`, remote images fetched behind address checks.
+
+A local HTTP server (threading http.server on 127.0.0.1, a free port) serves the PNG; it is
+fetched only when `--fetch-media-allow 127.0.0.1` names it, since loopback is refused otherwise.
+"""
+
+from __future__ import annotations
+
+import http.server
+import ipaddress
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from anthropic.types import ImageBlockParam, TextBlockParam, URLImageSourceParam
+from anthropic.types.user_message_param import UserMessageParam
+from openai.types.chat import (
+    ChatCompletionContentPartImageParam,
+    ChatCompletionContentPartTextParam,
+    ChatCompletionUserMessageParam,
+)
+from openai.types.responses import EasyInputMessageParam, ResponseInputImageParam, ResponseInputTextParam
+
+from agent_as_model.adapters.fetching import why_refused
+from agent_as_model.commands import cli
+from agent_as_model.commands.limit_options import limits_of
+from agent_as_model.limits import FetchPolicy, Limits
+from agent_as_model.server import build_server
+from tests.scripted_host import ScriptedHost, connect
+from tests.test_media import IMAGE, PNG, WAV, BytesHost, completion
+
+pytestmark = pytest.mark.anyio
+
+# The server's handler never returns from /slow until the test ends: the fetch's time cap ends it.
+RELEASE = threading.Event()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.server.seen.append((self.path, self.headers.get("Host")))  # type: ignore[attr-defined]
+        port = self.server.server_address[1]
+        routes = {
+            "/pixel.png": (200, "image/png", PNG),
+            "/pixel-typed.png": (200, "image/png; charset=binary", PNG),
+            "/page.html": (200, "text/html", b"<html></html>"),
+            "/lies.png": (200, "image/png", WAV),
+            "/big.png": (200, "image/png", PNG + bytes(4096)),
+            "/missing.png": (404, "text/plain", b"no"),
+        }
+        if self.path == "/changing.png":  # other bytes on the second fetch, the same after
+            served = self.server.served = getattr(self.server, "served", 0) + 1  # type: ignore[attr-defined]
+            routes[self.path] = (200, "image/png", PNG if served == 1 else PNG + b"\x00")
+        if self.path == "/slow.png":
+            RELEASE.wait(60)
+            return
+        if self.path.startswith("/to/"):  # a redirect to the URL after /to/
+            self.send_response(302)
+            self.send_header("Location", self.path[4:].replace("PORT", str(port)))
+            self.end_headers()
+            return
+        status, kind, body = routes.get(self.path, (404, "text/plain", b"no"))
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:  # quiet: stdout/stderr are the test runner's
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[Any]:
+    RELEASE.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.seen = []  # type: ignore[attr-defined]
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        RELEASE.set()
+        server.shutdown()
+        server.server_close()
+
+
+def base(server: Any) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def fetching(**policy: Any) -> Any:
+    allow = frozenset(policy.pop("allow", ("127.0.0.1",)))
+    bounds = policy.pop("limits", {})
+    limits = Limits(fetch=FetchPolicy(enabled=True, allow=allow, **policy), **bounds)
+    return build_server(limits=limits)
+
+
+def chat_with(url: str) -> dict[str, Any]:
+    message = ChatCompletionUserMessageParam(
+        role="user",
+        content=[
+            ChatCompletionContentPartTextParam(type="text", text="what is this?"),
+            ChatCompletionContentPartImageParam(type="image_url", image_url={"url": url, "detail": "auto"}),
+        ],
+    )
+    return {"messages": [message]}
+
+
+def messages_with(url: str) -> dict[str, Any]:
+    message = UserMessageParam(
+        role="user",
+        content=[
+            TextBlockParam(type="text", text="what is this?"),
+            ImageBlockParam(type="image", source=URLImageSourceParam(type="url", url=url)),
+        ],
+    )
+    return {"messages": [message], "max_tokens": 50}
+
+
+def responses_with(url: str) -> dict[str, Any]:
+    message = EasyInputMessageParam(
+        role="user",
+        content=[
+            ResponseInputTextParam(type="input_text", text="what is this?"),
+            ResponseInputImageParam(type="input_image", image_url=url, detail="auto"),
+        ],
+    )
+    return {"input": [message]}
+
+
+BODIES = {"chat_complete": chat_with, "messages_create": messages_with, "responses_create": responses_with}
+PATHS = {
+    "chat_complete": "messages[0].content[1].image_url.url",
+    "messages_create": "messages[0].content[1].source.url",
+    "responses_create": "input[0].content[1].image_url",
+}
+
+
+@pytest.mark.parametrize("tool", list(BODIES))
+async def test_an_allowed_url_is_fetched_and_reaches_the_host_inline(era: str, tool: str, site: Any) -> None:
+    host = BytesHost()
+    async with connect(era, host, server=fetching()) as client:
+        result = await client.call_tool(tool, BODIES[tool](f"{base(site)}/pixel.png"))
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["text", "what is this?"], IMAGE]
+    port = site.server_address[1]
+    # Fetched once a round (the 2026-07-28 retry fetches again: docs/decisions.md), the Host as written.
+    assert set(site.seen) == {("/pixel.png", f"127.0.0.1:{port}")}
+
+
+async def test_a_content_type_with_parameters_is_read_by_its_type(era: str, site: Any) -> None:
+    host = BytesHost()
+    async with connect(era, host, server=fetching()) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/pixel-typed.png"))
+    assert json.loads(result.content[0].text) == [["text", "what is this?"], IMAGE]
+
+
+@pytest.mark.parametrize("tool", list(BODIES))
+async def test_by_default_nothing_is_fetched(era: str, tool: str, site: Any) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host) as client:
+        result = await client.call_tool(tool, BODIES[tool](f"{base(site)}/pixel.png"))
+    assert result.is_error
+    where = "messages[0].content[1].source: a 'url' source" if tool == "messages_create" else PATHS[tool]
+    assert f"{where}: remote media is not fetched" in result.content[0].text
+    assert "--fetch-media" in result.content[0].text
+    assert site.seen == [] and host.asked == 0
+
+
+REFUSALS = {
+    "loopback without allow": ("/pixel.png", "resolves to 127.0.0.1, a loopback address"),
+    "a redirect to a refused address": ("/to/http://localhost:PORT/pixel.png", "a loopback address"),
+    "too big": ("/big.png", "over the bound of"),
+    "wrong content type": ("/page.html", "its content type is 'text/html', not one allowed here"),
+    "bytes that are not the type": ("/lies.png", "the bytes do not match the declared type image/png"),
+    "not found": ("/missing.png", "the server answered HTTP 404"),
+    "too slow": ("/slow.png", "took longer than 0.5 s (serve --fetch-media-timeout)"),
+    "too many redirects": (
+        "/to/http://127.0.0.1:PORT/to/http://127.0.0.1:PORT/pixel.png",
+        "more than 1 redirects",
+    ),
+}
+POLICIES: dict[str, dict[str, Any]] = {
+    "loopback without allow": {"allow": ()},
+    "too big": {"limits": {"max_media_bytes": len(PNG) + 100}},
+    "too slow": {"timeout": 0.5},
+    "too many redirects": {"redirects": 1},
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+async def test_refusals_name_the_path_and_nothing_is_sent(era: str, case: str, site: Any) -> None:
+    path, expected = REFUSALS[case]
+    url = base(site) + path.replace("PORT", str(site.server_address[1]))
+    host = ScriptedHost("fine")
+    async with connect(era, host, server=fetching(**POLICIES.get(case, {}))) as client:
+        refused = await client.call_tool("messages_create", messages_with(url))
+        after = await client.call_tool("messages_create", {"messages": [{"role": "user", "content": "hi"}]})
+    assert refused.is_error
+    text = refused.content[0].text
+    assert text.startswith("messages_create: messages[0].content[1].source.url: "), text
+    assert expected in text, text
+    assert text.endswith("Nothing was sent to the host."), text
+    assert host.asked == 1 and after.content[0].text == "fine"  # the server goes on serving
+
+
+async def test_only_http_urls_are_fetched(era: str) -> None:
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=fetching()) as client:
+        chat = await client.call_tool("chat_complete", chat_with("ftp://127.0.0.1/pixel.png"))
+        anthropic = await client.call_tool("messages_create", messages_with("file:///etc/passwd"))
+    assert "messages[0].content[1].image_url.url: expected a data: URL" in chat.content[0].text
+    assert "messages[0].content[1].source.url: only http(s) URLs are fetched" in anthropic.content[0].text
+    assert host.asked == 0
+
+
+async def test_a_file_source_stays_refused_with_fetching_on(era: str) -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": [{"type": "image", "source": {"type": "file", "file_id": "f1"}}]}
+        ]
+    }
+    async with connect(era, ScriptedHost("unused"), server=fetching()) as client:
+        result = await client.call_tool("messages_create", body)
+    assert (
+        "messages[0].content[0].source: a 'file' source: remote media is not fetched"
+        in result.content[0].text
+    )
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("127.0.0.1", "a loopback address"),
+        ("::1", "a loopback address"),
+        ("::ffff:127.0.0.1", "a loopback address"),
+        ("10.1.2.3", "a private address"),
+        ("192.168.0.1", "a private address"),
+        ("172.16.0.1", "a private address"),
+        ("fc00::1", "a private address"),
+        ("169.254.169.254", "a cloud metadata address"),
+        ("fd00:ec2::254", "a cloud metadata address"),
+        ("100.100.100.200", "a cloud metadata address"),
+        ("169.254.1.1", "a link-local address"),
+        ("fe80::1", "a link-local address"),
+        ("224.0.0.1", "a multicast address"),
+        ("0.0.0.0", "the unspecified address"),
+        ("240.0.0.1", "a private address"),
+        ("100.64.0.1", "not a global address"),
+        ("93.184.215.14", None),
+        ("2606:4700::1111", None),
+    ],
+)
+def test_which_addresses_are_refused(address: str, why: str | None) -> None:
+    assert why_refused(ipaddress.ip_address(address)) == why
+
+
+def test_the_flags_make_the_policy() -> None:
+    parser = cli._parser()
+    off = limits_of(parser.parse_args(["serve"]))
+    assert off.fetch == FetchPolicy()
+    assert (off.fetch.enabled, off.fetch.timeout, off.fetch.redirects) == (False, 10.0, 3)
+    on = limits_of(
+        parser.parse_args(
+            [
+                "serve",
+                "--fetch-media",
+                "--fetch-media-allow",
+                "Images.Local",
+                "--fetch-media-allow",
+                "127.0.0.1",
+                "--fetch-media-timeout",
+                "2.5",
+            ]
+        )
+    )
+    assert on.fetch == FetchPolicy(enabled=True, allow=frozenset({"images.local", "127.0.0.1"}), timeout=2.5)
+
+
+async def test_a_retry_that_fetches_other_bytes_is_asked_again(site: Any) -> None:
+    """2026-07-28: the retry fetches again, and the round's state binds the digests of what it
+    fetched; other bytes on the retry are not taken for the answer round one was asked: the host
+    is asked again, about the bytes it will be answered for."""
+    import base64
+
+    host = ScriptedHost("first", "second")
+    async with connect("2026-07-28", host, server=fetching()) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/changing.png"))
+    assert result.content[0].text == "second"
+    sent = [base64.b64decode(params.messages[0].content_as_list[1].data) for params in host.seen]
+    assert sent == [PNG, PNG + b"\x00"]
+    assert [path for path, _ in site.seen] == ["/changing.png"] * 3  # round one, two retries
+
+
+async def test_legacy_fetches_once(site: Any) -> None:
+    host = ScriptedHost("seen")
+    async with connect("legacy", host, server=fetching()) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/changing.png"))
+    assert result.content[0].text == "seen" and len(site.seen) == 1
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_over_stdio_the_installed_command_fetches_an_allowed_url(
+    tmp_path: Any, anyio_backend: str, site: Any
+) -> None:
+    import base64
+
+    from tests.test_media import stdio_call
+
+    url = f"{base(site)}/pixel.png"
+    answer = {"role": "assistant", "content": {"type": "text", "text": "a green pixel"}, "model": "raw"}
+    flags = ("--fetch-media", "--fetch-media-allow", "127.0.0.1")
+    sampling, result = await stdio_call(tmp_path / "f.jsonl", "chat_complete", chat_with(url), answer, *flags)
+    image = sampling["params"]["messages"][0]["content"][1]
+    assert (image["type"], image["mimeType"]) == ("image", "image/png")
+    assert base64.b64decode(image["data"], validate=True) == PNG
+    assert result["result"]["content"][0]["text"] == "a green pixel"
+    asked, refused = await stdio_call(
+        tmp_path / "g.jsonl", "chat_complete", chat_with(url), answer, "--fetch-media"
+    )
+    # No sampling request: the frame back is the tool's error (loopback, not allowed).
+    assert "method" not in asked and refused["result"]["isError"] is True
+    assert "resolves to 127.0.0.1, a loopback address" in refused["result"]["content"][0]["text"]
+
+
+def test_the_policy_reaches_the_http_workers() -> None:
+    from agent_as_model.limits import limits_json, limits_of_json
+
+    limits = Limits(fetch=FetchPolicy(enabled=True, allow=frozenset({"a.example", "127.0.0.1"}), timeout=2.0))
+    assert limits_of_json(json.loads(json.dumps(limits_json(limits)))) == limits
+    assert limits_of_json(json.loads(json.dumps(limits_json(Limits())))) == Limits()
+
+
+def gemini_with(uri: str, mime: str | None = "image/png") -> dict[str, Any]:
+    from google.genai import types as genai
+
+    content = genai.Content(
+        role="user",
+        parts=[
+            genai.Part(text="what is this?"),
+            genai.Part(file_data=genai.FileData(file_uri=uri, mime_type=mime)),
+        ],
+    )
+    return {"contents": [content.model_dump(mode="json", exclude_none=True, by_alias=True)]}
+
+
+async def test_a_gemini_file_data_uri_is_fetched_when_it_is_http(era: str, site: Any) -> None:
+    host = BytesHost()
+    async with connect(era, host, server=fetching()) as client:
+        fetched = await client.call_tool("gemini_generate_content", gemini_with(f"{base(site)}/pixel.png"))
+        typeless = await client.call_tool(
+            "gemini_generate_content", gemini_with(f"{base(site)}/pixel.png", None)
+        )
+        files_api = await client.call_tool("gemini_generate_content", gemini_with("gs://bucket/pixel.png"))
+        mismatch = await client.call_tool(
+            "gemini_generate_content", gemini_with(f"{base(site)}/pixel.png", "image/jpeg")
+        )
+    for result in (fetched, typeless):
+        assert json.loads(completion("gemini_generate_content", result)) == [["text", "what is this?"], IMAGE]
+    assert "contents[0].parts[1].fileData.fileUri: only http(s) URIs are fetched" in files_api.content[0].text
+    assert "its content type is 'image/png', not one allowed here (image/jpeg)" in mismatch.content[0].text
+    assert host.asked == 2  # the two fetched calls; the refused ones sent nothing
+
+
+async def test_a_gemini_file_data_part_stays_refused_by_default(era: str) -> None:
+    async with connect(era, ScriptedHost("unused")) as client:
+        result = await client.call_tool("gemini_generate_content", gemini_with("https://example.com/a.png"))
+    assert (
+        "contents[0].parts[1].fileData: a fileData part: remote media is not fetched"
+        in result.content[0].text
+    )
