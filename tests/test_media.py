@@ -696,6 +696,30 @@ async def test_an_image_in_a_tool_result_follows_its_text_for_a_host_without_too
     assert json.loads(completion(tool, result)) == [["text", "[tool result t1: drawn]"], IMAGE]
 
 
+# The `draw` tool of the histories above, in each product's shape: with it, a server that
+# emulates tool use (`--host-without-tools emulate`, issue 25) renders the history as its text.
+DRAW_TOOLS: dict[str, list[Any]] = {
+    "messages_create": [{"name": "draw", "input_schema": {"type": "object"}}],
+    "responses_create": [{"type": "function", "name": "draw", "parameters": {"type": "object"}}],
+    "gemini_generate_content": [
+        {"function_declarations": [{"name": "draw", "parameters_json_schema": {"type": "object"}}]}
+    ],
+}
+
+
+@pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
+async def test_an_image_in_a_tool_result_follows_its_line_when_tool_use_is_emulated(
+    era: str, tool: str
+) -> None:
+    host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+    emulating = build_server(limits=Limits(host_without_tools="emulate"))
+    async with connect(era, host, server=emulating) as client:
+        result = await client.call_tool(tool, {**TOOL_HISTORIES[tool][0](), "tools": DRAW_TOOLS[tool]})
+    assert not result.is_error, result.content[0].text
+    # Gemini's `{"output": ...}` response is read as its output, as for a host that takes tools.
+    assert json.loads(completion(tool, result)) == [["text", "Tool result for call t1 (draw): drawn"], IMAGE]
+
+
 @pytest.mark.parametrize("tool", list(TOOL_HISTORIES))
 async def test_a_tool_results_image_is_checked_and_bounded(era: str, tool: str) -> None:
     build, path = TOOL_HISTORIES[tool]
