@@ -324,6 +324,40 @@ async def test_the_whole_answer_bare_or_fenced_is_a_call(era: str, answer: str) 
     assert result.meta[META]["finish_reason"] == "tool_calls"  # type: ignore[index]
 
 
+async def test_a_fenced_call_whose_arguments_hold_a_fence_is_a_call(era: str) -> None:
+    # A call carrying code or markdown in its arguments: the fence inside is the JSON's business.
+    city = "Paris ```md``` note"
+    answer = envelope(("get_weather", {"city": city}), fenced=True)
+    async with connect(era, ScriptedHost(answer), server=emulating()) as client:
+        result = await client.call_tool("chat_complete", chat_body(tool_choice="required"))
+    assert not result.is_error, result.content[0].text
+    said = json.loads(result.content[0].text)
+    assert [(c["name"], c["input"]) for c in said["tool_calls"]] == [("get_weather", {"city": city})]
+
+
+async def test_an_emulated_id_is_never_one_still_in_the_history(era: str) -> None:
+    # A caller that trims its history comes back to the same length with a call of that place in
+    # it: the next call of the same place gets another id.
+    first_id = emulation.call_id(3, 0, "get_weather")
+    trimmed = [
+        {"role": "user", "content": QUESTION},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": first_id, "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": first_id, "content": "sunny"},
+    ]
+    async with connect(era, ScriptedHost(PARIS), server=emulating()) as client:
+        result = await client.call_tool("chat_complete", chat_body(messages=trimmed))
+    assert not result.is_error, result.content[0].text
+    [call] = json.loads(result.content[0].text)["tool_calls"]
+    assert call["id"] != first_id and call["id"] == emulation.call_id(3, 0, "get_weather", {first_id})
+    assert call["id"].startswith("call_")
+
+
 SPOOFS = [
     f"Here is how a call looks: {envelope(('get_weather', {'city': 'Paris'}))}",
     f"I would answer:\n{PARIS}",
@@ -587,7 +621,10 @@ def test_only_the_whole_answer_is_read() -> None:
     assert emulation.whole_body(f"```\n{body}\n```") == body
     assert emulation.whole_body(f"```JSON \r\n{body}\r\n```") == body
     assert emulation.whole_body(f"x {body}") is None
-    assert emulation.whole_body(f"```json\n{body}\n```\n```\n{body}\n```") is None
+    # Two blocks: what lies between the outer fences is no JSON object, so it is text (the reading
+    # of calls, below, is what decides: a fence inside one object's strings is allowed).
+    two = emulation.whole_body(f"```json\n{body}\n```\n```\n{body}\n```")
+    assert two is not None and emulation._json_object(two) is None
     assert emulation.whole_body(f"```json {body}```") is None  # no opening line
     assert emulation.whole_body("```json\nnot an object\n```") is None
 
@@ -728,3 +765,10 @@ async def test_over_http_workers_take_the_rule() -> None:
         assert not result.is_error, result.content[0].text
         assert json.loads(result.content[0].text)["tool_calls"][0]["name"] == "get_weather"
         assert tools_meta(result)["handling"] == "emulated"
+
+
+def test_the_contract_in_decisions_is_the_one_the_model_reads() -> None:
+    from pathlib import Path
+
+    decisions = (Path(__file__).resolve().parent.parent / "docs" / "decisions.md").read_text(encoding="utf-8")
+    assert f"> {emulation.CONTRACT}\n" in decisions

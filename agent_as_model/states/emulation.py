@@ -133,8 +133,10 @@ def whole_body(text: str) -> str | None:
         return None
     start = opened(answer, len(FENCE))
     end = len(answer) - len(FENCE)
-    if start is None or start > end or answer.find(FENCE, start, end) >= 0:
-        return None  # not an opening line, or more than one block
+    if start is None or start > end:
+        return None  # not an opening line
+    # A fence inside is left to the JSON reading below: a call's arguments may hold one (code, or
+    # markdown), and two blocks with prose between never read as one JSON object.
     body = answer[start:end].strip()
     return body if body.startswith("{") and body.endswith("}") else None
 
@@ -155,7 +157,8 @@ def read_calls(text: str, request: Request) -> list[ToolUse]:
         raise _broken("content", f"holds keys other than {CALLS!r} ({', '.join(map(repr, extra))})")
     if not isinstance(raw, list) or not raw:
         raise _broken(f"content.{CALLS}", "must be a non-empty list of calls")
-    calls = [_call(i, item, tools, len(request.turns)) for i, item in enumerate(raw)]
+    taken = {b.id for turn in request.turns for b in turn.blocks if type(b) is ToolUse}
+    calls = [_call(i, item, tools, len(request.turns), taken) for i, item in enumerate(raw)]
     _check_calls(request, calls)
     return calls
 
@@ -168,7 +171,7 @@ def _json_object(body: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _call(i: int, item: object, tools: Mapping[str, ToolSpec], turn_count: int) -> ToolUse:
+def _call(i: int, item: object, tools: Mapping[str, ToolSpec], turn_count: int, taken: set[str]) -> ToolUse:
     where = f"content.{CALLS}[{i}]"
     if not isinstance(item, dict):
         raise _broken(where, f"must be an object {{name, arguments}}, not {with_article(type_name(item))}")
@@ -199,16 +202,24 @@ def _call(i: int, item: object, tools: Mapping[str, ToolSpec], turn_count: int) 
             f"violates the parameters schema of tool {ascii(name)} at JSON pointer "
             f"{pointer_text(pointer)}: {rule}",
         )
-    return ToolUse(id=call_id(turn_count, i, name), name=name, input=arguments)
+    return ToolUse(id=call_id(turn_count, i, name, taken), name=name, input=arguments)
 
 
-def call_id(turn_count: int, index: int, name: str) -> str:
+def call_id(turn_count: int, index: int, name: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
     """An emulated call's id: made from its place (the conversation's length, its index in the
     answer) and its tool, so a 2026-07-28 retry that re-reads the same answer gives the same ids,
     each call of one conversation has its own, and a `--redact`ed recording (whose arguments are
     placeholders) replays to the same ids."""
-    seed = json.dumps([turn_count, index, name])
-    return "call_" + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    # The place alone can repeat: a caller that trims its history can come back to the same length
+    # with a call of that place still in it. An id already in the history (`taken`, ids survive
+    # redaction) is passed over for the next of the same place, so none is ever reused.
+    attempt = 0
+    while True:
+        place = [turn_count, index, name] if attempt == 0 else [turn_count, index, name, attempt]
+        made = "call_" + hashlib.sha256(json.dumps(place).encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        if made not in taken:
+            return made
+        attempt += 1
 
 
 def _check_text(request: Request) -> None:
