@@ -49,7 +49,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "chat_complete",
         {"messages": [{"role": "user", "content": [{"type": "file", "file": {}}]}]},
-        "messages[0].content[0]: part type 'file' is not text",
+        "messages[0].content[0]: part type 'file' is not taken here",
     ),
     (
         "chat_complete",
@@ -107,7 +107,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "messages_create",
         {"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]},
-        "messages[0].content[0]: part type 'document' is not text",
+        "messages[0].content[0]: part type 'document' is not taken here",
     ),
     (
         "messages_create",
@@ -117,7 +117,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "messages_create",
         {"messages": [U], "system": [{"type": "image"}]},
-        "system[0]: part type 'image' is not text",
+        "system[0]: part type 'image' is not taken here",
     ),
     ("messages_create", {"messages": [U], "temperature": 1.5}, "temperature: must be between 0 and 1"),
     ("responses_create", {}, "input: is required"),
@@ -153,7 +153,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "responses_create",
         {"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
-        "input[0].content[0]: part type 'input_file' is not text",
+        "input[0].content[0]: part type 'input_file' is not taken here",
     ),
     ("responses_create", {"input": "x", "instructions": ["x"]}, "instructions: expected a string, got array"),
     ("responses_create", {"input": "x", "max_output_tokens": 0}, "max_output_tokens: must be between 1"),

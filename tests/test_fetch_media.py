@@ -55,6 +55,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/slow.png":
             RELEASE.wait(60)
             return
+        if self.path.startswith("/n/"):  # the same pixel under as many names as a test wants
+            routes[self.path] = (200, "image/png", PNG)
+        if self.path.startswith("/wait/"):  # each a little slow: the call's fetches add up
+            RELEASE.wait(0.4)
+            routes[self.path] = (200, "image/png", PNG)
         if self.path.startswith("/to/"):  # a redirect to the URL after /to/
             self.send_response(302)
             self.send_header("Location", self.path[4:].replace("PORT", str(port)))
@@ -207,6 +212,61 @@ async def test_refusals_name_the_path_and_nothing_is_sent(era: str, case: str, s
     assert host.asked == 1 and after.content[0].text == "fine"  # the server goes on serving
 
 
+def chat_with_all(urls: list[str]) -> dict[str, Any]:
+    parts: list[Any] = [ChatCompletionContentPartTextParam(type="text", text="what are these?")]
+    parts += [ChatCompletionContentPartImageParam(type="image_url", image_url={"url": u}) for u in urls]
+    return {"messages": [ChatCompletionUserMessageParam(role="user", content=parts)]}
+
+
+async def test_a_calls_fetches_share_its_media_bound(era: str, site: Any) -> None:
+    # Each URL is read only up to what the call's bound has left: a call naming many cannot make
+    # the server hold more than one call's media.
+    urls = [f"{base(site)}/n/{n}.png" for n in range(5)]
+    host = ScriptedHost("unused")
+    server = fetching(limits={"max_media_call_bytes": 2 * len(PNG) + 10})
+    async with connect(era, host, server=server) as client:
+        result = await client.call_tool("chat_complete", chat_with_all(urls))
+    text = result.content[0].text
+    assert result.is_error and text.startswith("chat_complete: messages[0].content[3].image_url.url: "), text
+    assert "bytes left of the call's media bound (serve --max-media-call-bytes)" in text, text
+    assert text.endswith("Nothing was sent to the host."), text
+    assert [path for path, _ in site.seen] == [f"/n/{n}.png" for n in range(3)]  # none after
+    assert host.asked == 0
+
+
+async def test_one_time_cap_for_all_of_a_calls_fetches(era: str, site: Any) -> None:
+    urls = [f"{base(site)}/wait/{n}.png" for n in range(4)]  # 0.4 s each, 1.6 s in all
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=fetching(timeout=1.0)) as client:
+        result = await client.call_tool("chat_complete", chat_with_all(urls))
+    text = result.content[0].text
+    assert result.is_error, text
+    assert "fetching the call's remote media took longer than 1 s (serve --fetch-media-timeout)" in text
+    assert len(site.seen) < len(urls) and host.asked == 0
+
+
+async def test_a_url_with_credentials_is_not_fetched_nor_repeated(era: str, site: Any) -> None:
+    port = site.server_address[1]
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=fetching()) as client:
+        result = await client.call_tool(
+            "messages_create", messages_with(f"http://user:s3cret@127.0.0.1:{port}/pixel.png")
+        )
+    text = result.content[0].text
+    assert result.is_error and "a URL with credentials (user:password@) is not fetched" in text, text
+    assert "s3cret" not in text and f"'http://127.0.0.1:{port}/pixel.png' is not fetched" in text
+    assert site.seen == [] and host.asked == 0
+
+
+def test_an_allow_list_without_fetching_is_refused_at_start_up() -> None:
+    from agent_as_model.errors import StartupError
+
+    with pytest.raises(
+        StartupError, match="--fetch-media-allow names hosts to fetch from: it needs --fetch-media"
+    ):
+        limits_of(cli._parser().parse_args(["serve", "--fetch-media-allow", "images.local"]))
+
+
 async def test_only_http_urls_are_fetched(era: str) -> None:
     host = ScriptedHost("unused")
     async with connect(era, host, server=fetching()) as client:
@@ -250,6 +310,12 @@ async def test_a_file_source_stays_refused_with_fetching_on(era: str) -> None:
         ("0.0.0.0", "the unspecified address"),
         ("240.0.0.1", "a private address"),
         ("100.64.0.1", "not a global address"),
+        ("fec0::1", "a site-local address"),
+        ("2002:7f00:1::", "a loopback address (carried in 2002:7f00:1::)"),
+        ("2002:a9fe:a9fe::", "a cloud metadata address (carried in 2002:a9fe:a9fe::)"),
+        ("64:ff9b::a00:1", "a private address (carried in 64:ff9b::a00:1)"),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "a Teredo tunnel address"),
+        ("2002:5db8:d70e::", None),  # 6to4 of a global address
         ("93.184.215.14", None),
         ("2606:4700::1111", None),
     ],

@@ -146,6 +146,26 @@ class BytesHost(ScriptedHost):
         return json.dumps(seen)
 
 
+# An MP3 frame header (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz) and silence: the magic number.
+MP3 = b"\xff\xfb\x90\x64" + bytes(413)
+
+
+@pytest.mark.parametrize("mime", ["audio/mp3", "audio/mpeg", "audio/x-wav", "audio/wave"])
+async def test_gemini_takes_the_audio_types_its_sdk_writes(era: str, mime: str) -> None:
+    # Gemini's documentation writes MP3 as audio/mp3; WAV also travels as audio/x-wav.
+    raw = MP3 if "mp" in mime else WAV
+    content = genai.Content(role="user", parts=[genai.Part(inline_data=genai.Blob(mime_type=mime, data=raw))])
+    host = BytesHost()
+    async with connect(era, host) as client:
+        result = await client.call_tool(
+            "gemini_generate_content", {"contents": [content.model_dump(mode="json", exclude_none=True)]}
+        )
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion("gemini_generate_content", result)) == [
+        ["audio", mime, hashlib.sha256(raw).hexdigest()]
+    ]
+
+
 IMAGE = ["image", "image/png", hashlib.sha256(PNG).hexdigest()]
 AUDIO = ["audio", "audio/wav", hashlib.sha256(WAV).hexdigest()]
 QUESTION = ["text", "what is this?"]

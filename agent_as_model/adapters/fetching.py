@@ -44,36 +44,55 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 _CHUNK = 64 * 1024
 
 
-async def fetch_all(wanted: Iterable[Wanted], policy: FetchPolicy, max_bytes: int) -> dict[str, Fetched]:
-    """Every URL once, in order; the first failure is a caller error naming its path (nothing
-    has been sent to the host)."""
+async def fetch_all(
+    wanted: Iterable[Wanted], policy: FetchPolicy, max_bytes: int, call_bytes: int, held: int = 0
+) -> dict[str, Fetched]:
+    """Every URL once, in order, within one time cap for all of them (`--fetch-media-timeout`)
+    and the call's media bound (`--max-media-call-bytes`, `held` of it already fetched): a URL
+    is read only up to what is left of that bound, so a call naming many URLs cannot make the
+    server hold more than one call's media, nor take longer than one cap. The first failure is a
+    caller error naming its path (nothing has been sent to the host)."""
     fetched: dict[str, Fetched] = {}
-    for url, path, allowed in wanted:
-        if url not in fetched:
-            fetched[url] = await fetch(url, path, allowed, policy, max_bytes)
-    return fetched
-
-
-async def fetch(
-    url: str, path: str, allowed: tuple[str, ...], policy: FetchPolicy, max_bytes: int
-) -> Fetched:
+    path = ""
     try:
         with anyio.fail_after(policy.timeout):
-            return await _fetch(url, path, allowed, policy, max_bytes)
+            for url, path, allowed in wanted:
+                if url in fetched:
+                    continue
+                left = call_bytes - held
+                got = await _fetch(url, path, allowed, policy, min(max_bytes, left), left < max_bytes)
+                held += decoded_size(got.data)
+                fetched[url] = got
     except TimeoutError:
         raise caller_error(
             path,
-            f"fetching {ascii(url)} took longer than {policy.timeout:g} s (serve --fetch-media-timeout)",
+            f"fetching the call's remote media took longer than {policy.timeout:g} s "
+            "(serve --fetch-media-timeout)",
         ) from None
+    return fetched
+
+
+def _shown(url: str) -> str:
+    """The URL as errors show it: without credentials, which no message should repeat."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, tail = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{tail}"
+
+
+def decoded_size(data: str) -> int:
+    """The number of bytes base64 `data` decodes to, without decoding it."""
+    return len(data) * 3 // 4 - data.count("=", max(len(data) - 2, 0))
 
 
 async def _fetch(
-    url: str, path: str, allowed: tuple[str, ...], policy: FetchPolicy, max_bytes: int
+    url: str, path: str, allowed: tuple[str, ...], policy: FetchPolicy, max_bytes: int, call_bound: bool
 ) -> Fetched:
     import httpx2  # only a server that fetches pays for the import
 
     def refused(reason: str) -> CallError:
-        return caller_error(path, f"{ascii(url)} is not fetched: {reason}")
+        return caller_error(path, f"{ascii(_shown(url))} is not fetched: {reason}")
 
     current = url
     # No proxy from the environment and no redirects followed by the client: both would connect
@@ -83,9 +102,13 @@ async def _fetch(
             try:
                 target = httpx2.URL(current)
             except (httpx2.InvalidURL, ValueError) as err:
-                raise refused(f"{ascii(current)} is not a URL ({err})") from None
+                raise refused(f"{ascii(_shown(current))} is not a URL ({err})") from None
             if target.scheme not in ("http", "https"):
-                raise refused(f"only http(s) URLs are fetched, and {ascii(current)} is not one")
+                raise refused(f"only http(s) URLs are fetched, and {ascii(_shown(current))} is not one")
+            if target.userinfo:
+                # Credentials would go to whatever host the URL (or a redirect) names, and into
+                # logs: a caller's media URL carries none.
+                raise refused("a URL with credentials (user:password@) is not fetched")
             host = target.host.lower()
             if not host:
                 raise refused(f"{ascii(current)} names no host")
@@ -105,25 +128,32 @@ async def _fetch(
                         continue
                     if response.status_code != 200:
                         raise refused(f"the server answered HTTP {response.status_code}")
-                    return await _body(response, allowed, max_bytes, refused)
+                    return await _body(response, allowed, max_bytes, call_bound, refused)
             except httpx2.HTTPError as err:
                 raise refused(f"the request failed ({type(err).__name__}: {err})") from None
     raise refused(f"more than {policy.redirects} redirects")
 
 
-async def _body(response: Any, allowed: tuple[str, ...], max_bytes: int, refused: Any) -> Fetched:
+async def _body(
+    response: Any, allowed: tuple[str, ...], max_bytes: int, call_bound: bool, refused: Any
+) -> Fetched:
+    # The bound met is the part's, or what the call's media have left (`call_bound`).
+    if call_bound:
+        bound = f"the {max_bytes} bytes left of the call's media bound (serve --max-media-call-bytes)"
+    else:
+        bound = f"the bound of {max_bytes} (serve --max-media-bytes)"
     mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if mime not in allowed:
         said = ascii(mime) if mime else "none"
         raise refused(f"its content type is {said}, not one allowed here ({', '.join(allowed)})")
     length = response.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > max_bytes:
-        raise refused(f"it is {int(length)} bytes, over the bound of {max_bytes} (serve --max-media-bytes)")
+        raise refused(f"it is {int(length)} bytes, over {bound}")
     body = bytearray()
     async for chunk in response.aiter_bytes(_CHUNK):
         body += chunk
         if len(body) > max_bytes:
-            raise refused(f"it is more than {max_bytes} bytes (serve --max-media-bytes)")
+            raise refused(f"it is more than {max_bytes} bytes, over {bound}")
     return Fetched(mime, base64.b64encode(bytes(body)).decode("ascii"))
 
 
@@ -149,10 +179,23 @@ async def _checked_address(host: str, port: int, policy: FetchPolicy, refused: A
     return addresses[0]
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def why_refused(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     """Why an address is not fetched from, or None for a global unicast one."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return why_refused(ip.ipv4_mapped)  # ::ffff:127.0.0.1 is 127.0.0.1
+        # Addresses that carry an IPv4 one reach it: 6to4 2002:7f00:1:: and NAT64 64:ff9b::7f00:1
+        # are refused when the address they carry is, and judged as IPv6 as well otherwise.
+        carried = ip.sixtofour or (ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF) if ip in _NAT64 else None)
+        if carried is not None and (why := why_refused(carried)) is not None:
+            return f"{why} (carried in {ip})"
+        if ip.teredo is not None:
+            return "a Teredo tunnel address"
+        if ip.is_site_local:
+            return "a site-local address"
     if ip in METADATA:
         return "a cloud metadata address"
     for test, what in (

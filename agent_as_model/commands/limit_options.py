@@ -111,8 +111,9 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         type=_seconds,
         default=DEFAULT_LIMITS.fetch.timeout,
         metavar="SECONDS",
-        help=f"seconds one fetch may take, redirects included (default {DEFAULT_LIMITS.fetch.timeout:g}); "
-        "its size is bounded by --max-media-bytes",
+        help="seconds all of one call's fetches may take, redirects included "
+        f"(default {DEFAULT_LIMITS.fetch.timeout:g}); each is read no further than --max-media-bytes "
+        "or what is left of --max-media-call-bytes",
     )
     results = serve.add_argument_group("results")
     results.add_argument(
@@ -148,6 +149,9 @@ def limits_of(args: argparse.Namespace) -> Limits:
             tools = host_without_tools_from(os.environ.get(HOST_WITHOUT_TOOLS_ENV), HOST_WITHOUT_TOOLS_ENV)
         except ValueError as err:
             raise StartupError(str(err)) from None
+    if getattr(args, "fetch_media_allow", ()) and not getattr(args, "fetch_media", False):
+        # An allow list with nothing fetched is a configuration that does not do what it says.
+        raise StartupError("--fetch-media-allow names hosts to fetch from: it needs --fetch-media")
     return Limits(
         schema_timeout=getattr(args, "schema_timeout", DEFAULT_LIMITS.schema_timeout),
         schema_steps=getattr(args, "schema_steps", DEFAULT_LIMITS.schema_steps),

@@ -152,8 +152,9 @@ def reject_non_text(kind: str, path: str) -> None:
     """Raise the one error every dialect gives for a part that is not text."""
     raise caller_error(
         path,
-        f"part type {ascii(kind)} is not text: images, audio, files and other non-text parts are rejected "
-        "(the host is asked for text only)",
+        f"part type {ascii(kind)} is not taken here: this part of the conversation takes text only "
+        "(inline images and audio are taken where the product sends them to the model: user turns and, "
+        "where it allows, tool results; files and other kinds nowhere)",
     )
 
 

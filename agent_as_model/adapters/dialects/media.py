@@ -23,7 +23,9 @@ from agent_as_model.neutral import Media, Text
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Chat's `input_audio` formats, by their MIME types.
 AUDIO_FORMATS = {"wav": "audio/wav", "mp3": "audio/mpeg"}
-AUDIO_TYPES = ("audio/wav", "audio/mpeg")
+# The audio types taken (Gemini's own documentation writes MP3 as audio/mp3, and WAV is also
+# sent as audio/x-wav or audio/wave); each has its magic number in `_matches`.
+AUDIO_TYPES = ("audio/wav", "audio/mpeg", "audio/mp3", "audio/x-wav", "audio/wave")
 
 REMOTE = (
     "remote media is not fetched: this server passes only inline data to the host unless its "

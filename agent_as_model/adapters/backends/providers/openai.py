@@ -145,7 +145,14 @@ def _user(blocks: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
+# Every audio type the dialects take (adapters/dialects/media.AUDIO_TYPES), as OpenAI's format.
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
 
 
 def _part(block: TextContent | ImageContent | AudioContent) -> dict[str, Any]:
