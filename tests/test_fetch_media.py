@@ -156,6 +156,38 @@ async def test_an_allowed_url_is_fetched_and_reaches_the_host_inline(era: str, t
     assert set(site.seen) == {("/pixel.png", f"127.0.0.1:{port}")}
 
 
+async def test_the_connection_goes_to_the_checked_address_and_no_proxy_is_used(
+    era: str, site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A name only this test's resolver knows: it resolves (once, through anyio) to the site. A
+    # fetch that connected by name would need a second lookup, which fails; a proxy from the
+    # environment (here one that does not exist) would be asked instead of the checked address.
+    import anyio
+
+    from agent_as_model.adapters import fetching as fetching_module
+
+    real = anyio.getaddrinfo
+    lookups: list[str] = []
+
+    async def resolve(host: Any, port: Any, **kwargs: Any) -> Any:
+        lookups.append(str(host))
+        if host == "images.invalid":
+            return await real("127.0.0.1", port, **kwargs)
+        return await real(host, port, **kwargs)
+
+    monkeypatch.setattr(fetching_module.anyio, "getaddrinfo", resolve)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    port = site.server_address[1]
+    host = BytesHost()
+    async with connect(era, host, server=fetching(allow=("images.invalid",))) as client:
+        result = await client.call_tool("chat_complete", chat_with(f"http://images.invalid:{port}/pixel.png"))
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == [["text", "what is this?"], IMAGE]
+    assert set(site.seen) == {("/pixel.png", f"images.invalid:{port}")}  # the name as the Host
+    assert set(lookups) == {"images.invalid"}
+
+
 async def test_a_content_type_with_parameters_is_read_by_its_type(era: str, site: Any) -> None:
     host = BytesHost()
     async with connect(era, host, server=fetching()) as client:
