@@ -396,6 +396,9 @@ class FakeEra:
     def source(self, model: str) -> str:
         return "host"
 
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        return None
+
     async def exchange(
         self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension:

@@ -845,6 +845,27 @@ def test_the_anthropic_provider_takes_a_tool_results_image_and_openai_refuses_it
             provider.request_body(model_turn, "m")
 
 
+async def test_media_a_provider_cannot_take_is_refused_before_anything_is_sent(
+    era: str, standin: Any
+) -> None:
+    # Audio to the Anthropic provider: its request body is written before the exchange, so the
+    # refusal names the part and says nothing was sent (neither to the host nor to the provider).
+    from tests.provider_harness import provider_server
+
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=provider_server(standin, "anthropic")) as client:
+        result = await client.call_tool("chat_complete", {**chat_body(), "backend": "provider"})
+        after = await client.call_tool(
+            "chat_complete", {"messages": [{"role": "user", "content": "hi"}], "backend": "provider"}
+        )
+    text = result.content[0].text
+    assert result.is_error and "audio" in text, text
+    assert text.endswith("Nothing was sent to the host."), text
+    assert "may have been asked" not in text
+    assert len(standin.seen) == 1 and host.asked == 0  # only the call after it reached the provider
+    assert not after.is_error
+
+
 # -- item 7: personas and repairs with media in the conversation ---------------------------------
 
 

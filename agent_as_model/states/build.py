@@ -88,6 +88,7 @@ def build_payload_for(record: CallRecord) -> None:
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
         record.payload = build_payload(request, plan)
+        route.backend.admit(record.payload)  # a payload its backend cannot send: nothing is sent
 
 
 def payload_of(record: CallRecord) -> CreateMessageRequestParams:

@@ -164,6 +164,12 @@ class Backend(Protocol):
         `model` (`host`, or `provider:<name>/<model>`): on an error result too, once it was chosen."""
         ...
 
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        """Raise the caller error of a payload this backend cannot send (a provider's API without a
+        shape for a part), before the exchange: the call then ends with nothing sent. A backend
+        that can send every payload does nothing."""
+        ...
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:

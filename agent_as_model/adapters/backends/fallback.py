@@ -32,6 +32,10 @@ class HostThenProvider:
     def source(self, model: str) -> str:
         return "host" if self.who is None else self._provider.source(model)
 
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        # The host first: what the provider could not take is found if and when it is asked.
+        self._host.admit(payload)
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer | Suspension | Replayed:

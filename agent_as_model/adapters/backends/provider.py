@@ -241,6 +241,11 @@ class ProviderBackend:
     def source(self, model: str) -> str:
         return f"provider:{self.settings.provider}/{self.model_for(model)}"
 
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        # The request body, written once before the exchange: a part the API has no shape for is
+        # refused now, naming it, with nothing sent (the exchange writes it again to send it).
+        self._api.body(payload, self.model_for(_hint(payload)))
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:

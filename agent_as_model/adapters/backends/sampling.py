@@ -57,6 +57,9 @@ class LegacySampling:
     def source(self, model: str) -> str:
         return "host"
 
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        return None  # the host takes every sampling payload this server builds
+
     async def exchange(
         self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:
