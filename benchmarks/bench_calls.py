@@ -416,6 +416,24 @@ def read_collector(annotated: str) -> int:
     return int(found.group(1).replace(",", "")) if found else 0
 
 
+async def spawned_server(before: set[int], spec: ServerSpec) -> list[int]:
+    """The one new child running the server's program. Looked for again for a few seconds when
+    it is not seen at once: on a loaded machine /proc has been seen to lag (a smoke run in
+    `make test` failed once with none found, and passed alone)."""
+    deadline = time.monotonic() + 5
+    while True:
+        spawned = [pid for pid in child_pids() - before if spec.program in command_line(pid)]
+        if len(spawned) == 1 or time.monotonic() > deadline:
+            break
+        await anyio.sleep(0.05)
+    if len(spawned) != 1:
+        children = {pid: command_line(pid) for pid in child_pids() - before}
+        raise RuntimeError(
+            f"expected one new {spec.label} process, found {sorted(spawned)} (new children: {children})"
+        )
+    return spawned
+
+
 @asynccontextmanager
 async def connect(
     spec: ServerSpec, era: str, meter: Meter, server_cpu: int | None
@@ -424,9 +442,7 @@ async def connect(
     async with Client(meter.params(spec), mode=era, sampling_callback=stand_in_host) as client:
         # New children of this process that run this server's program: exactly one, or we would
         # be measuring the wrong process.
-        spawned = [pid for pid in child_pids() - before if spec.program in command_line(pid)]
-        if len(spawned) != 1:
-            raise RuntimeError(f"expected one new {spec.label} process, found {sorted(spawned)}")
+        spawned = await spawned_server(before, spec)
         pid = spawned[0]
         if server_cpu is not None:
             pin_process(pid, server_cpu)

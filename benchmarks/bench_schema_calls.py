@@ -45,9 +45,9 @@ from bench_calls import (  # noqa: E402  (a sibling script, not a package)
     Meter,
     ServerSpec,
     child_pids,
-    command_line,
     pin_process,
     pinned_cpu_meter,
+    spawned_server,
 )
 
 ERAS = ("legacy", "2026-07-28")
@@ -118,9 +118,7 @@ async def connect(
         sampling_callback=stand_in_host,
         sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
     ) as client:
-        spawned = [pid for pid in child_pids() - before if spec.program in command_line(pid)]
-        if len(spawned) != 1:
-            raise RuntimeError(f"expected one new {spec.label} process, found {sorted(spawned)}")
+        spawned = await spawned_server(before, spec)
         if cpu is not None:
             pin_process(spawned[0], cpu)
         yield client, spawned[0]
