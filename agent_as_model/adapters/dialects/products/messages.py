@@ -50,7 +50,7 @@ DESCRIPTION = (
     'result "object": a Message (content blocks text / tool_use, stop_reason, usage). system is a '
     "string or text blocks; content blocks: text, tool_use, tool_result. tools/tool_choice go to a "
     "host with sampling.tools, else per --host-without-tools (see _meta). output_schema or "
-    "output_config.format: validated JSON text. Text and base64 image blocks; others are rejected. "
+    "output_config.format: validated JSON text. Base64 image blocks, also in tool_result. "
     "No API key."
 )
 
