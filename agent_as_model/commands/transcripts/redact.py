@@ -120,21 +120,16 @@ class _Walker:
         """A host's text answer that may be JSON: the model's own shape, every string text; except
         an emulated tool call (`serve --host-without-tools emulate`, states/emulation.py), whose
         tool names and ids are structure like a native call's, so a redacted recording replays."""
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            return self.on_text(text)
-        if not isinstance(parsed, dict | list):
-            return self.on_text(text)
+        return self._redacted_json(text, self._answer_value)
+
+    def _answer_value(self, parsed: Any) -> Any:
         if (
             isinstance(parsed, dict)
             and set(parsed) == {EMULATED_CALLS}
             and isinstance(parsed[EMULATED_CALLS], list)
         ):
-            mapped: Any = {EMULATED_CALLS: [self._emulated_call(call) for call in parsed[EMULATED_CALLS]]}
-        else:
-            mapped = self.free(parsed)
-        return self.on_json(text, parsed, mapped)
+            return {EMULATED_CALLS: [self._emulated_call(call) for call in parsed[EMULATED_CALLS]]}
+        return self.free(parsed)
 
     def _emulated_call(self, call: Any) -> Any:
         if not isinstance(call, dict):
@@ -196,14 +191,17 @@ class _Walker:
 
     def _json_text(self, text: str, *, server_shaped: bool) -> Any:
         """A string that may hold JSON: redact inside it when it does, else as plain text."""
+        return self._redacted_json(text, self._json_value if server_shaped else self.free)
+
+    def _redacted_json(self, text: str, mapped: Callable[[Any], Any]) -> Any:
+        """`text` redacted inside by `mapped` when it is a JSON object or array, else as plain text."""
         try:
             parsed = json.loads(text)
         except ValueError:
             return self.on_text(text)
         if not isinstance(parsed, dict | list):
             return self.on_text(text)
-        mapped = self._json_value(parsed) if server_shaped else self.free(parsed)
-        return self.on_json(text, parsed, mapped)
+        return self.on_json(text, parsed, mapped(parsed))
 
     def schema(self, value: Any, key: str | None = None) -> Any:
         """A shape the server knows (messages, blocks, its own results): structural strings stay."""
