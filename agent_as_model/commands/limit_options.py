@@ -135,20 +135,23 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
     )
 
 
+def _from_environment(read: Callable[[str | None, str], str], name: str) -> str:
+    """A flag's value from its environment variable `name` (the flag was not given); a bad one
+    stops start-up, naming the variable."""
+    try:
+        return read(os.environ.get(name), name)
+    except ValueError as err:
+        raise StartupError(str(err)) from None
+
+
 def limits_of(args: argparse.Namespace) -> Limits:
     """The limits the flags name; the defaults when serving without the `serve` command."""
     result = getattr(args, "result", None)
     if result is None:
-        try:
-            result = result_from(os.environ.get(RESULT_ENV), RESULT_ENV)
-        except ValueError as err:
-            raise StartupError(str(err)) from None
+        result = _from_environment(result_from, RESULT_ENV)
     tools = getattr(args, "host_without_tools", None)
     if tools is None:
-        try:
-            tools = host_without_tools_from(os.environ.get(HOST_WITHOUT_TOOLS_ENV), HOST_WITHOUT_TOOLS_ENV)
-        except ValueError as err:
-            raise StartupError(str(err)) from None
+        tools = _from_environment(host_without_tools_from, HOST_WITHOUT_TOOLS_ENV)
     if getattr(args, "fetch_media_allow", ()) and not getattr(args, "fetch_media", False):
         # An allow list with nothing fetched is a configuration that does not do what it says.
         raise StartupError("--fetch-media-allow names hosts to fetch from: it needs --fetch-media")
