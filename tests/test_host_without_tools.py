@@ -69,6 +69,17 @@ def chat_body(**extra: Any) -> dict[str, Any]:
     }
 
 
+def chat_call_answered(
+    call_id: str, name: str, arguments: str, result: str = "sunny"
+) -> list[dict[str, Any]]:
+    """The chat messages of one earlier call and its result: the assistant turn, the tool turn."""
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": result},
+    ]
+
+
 def messages_body(**extra: Any) -> dict[str, Any]:
     tool = ToolParam(name="get_weather", description=DESCRIPTION, input_schema=SCHEMA)  # type: ignore[typeddict-item]
     message = UserMessageParam(role="user", content=QUESTION)
@@ -339,17 +350,7 @@ async def test_an_emulated_id_is_never_one_still_in_the_history(era: str) -> Non
     # A caller that trims its history comes back to the same length with a call of that place in
     # it: the next call of the same place gets another id.
     first_id = emulation.call_id(3, 0, "get_weather")
-    trimmed = [
-        {"role": "user", "content": QUESTION},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": first_id, "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": first_id, "content": "sunny"},
-    ]
+    trimmed = [{"role": "user", "content": QUESTION}, *chat_call_answered(first_id, "get_weather", "{}")]
     async with connect(era, ScriptedHost(PARIS), server=emulating()) as client:
         result = await client.call_tool("chat_complete", chat_body(messages=trimmed))
     assert not result.is_error, result.content[0].text
@@ -582,21 +583,7 @@ async def test_a_persona_checks_the_final_answer_not_the_emulated_call(era: str)
         said = json.loads(called.content[0].text)
         call = said["tool_calls"][0]
         follow = chat_body(persona=persona)
-        follow["messages"] = [
-            *follow["messages"],
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call["id"],
-                        "type": "function",
-                        "function": {"name": call["name"], "arguments": "{}"},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": call["id"], "content": "sunny"},
-        ]
+        follow["messages"] = [*follow["messages"], *chat_call_answered(call["id"], call["name"], "{}")]
         final = await client.call_tool("chat_complete", follow)
     assert not final.is_error, final.content[0].text
     assert json.loads(final.content[0].text) == {"city": "Paris"}
@@ -723,21 +710,8 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
         said = json.loads(first.content[0].text)
         [call] = said["tool_calls"]
         follow = chat_body()
-        follow["messages"] = [
-            *follow["messages"],
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call["id"],
-                        "type": "function",
-                        "function": {"name": call["name"], "arguments": json.dumps(call["input"])},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": call["id"], "content": "sunny"},
-        ]
+        answered = chat_call_answered(call["id"], call["name"], json.dumps(call["input"]))
+        follow["messages"] = [*follow["messages"], *answered]
         second = await client.call_tool("chat_complete", follow)
     assert call["input"] == {"city": "Paris"} and call["id"] == emulation.call_id(1, 0, "get_weather")
     assert first.meta is not None and first.meta[META]["tools"]["handling"] == "emulated"
