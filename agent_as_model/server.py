@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -55,40 +55,35 @@ INSTRUCTIONS = (
     "Completions come from your own model through MCP sampling: declare the sampling capability."
 )
 
+
+class _Listing(NamedTuple):
+    result: ListToolsResult
+    # The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only ones
+    # the SDK's HTTP header check has anything to compare.
+    headed: dict[str, dict[str, Any]]
+
+
 # The listing, made once per set of registered dialects (a test may register one more) and
 # whether a store is configured (its tools are listed only then).
-_listed: dict[tuple[tuple[str, ...], bool], ListToolsResult] = {}
+_listed: dict[tuple[tuple[str, ...], bool], _Listing] = {}
 
 
-def _tools(stored: bool = False) -> ListToolsResult:
+def _listing(stored: bool = False) -> _Listing:
     key = (tuple(DIALECTS), stored)
     if key not in _listed:
         listed: list[Dialect | models.StaticTool] = [*DIALECTS.values(), models.LIST_MODELS]
         if stored:
             listed += [tool for _, tool in _stored_tools()]
         tools = [Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
+        headed = {t.name: t.input_schema for t in tools if '"x-mcp-header"' in json.dumps(t.input_schema)}
         if len(_listed) > 4:  # a test registering dialects one after another
             _listed.clear()
-        _listed[key] = ListToolsResult(tools=tools)
+        _listed[key] = _Listing(ListToolsResult(tools=tools), headed)
     return _listed[key]
 
 
-# Per listing, the input schemas that declare an Mcp-Param header (`x-mcp-header`): the only ones
-# the SDK's HTTP header check has anything to compare.
-_headed: dict[tuple[tuple[str, ...], bool], dict[str, dict[str, Any]]] = {}
-
-
-def _header_schemas(stored: bool) -> dict[str, dict[str, Any]]:
-    key = (tuple(DIALECTS), stored)
-    if key not in _headed:
-        if len(_headed) > 4:  # as for the listing
-            _headed.clear()
-        _headed[key] = {
-            tool.name: tool.input_schema
-            for tool in _tools(stored).tools
-            if '"x-mcp-header"' in json.dumps(tool.input_schema)
-        }
-    return _headed[key]
+def _tools(stored: bool = False) -> ListToolsResult:
+    return _listing(stored).result
 
 
 def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
@@ -148,7 +143,7 @@ def build_server(
         # HTTP call, issue 28). And it walks the schema it is given, twice, on every POST, for
         # properties that declare a header: none of ours does, so for them there is nothing to
         # check ("no recognized header", the SDK's None) and nothing is walked.
-        return _header_schemas(store is not None).get(name)
+        return _listing(store is not None).headed.get(name)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams

@@ -222,8 +222,6 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
     # lookup itself, so no POST runs the tools/list handler, and a schema without header
     # declarations is not even handed over to be walked (issue 28).
-    from mcp_types import ListToolsResult, Tool
-
     from agent_as_model import server as served
 
     store = object() if stored else None
@@ -237,9 +235,10 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
     assert lookup("no_such_tool") is None
     # A tool that declares one (none of ours does yet) is handed over as listed.
     headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
-    listed = ListToolsResult(tools=[*listing.tools, Tool(name="routed", input_schema=headed)])
-    monkeypatch.setattr(served, "_tools", lambda stored=False: listed)
-    monkeypatch.setattr(served, "_headed", {})
+    routed = served.models.StaticTool(NAME="routed", DESCRIPTION="Routed by region.", INPUT_SCHEMA=headed)
+    monkeypatch.setattr(served.models, "LIST_MODELS", routed)  # listed in its place
+    monkeypatch.setattr(served, "_listed", {})
+    assert "routed" in [t.name for t in served._tools(stored).tools]
     assert lookup("routed") == headed and lookup("chat_complete") is None
 
 
