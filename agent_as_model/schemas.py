@@ -9,7 +9,7 @@ schemas, tool definitions):
 - `validator_for`: one compiled validator per distinct schema, cached, so a schema sent on every
   turn of a conversation is compiled once.
 
-Both are cached by a digest of the schema's canonical JSON text (`canonical_digest`): a product
+Both are cached by a digest of the schema's canonical JSON text (`_canonical`): a product
 sends the same tools and the same `response_format` on every turn, and checking a schema against
 the draft's meta-schema costs some 1.9M instructions per property (issue 28), where its canonical
 text and digest cost a small fraction of that. Only a schema that passed is remembered (an error
@@ -67,10 +67,10 @@ CHECKED_CACHE_SIZE = 4096
 VALIDATOR_CACHE_SIZE = 256
 VALIDATOR_CACHE_BYTES = 32 * 1024 * 1024
 _checked = BoundedCache(CHECKED_CACHE_SIZE)
+_validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
 # Set while a request whose arguments are proven read in full before is read again (a 2026-07-28
 # retry: `Router.arguments_proven`): its schemas passed these checks on that earlier round.
 PROVEN: ContextVar[bool] = ContextVar("schemas_proven", default=False)
-_validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
 
 
 @functools.cache

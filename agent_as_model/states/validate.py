@@ -21,16 +21,13 @@ from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    if record.router.arguments_proven():
-        # A retry of a call whose earlier round read these very arguments: their schemas passed
-        # then, so reading them again checks none (issue 28); everything else is read as ever.
-        proven = schemas.PROVEN.set(True)
-        try:
-            request = record.dialect.parse(record.arguments, record.fetched)
-        finally:
-            schemas.PROVEN.reset(proven)
-    else:
+    # A retry of a call whose earlier round read these very arguments: their schemas passed then,
+    # so reading them again checks none (issue 28); everything else is read as ever.
+    proven = schemas.PROVEN.set(record.router.arguments_proven())
+    try:
         request = record.dialect.parse(record.arguments, record.fetched)
+    finally:
+        schemas.PROVEN.reset(proven)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).
