@@ -29,7 +29,7 @@ import anyio
 
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError, caller_error
-from agent_as_model.limits import FetchPolicy
+from agent_as_model.limits import FetchPolicy, Limits
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,24 +44,24 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 _CHUNK = 64 * 1024
 
 
-async def fetch_all(
-    wanted: Iterable[Wanted], policy: FetchPolicy, max_bytes: int, call_bytes: int, held: int = 0
-) -> dict[str, Fetched]:
-    """Every URL once, in order, within one time cap for all of them (`--fetch-media-timeout`)
-    and the call's media bound (`--max-media-call-bytes`, `held` of it already fetched): a URL
-    is read only up to what is left of that bound, so a call naming many URLs cannot make the
-    server hold more than one call's media, nor take longer than one cap. The first failure is a
-    caller error naming its path (nothing has been sent to the host)."""
-    fetched: dict[str, Fetched] = {}
+async def fetch_all(wanted: Iterable[Wanted], limits: Limits, fetched: dict[str, Fetched]) -> None:
+    """Every URL not in `fetched` yet, once, in order, into `fetched`: within one time cap for all
+    of them (`--fetch-media-timeout`) and the call's media bound (`--max-media-call-bytes`, what
+    `fetched` holds counted): a URL is read only up to what is left of that bound, so a call
+    naming many URLs cannot make the server hold more than one call's media, nor take longer than
+    one cap. The first failure is a caller error naming its path (nothing has been sent to the
+    host)."""
+    policy, max_bytes = limits.fetch, limits.max_media_bytes
+    held = sum(_decoded_size(f.data) for f in fetched.values())
     path = ""
     try:
         with anyio.fail_after(policy.timeout):
             for url, path, allowed in wanted:
                 if url in fetched:
                     continue
-                left = call_bytes - held
+                left = limits.max_media_call_bytes - held
                 got = await _fetch(url, path, allowed, policy, min(max_bytes, left), left < max_bytes)
-                held += decoded_size(got.data)
+                held += _decoded_size(got.data)
                 fetched[url] = got
     except TimeoutError:
         raise caller_error(
@@ -69,7 +69,6 @@ async def fetch_all(
             f"fetching the call's remote media took longer than {policy.timeout:g} s "
             "(serve --fetch-media-timeout)",
         ) from None
-    return fetched
 
 
 def _shown(url: str) -> str:
@@ -81,7 +80,7 @@ def _shown(url: str) -> str:
     return f"{scheme}://{authority.rpartition('@')[2]}{slash}{tail}"
 
 
-def decoded_size(data: str) -> int:
+def _decoded_size(data: str) -> int:
     """The number of bytes base64 `data` decodes to, without decoding it."""
     return len(data) * 3 // 4 - data.count("=", max(len(data) - 2, 0))
 

@@ -20,7 +20,7 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
-from agent_as_model.adapters.fetching import decoded_size, fetch_all
+from agent_as_model.adapters.fetching import fetch_all
 from agent_as_model.engine.machine import ASKED, STATE, fire, told, way_out
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -65,13 +65,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                 # I/O on a caller's behalf, before anything is built; then the arguments are read
                 # again with the bytes, as inline media (adapters/fetching.py).
                 assert record.fetched is not None  # wanted only while fetching is on
-                limits = record.limits
-                held = sum(decoded_size(f.data) for f in record.fetched.values())
-                record.fetched.update(
-                    await fetch_all(
-                        want.wanted, limits.fetch, limits.max_media_bytes, limits.max_media_call_bytes, held
-                    )
-                )
+                await fetch_all(want.wanted, record.limits, record.fetched)
                 continue
             except CallError as err:
                 # The table decides whether this may be tried again (a repair while
