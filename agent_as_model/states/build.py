@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from mcp_types import (
@@ -55,6 +56,7 @@ from agent_as_model.neutral import (
     ToolResult,
     ToolSpec,
     ToolUse,
+    Turn,
     has_tool_blocks,
 )
 from agent_as_model.states import emulation
@@ -160,24 +162,14 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
             continue
         blocks: list[SamplingMessageContentBlock] = []
         if emulated and has_tool_blocks((turn,)):
-            # Tool turns as the emulation's own text, so the model sees its earlier calls in the
-            # form it is asked to answer in, and each result under its call's id and tool.
-            if any(type(b) is ToolResult and b.parts for b in turn.blocks):
-                # A turn of results (it holds only results): each result's media travel as their
-                # own content right after that result's line, as below.
-                for b in turn.blocks:
-                    blocks += [TextContent(type="text", text=t) for t in emulation.turn_texts((b,), names)]
-                    if type(b) is ToolResult:
-                        blocks.extend(_media(p) for p in b.parts if type(p) is Media)
-            else:
-                blocks = [TextContent(type="text", text=t) for t in emulation.turn_texts(turn.blocks, names)]
+            blocks = _emulated_blocks(turn, names)
         else:
             for b in turn.blocks:
                 if as_text and type(b) is ToolResult and b.parts:
                     # A tool result rendered as text for a host without sampling.tools: its media
                     # travel as their own content right after that text (docs/decisions.md).
                     blocks.append(TextContent(type="text", text=tool_turn_text(b)))
-                    blocks.extend(_media(p) for p in b.parts if type(p) is Media)
+                    blocks += _result_media(b)
                 else:
                     blocks.append(_block(b, to_host, as_text))
         messages.append(SamplingMessage(role=turn.role, content=blocks[0] if len(blocks) == 1 else blocks))
@@ -218,6 +210,24 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         model_preferences=ModelPreferences(hints=[ModelHint(name=request.model)]),
         **optional,
     )
+
+
+def _emulated_blocks(turn: Turn, names: Mapping[str, str]) -> list[SamplingMessageContentBlock]:
+    """A tool turn as the emulation's own text, so the model sees its earlier calls in the form
+    it is asked to answer in, and each result under its call's id and tool; a result's media
+    travel as their own content right after that result's line."""
+    if not any(type(b) is ToolResult and b.parts for b in turn.blocks):
+        return [TextContent(type="text", text=t) for t in emulation.turn_texts(turn.blocks, names)]
+    blocks: list[SamplingMessageContentBlock] = []
+    for b in turn.blocks:  # a turn of results: it holds only results
+        blocks += [TextContent(type="text", text=t) for t in emulation.turn_texts((b,), names)]
+        if type(b) is ToolResult:
+            blocks += _result_media(b)
+    return blocks
+
+
+def _result_media(result: ToolResult) -> list[SamplingMessageContentBlock]:
+    return [_media(p) for p in result.parts if type(p) is Media]
 
 
 def contract_prompt(contract: OutputContract) -> str:
