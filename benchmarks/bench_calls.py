@@ -436,10 +436,13 @@ async def spawned_server(before: set[int], spec: ServerSpec) -> list[int]:
 
 @asynccontextmanager
 async def connect(
-    spec: ServerSpec, era: str, meter: Meter, server_cpu: int | None
+    spec: ServerSpec, era: str, meter: Meter, server_cpu: int | None, **options: Any
 ) -> AsyncIterator[tuple[Client, int]]:
+    """The server under `meter`, connected, and its pid. `options`: the SDK Client's own keywords
+    (another host, `sampling_capabilities`; by default the stand-in host below)."""
     before = child_pids()
-    async with Client(meter.params(spec), mode=era, sampling_callback=stand_in_host) as client:
+    options.setdefault("sampling_callback", stand_in_host)
+    async with Client(meter.params(spec), mode=era, **options) as client:
         # New children of this process that run this server's program: exactly one, or we would
         # be measuring the wrong process.
         spawned = await spawned_server(before, spec)

@@ -21,8 +21,8 @@ import argparse
 import statistics
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +44,8 @@ from bench_calls import (  # noqa: E402  (a sibling script, not a package)
     CallgrindMeter,
     Meter,
     ServerSpec,
-    child_pids,
-    pin_process,
+    connect,
     pinned_cpu_meter,
-    spawned_server,
 )
 
 ERAS = ("legacy", "2026-07-28")
@@ -107,23 +105,6 @@ async def stand_in_host(
     )
 
 
-@asynccontextmanager
-async def connect(
-    spec: ServerSpec, era: str, meter: Meter, cpu: int | None
-) -> AsyncIterator[tuple[Client, int]]:
-    before = child_pids()
-    async with Client(
-        meter.params(spec),
-        mode=era,
-        sampling_callback=stand_in_host,
-        sampling_capabilities=SamplingCapability(tools=SamplingToolsCapability()),
-    ) as client:
-        spawned = await spawned_server(before, spec)
-        if cpu is not None:
-            pin_process(spawned[0], cpu)
-        yield client, spawned[0]
-
-
 async def batch(client: Client, label: str, calls: int) -> None:
     for _ in range(calls):
         result = await client.call_tool("chat_complete", CALLS[label])
@@ -138,7 +119,10 @@ async def run(
     costs: dict[tuple[str, str, str], list[float]] = {}
     for era in ERAS:
         for spec in specs:
-            async with connect(spec, era, meter, cpu) as (client, pid):
+            tools = SamplingCapability(tools=SamplingToolsCapability())
+            async with connect(
+                spec, era, meter, cpu, sampling_callback=stand_in_host, sampling_capabilities=tools
+            ) as (client, pid):
                 for label in CALLS:
                     await batch(client, label, warmup)
                 for repeat in range(repeats):
