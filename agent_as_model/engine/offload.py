@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 import anyio.to_thread
@@ -40,8 +43,59 @@ def limiter() -> CapacityLimiter:
 
 
 async def off_loop(work: Callable[..., T], *args: object) -> T:
-    """Run `work(*args)` in one of the server's worker threads and wait for it."""
-    return await anyio.to_thread.run_sync(work, *args, limiter=limiter())
+    """Run `work(*args)` in one of the server's worker threads and wait for it, with no full
+    collection meanwhile (`no_full_collections`)."""
+    return await anyio.to_thread.run_sync(_held, work, args, limiter=limiter())
+
+
+def _held(work: Callable[..., T], args: tuple[object, ...]) -> T:
+    with no_full_collections():
+        return work(*args)
+
+
+# A full collection walks every object alive, and holds the GIL all the while: during a check
+# that keeps half a million of jsonschema's errors alive (a `$ref` fan-out under `oneOf`), or the
+# reading of a 3 MB conversation, Python ran one every second or so, of 30-160 ms each, and the
+# event loop waited for each (benchmarks/README.md, "Issue 26's classes"). So none starts while
+# such work runs: what the work leaves behind is freed as its frames go (a stopped check's cycles
+# are untangled, `patterns.py`), and the younger generations are still collected. However long
+# heavy work goes on, a full collection is let happen at least once every FULL_AT_LEAST seconds,
+# so the garbage of everything else cannot pile up without bound.
+FULL_AT_LEAST = 10.0
+_UNBOUNDED = 2**31 - 1
+_holding = threading.Lock()
+_held_by = 0  # heavy works running
+_held_since = 0.0
+_threshold2 = 10  # the third threshold to restore (read when the first work holds it)
+
+
+@contextmanager
+def no_full_collections() -> Iterator[None]:
+    global _held_by, _held_since, _threshold2
+    with _holding:
+        if _held_by == 0:
+            first, second, _threshold2 = gc.get_threshold()
+            gc.set_threshold(first, second, _UNBOUNDED)
+            _held_since = time.monotonic()
+        _held_by += 1
+    try:
+        yield
+    finally:
+        with _holding:
+            _held_by -= 1
+            overdue = time.monotonic() - _held_since > FULL_AT_LEAST
+            if _held_by == 0 or overdue:
+                first, second, _ = gc.get_threshold()
+                gc.set_threshold(first, second, _threshold2)
+        if overdue and _held_by:
+            # Others still run: this work, which is done, pays for the collection itself, then
+            # the hold starts again for them.
+            gc.collect()
+            with _holding:
+                if _held_by:
+                    first, second, _threshold2 = gc.get_threshold()
+                    gc.set_threshold(first, second, _UNBOUNDED)
+                    _held_since = time.monotonic()
 
 
 # Seconds after heavy work before the heap is trimmed: by then its request has been answered and
