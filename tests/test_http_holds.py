@@ -245,3 +245,20 @@ def test_connections_that_do_not_fit_the_descriptor_limit_are_cut_to_fit(
         assert http_serve.fit_descriptors(10) == 10
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_connection_evicted_is_the_one_waiting_longest_for_headers() -> None:
+    """Over the bound, the connection that began waiting first goes, and only it: the others,
+    which began later, are still open (a header timeout far off, so only eviction closes)."""
+    with http_servers.running("--header-timeout", "60", "--max-connections", "3") as server:
+        first, second, third = (connect(server, b"POST /mcp HTTP/1.1\r\nHost: 1") for _ in range(3))
+        newest = connect(server, b"POST /mcp HTTP/1.1\r\nHost: 1")
+        try:
+            assert read_to_close(first).startswith(TIMED_OUT)
+            for still_open in (second, third, newest):
+                still_open.setblocking(False)
+                with pytest.raises(BlockingIOError):  # nothing to read, and not closed
+                    still_open.recv(1)
+        finally:
+            for sock in (first, second, third, newest):
+                sock.close()

@@ -51,14 +51,15 @@ async def test_a_schema_check_runs_with_full_collections_held_and_they_come_back
 def test_overlapping_works_hold_until_the_last_ends_and_an_error_releases() -> None:
     before = third()
     with offload.no_full_collections():
-        with pytest.raises(ValueError):
-            with offload.no_full_collections():
-                raise ValueError("the work failed")
+        with pytest.raises(ValueError), offload.no_full_collections():
+            raise ValueError("the work failed")
         assert third() == offload._UNBOUNDED  # the other work still runs
     assert third() == before
 
 
-def test_a_hold_longer_than_its_bound_lets_one_full_collection_happen(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hold_longer_than_its_bound_lets_one_full_collection_happen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     before = third()
     collected: list[tuple[Any, int]] = []
     monkeypatch.setattr(offload, "FULL_AT_LEAST", 0.0)

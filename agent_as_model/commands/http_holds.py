@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import Any, NamedTuple
 
 import h11
@@ -51,6 +52,12 @@ def current() -> Guard:
     return _guard
 
 
+# The connections of each server waiting for a request's headers, the longest-waiting first (a
+# dict keeps the order they began waiting in): the one to evict is found at once, where a scan
+# of every open connection made a flood of N connections cost the loop N * N steps.
+_WAITING: weakref.WeakKeyDictionary[Any, dict[GuardedH11Protocol, None]] = weakref.WeakKeyDictionary()
+
+
 class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -58,6 +65,7 @@ class GuardedH11Protocol(H11Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self._phase: str | None = None  # "headers", "body", or None while the app has the request
         self.waiting_since = 0.0
+        self._waiting = _WAITING.setdefault(self.server_state, {})
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -92,11 +100,13 @@ class GuardedH11Protocol(H11Protocol):
         self._phase = phase
         if phase == "headers":
             self.waiting_since = self.loop.time()
+            self._waiting[self] = None
             self._timer = self.loop.call_later(self.guard.header_timeout, self._too_slow, phase)
         elif phase == "body":
             self._timer = self.loop.call_later(self.guard.body_timeout, self._too_slow, phase)
 
     def _disarm(self) -> None:
+        self._waiting.pop(self, None)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -110,10 +120,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def _evict_one(self) -> bool:
         """Close the connection that has waited longest for a request's headers, if any."""
-        waiting = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c._phase == "headers"]
-        if not waiting:
+        oldest = next(iter(self._waiting), None)
+        if oldest is None:
             return False
-        oldest = min(waiting, key=lambda c: c.waiting_since)
         log.info("closing the connection idle longest: %d connections are open", len(self.connections))
         oldest._close_with(TIMED_OUT)
         return True
