@@ -262,3 +262,39 @@ def test_the_connection_evicted_is_the_one_waiting_longest_for_headers() -> None
         finally:
             for sock in (first, second, third, newest):
                 sock.close()
+
+
+def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
+    """A legacy call asks its host on the POST's own event stream; once the client has closed
+    that stream (the SDK's client does, on an event over 1 MiB) nothing can answer, as no event
+    store keeps it: the call is cancelled, where it would otherwise have waited for
+    --host-timeout (600 s) holding all it read. The server's log says so."""
+    with http_servers.running(env={"AGENT_AS_MODEL_LOG_LEVEL": "INFO"}) as server:
+        init = {**INITIALIZE, "params": {**INITIALIZE["params"], "capabilities": {"sampling": {}}}}
+        opened = httpx2.post(server.url, json=init, headers=ACCEPT, timeout=CEILING)
+        session = {
+            **ACCEPT,
+            "Mcp-Session-Id": opened.headers["mcp-session-id"],
+            "MCP-Protocol-Version": "2025-11-25",
+        }
+        httpx2.post(
+            server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+        )
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "generate", "arguments": {"prompt": "q"}},
+        }
+        with httpx2.stream("POST", server.url, json=call, headers=session, timeout=CEILING) as stream:
+            seen = ""
+            for text in stream.iter_text():
+                seen += text
+                if "sampling/createMessage" in seen:
+                    break  # the host was asked; the client goes away without answering
+        assert "sampling/createMessage" in seen
+        deadline = time.monotonic() + CEILING
+        while time.monotonic() < deadline and "generate: cancelled by the client" not in server.log_text():
+            time.sleep(0.1)
+        logged = server.log_text()
+        assert "generate: cancelled by the client in state awaiting_host" in logged, logged

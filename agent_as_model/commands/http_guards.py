@@ -11,6 +11,8 @@ JSON-RPC frame of each POST (commands/frame_checks.py, the same judgement as on 
   the error reply that ends the request it answers at once. Only a body the SDK would refuse
   anyway is parsed a second time, and only once the SDK's own checks (the Host allow-list, the
   Origin, the Content-Type) have passed: a foreign origin learns nothing about its frame.
+- **A legacy call whose client went away**: when the client closes a `tools/call` POST's stream
+  before its answer, the call is cancelled (`_cancelled_when_gone`), since nothing can answer it.
 """
 
 from __future__ import annotations
@@ -78,9 +80,12 @@ class FrameCheck:
         if not whole:  # over the limit: the SDK answers 413 from the same bytes
             await self.app(scope, _replay(messages, receive), send)
             return
-        verdict = _verdict(body)
+        message, verdict = _verdict(body)
         if verdict is None:
-            await self.app(scope, _replay(messages, receive), send)
+            if _session_call(scope, message):
+                await _cancelled_when_gone(self.app, scope, _replay(messages, receive), send, message)
+            else:
+                await self.app(scope, _replay(messages, receive), send)
             return
         log.warning("%s; the body began %r", verdict.reason, body[:SHOWN])
         instead = frame_checks.for_the_server(verdict)
@@ -97,14 +102,81 @@ class FrameCheck:
         await Response(reply, status_code=400, media_type="application/json")(scope, receive, send)
 
 
-def _verdict(body: bytes) -> frame_checks.Verdict | None:
+def _verdict(body: bytes) -> tuple[Any, frame_checks.Verdict | None]:
+    """The frame's message (None when there is none), and the verdict when it is refused here."""
     if not body.strip():
-        return None  # the SDK says what an empty body is
+        return None, None  # the SDK says what an empty body is
     message = frame_checks.parse(body)
     if not isinstance(message, frame_checks.Verdict):
-        return None
+        return message, None
     # Not JSON at all, a batch, a body nested too deeply: the SDK's own answers say so.
-    return message if message.misread or message.response else None
+    return None, message if message.misread or message.response else None
+
+
+# -- a legacy call whose client went away ------------------------------------------------------------
+#
+# A legacy call's sampling requests go out on its POST's own event stream. This server keeps no
+# event store, so a stream the client closed can never be resumed: what the call sends after
+# that is dropped, and the call would wait for its host's answer until --host-timeout (holding its
+# conversation, a 3 MB one some 60 MB, all that while). So when the client disconnects before
+# the call's answer, the call is cancelled as the client could have done itself: a
+# `notifications/cancelled` for its id, posted to the SDK on the client's session.
+
+
+def _session_call(scope: Scope, message: Any) -> bool:
+    import mcp_types as types
+
+    return (
+        isinstance(message, types.JSONRPCRequest)
+        and message.method == "tools/call"
+        and any(k == b"mcp-session-id" for k, _ in scope["headers"])
+    )
+
+
+async def _cancelled_when_gone(app: ASGIApp, scope: Scope, receive: Receive, send: Send, call: Any) -> None:
+    import anyio
+
+    answered = False
+    cancelled = False
+
+    async def sending(message: Message) -> None:
+        nonlocal answered
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            answered = True
+        await send(message)
+
+    async def receiving() -> Message:
+        nonlocal cancelled
+        message = await receive()
+        if message["type"] == "http.disconnect" and not answered and not cancelled:
+            cancelled = True
+            log.info("the client closed the stream of call %r before its answer: cancelling it", call.id)
+            with anyio.CancelScope(shield=True):
+                await _post_cancel(app, scope, call.id)
+        return message
+
+    await app(scope, receiving, sending)
+
+
+async def _post_cancel(app: ASGIApp, scope: Scope, ident: int | str) -> None:
+    import json
+
+    text = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": ident, "reason": "the client closed the call's stream before its answer"},
+        }
+    ).encode()
+    given = [_body(text)]
+
+    async def receive() -> Message:
+        return given.pop() if given else {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        return None  # the 202 goes to no one: the client is gone
+
+    await app(_with_length(scope, len(text)), receive, send)
 
 
 async def _read(receive: Receive, limit: int) -> tuple[bytes, list[Message], bool]:

@@ -87,6 +87,11 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
         ) from None
     except MCPError:  # -32021 from one of several completions (`drive_choices`): made already
         raise
+    except anyio.get_cancelled_exc_class():
+        # The client withdrew the request (notifications/cancelled), or its HTTP stream went
+        # (http_guards.py): no answer goes anywhere, and the operator's log says so.
+        log.info("%s: cancelled by the client in state %s", record.tool, record.state)
+        raise
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
