@@ -31,6 +31,7 @@ log = logging.getLogger("agent_as_model.http")
 # A host name or IPv4 address, or a bracketed IPv6 address, then an optional numeric port.
 _HOST_FORM = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 SHOWN = 80  # bytes of a refused body shown in the log
+LARGE_BODY = 256 * 1024  # bytes: a body whose parse holds the event loop for milliseconds
 
 
 class HostForm:
@@ -81,6 +82,12 @@ class FrameCheck:
             await self.app(scope, _replay(messages, receive), send)
             return
         message, verdict = _verdict(body)
+        if len(body) > LARGE_BODY:
+            # The SDK parses the body again as soon as it has it: a turn of the loop between the
+            # two parses lets other requests in, rather than holding the loop for both at once.
+            import anyio.lowlevel
+
+            await anyio.lowlevel.cancel_shielded_checkpoint()
         if verdict is None:
             if _session_call(scope, message):
                 await _cancelled_when_gone(self.app, scope, _replay(messages, receive), send, message)
