@@ -321,14 +321,25 @@ async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS, store: Any =
             await store.aclose()
 
 
+YOUNG_THRESHOLD = 20_000
+
+
 def freeze_heap() -> None:
     """Move everything start-up made (the SDK, pydantic's models, the dialects: about 88k objects)
     out of the collector's reach: it lives as long as the process, and without this every full
     collection walks it all again (about 34M instructions; the SDK leaves reference cycles on each
     2026-07-28 request, so one lands every 1-2k calls). Frozen, a full collection costs about 2k.
     No `gc.collect()` first: start-up leaves little garbage, and a collection here would cost
-    start-up about as much as the one it saves."""
+    start-up about as much as the one it saves.
+
+    Then the youngest generation is collected every YOUNG_THRESHOLD allocations, not Python's 700:
+    reading a 3 MB request makes some 200k objects on the event loop, and at 700 they set off
+    full collections that walked them all, 30-40 ms each, four to a request; at 20,000 one or none
+    (benchmarks/README.md, "Issue 26's classes"). The garbage cycles of a request wait that much
+    longer to be collected: some thousands of objects."""
     gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, middle, oldest)
 
 
 def _configure_logging() -> None:
