@@ -1,5 +1,6 @@
 """One bounded cache for everything the server keeps across calls on a caller's behalf: compiled
-patterns (`patterns`), checked and compiled schemas (`schemas`).
+patterns (`patterns`), checked and compiled schemas (`schemas`), and what round one of a
+2026-07-28 call read from its arguments, for its retry (`states/recall.py`).
 
 A caller chooses what goes in (a fresh pattern or schema on every call), so a cache bounded only
 by its number of entries would let large entries grow the process without limit. This one is
@@ -31,6 +32,15 @@ class BoundedCache:
                 self._entries.move_to_end(key)
                 return entry[0]
         return None
+
+    def take(self, key: Hashable) -> Any:
+        """The value kept under `key`, no longer kept; or None."""
+        with self._lock:
+            entry = self._entries.pop(key, None)
+            if entry is None:
+                return None
+            self._held -= entry[1]
+            return entry[0]
 
     def put(self, key: Hashable, value: Any, size: int) -> None:
         """Keep `value` (not None) under `key`, stated to hold `size` units. One larger than the

@@ -74,6 +74,8 @@ ERAS = ("legacy", "2026-07-28")
 ANSWER_TEXT = "A short fixed answer."
 CHAIN = "chat_complete 20-turn chain"
 CHAIN_TURNS = 20
+LONG_CHAIN = "chat_complete 200-turn chain"  # issue 28: the per-turn cost, ten times over
+LONG_CHAIN_TURNS = 200
 
 
 def cursor(transcript: Sequence[dict[str, str]]) -> str:
@@ -86,10 +88,10 @@ def cursor(transcript: Sequence[dict[str, str]]) -> str:
     return "cur_" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _chain() -> tuple[dict[str, Any], str]:
-    """A 20-turn session-cursor chain: the history, its cursor, and the text the next call returns."""
+def _chain(turns: int) -> tuple[dict[str, Any], str]:
+    """A session-cursor chain of `turns` pairs: the history, its cursor, and what the next call returns."""
     history: list[dict[str, str]] = [{"role": "system", "content": "You are terse."}]
-    for turn in range(CHAIN_TURNS):
+    for turn in range(turns):
         history += [
             {"role": "user", "content": f"Question {turn} about benchmarks?"},
             {"role": "assistant", "content": f"Answer {turn}, briefly."},
@@ -100,7 +102,8 @@ def _chain() -> tuple[dict[str, Any], str]:
     return {"messages": messages, "previous_response_id": cursor(history)}, returned
 
 
-_CHAIN_ARGUMENTS, _CHAIN_RETURNED = _chain()
+_CHAIN_ARGUMENTS, _CHAIN_RETURNED = _chain(CHAIN_TURNS)
+_LONG_CHAIN_ARGUMENTS, _LONG_CHAIN_RETURNED = _chain(LONG_CHAIN_TURNS)
 # label -> the arguments of its call. The label is the tool's name, except for the chain.
 CALLS: dict[str, dict[str, Any]] = {
     "generate": {"prompt": "Write one line about benchmarks."},
@@ -113,13 +116,17 @@ CALLS: dict[str, dict[str, Any]] = {
     # The floor verifies and mints the same cursor (floor_server.py), so the ratio is the cost of
     # our own code around the same cursor work.
     CHAIN: _CHAIN_ARGUMENTS,
+    LONG_CHAIN: _LONG_CHAIN_ARGUMENTS,
 }
 # The same call asking for the product's object (issue 22): the floor ignores `result` and
 # answers text, so its ratio against the floor over the text call's is object against text.
 OBJECT = "chat_complete result: object"
 CALLS[OBJECT] = {**CALLS["chat_complete"], "result": "object"}
-TOOL_OF = {CHAIN: "chat_complete", OBJECT: "chat_complete"}
-RETURNED = {CHAIN: _CHAIN_RETURNED}  # the text a call returns, when it is not ANSWER_TEXT
+TOOL_OF = {CHAIN: "chat_complete", LONG_CHAIN: "chat_complete", OBJECT: "chat_complete"}
+RETURNED = {
+    CHAIN: _CHAIN_RETURNED,
+    LONG_CHAIN: _LONG_CHAIN_RETURNED,
+}  # the text a call returns, when it is not ANSWER_TEXT
 
 
 def returned_ok(label: str, text: str | None) -> bool:
@@ -128,7 +135,7 @@ def returned_ok(label: str, text: str | None) -> bool:
     return text == RETURNED.get(label, ANSWER_TEXT)
 
 
-GOALS = {CHAIN: 1.10}  # per label, when not GOAL
+GOALS = {CHAIN: 1.10, LONG_CHAIN: 1.10}  # per label, when not GOAL
 # Per mode: timed calls per batch, warm-up calls per tool, repeats. Under callgrind a call is
 # 50-100x slower, and a count of instructions needs neither many calls nor many repeats.
 DEFAULTS = {"cpu": (175, 30, 7), "instructions": (300, 30, 1)}
@@ -730,8 +737,8 @@ def explain(meter: Meter, repeats: int) -> list[str]:
             "the same for the same program and inputs however busy the machine is. gc/call: the",
             "garbage collector's share (gc_collect_main, inclusive); w/o gc: ours/floor with each",
             "server's collector share taken out, the goal's column (a collection landing in one batch",
-            f"does not decide it). Goal: <= {GOAL:.2f}x the floor; the {CHAIN_TURNS}-turn chain"
-            f" <= {GOALS[CHAIN]:.2f}x.",
+            f"does not decide it). Goal: <= {GOAL:.2f}x the floor; the {CHAIN_TURNS}- and"
+            f" {LONG_CHAIN_TURNS}-turn chains <= {GOALS[CHAIN]:.2f}x.",
         ]
     return [*lines, "One 2026-07-28 call is two tools/call requests (InputRequiredResult, then the retry)."]
 
@@ -873,7 +880,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     verdict = "met" if all(r.meets_goal for r in rows) else "NOT met"
     print(
-        f"goal: ours <= {GOAL:.2f}x the floor on every tool and era, the chain <= {GOALS[CHAIN]:.2f}x"
+        f"goal: ours <= {GOAL:.2f}x the floor on every tool and era, the chains <= {GOALS[CHAIN]:.2f}x"
         f" ({meter.mode}): {verdict}"
     )
     if args.json:

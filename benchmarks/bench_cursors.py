@@ -25,8 +25,9 @@ Why it measures what it measures:
   counted by callgrind), a warm-up before timing, several repeats whose batches alternate order,
   and the minimum over the repeats as the reading (noise only adds time). With two or more CPUs
   the client and the server are pinned to different ones.
-* On 2026-07-28 one call is two `tools/call` requests, and the retry replays the arguments, so the
-  history is read and verified twice per call there.
+* On 2026-07-28 one call is two `tools/call` requests, and the retry replays the arguments: round
+  one reads and verifies the history, and the retry, proven by its sealed state, takes round one's
+  reading (issue 28) and only mints the next cursor.
 * A long history allocates many objects, so Python's cyclic garbage collector runs more often and
   walks more: part of what a long chain costs is the collector's, and that part grows faster than
   the history. `--server-gc off` (or `frozen`) runs the same server with the collector disabled
@@ -316,7 +317,8 @@ def explain(meter: Meter, repeats: int) -> list[str]:
         f"cursor {unit}/call: the chain minus its control, what the cursor costs; cursor {unit}/entry: that",
         f"over the 2N entries verified; marginal {unit}/entry: the chain's growth per entry of history since",
         f"the shorter chain above it. {unit}/entry that stays flat from 100 to 1000 turns means linear.",
-        "One 2026-07-28 call is two tools/call requests: the history is read and verified on both.",
+        "One 2026-07-28 call is two tools/call requests: round one reads and verifies the history,"
+        " and the proven retry takes round one's reading.",
     ]
 
 

@@ -111,8 +111,15 @@ def new_record(
     return CallRecord(dialect or DIALECTS[tool], chosen, route)
 
 
+# What `suspend` is handed: the round's InputRequiredResult and the call's identity its state carries.
+SUSPENSION = Suspension(InputRequiredResult(input_requests={}, request_state="{}"), "0" * 32)
+
+
 def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
-    """`answer` takes the host's answer and `repair` the error it repairs; the rest take nothing."""
+    """`answer` takes the host's answer, `repair` the error it repairs and `suspend` the
+    suspension (what the round read is kept for the retry); the rest take nothing."""
+    if trigger == "suspend":
+        return (SUSPENSION,)
     return (answer,) if trigger == "answer" else (REPAIRABLE,) if trigger == "repair" else ()
 
 

@@ -41,6 +41,9 @@ class RecordingRouter:
     def arguments_proven(self) -> bool:
         return False
 
+    def proven_call(self) -> str | None:
+        return None
+
     def route(self, request: Request) -> Route:
         self.requests.append(request)
         raise caller_error("backend", "refused by the test's router")

@@ -45,7 +45,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                 backend = route.backend
                 outcome = await backend.exchange(record.built_payload, record.round_no, record.findings)
                 if isinstance(outcome, Suspension):
-                    fire(record, "suspend")
+                    fire(record, "suspend", outcome)
                     return outcome.result
                 fire(record, "answer", outcome)
                 continue

@@ -25,6 +25,7 @@ from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
+from agent_as_model.states.recall import keep_read
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
 from agent_as_model.states.validate import asks_several, large_input, validate_call, validates_off_loop
@@ -110,7 +111,8 @@ TABLE = Table(
         Transition("dispatch", "payload_ready", "awaiting_host"),
         # the backend: the legacy era always answers; the modern era answers on a bound retry
         Transition("answer", "awaiting_host", "answered", take_answer),
-        Transition("suspend", "awaiting_host", "suspended"),
+        # the modern era's round that asks: what it read is kept for its retry
+        Transition("suspend", "awaiting_host", "suspended", keep_read),
         Transition("interpret", "answered", "interpreted", interpret_answer),
         # an answer that broke the output contract: ask again with the error, while
         # repair_attempts allow

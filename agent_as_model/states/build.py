@@ -75,17 +75,19 @@ STRUCTURED_DESCRIPTION = (
 def build_payload_for(record: CallRecord) -> None:
     request = record.request
     route = record.route = record.router.route(request)
+    # Asked by both the checks and the plan: one pass over the conversation, not two.
+    tool_blocks = has_tool_blocks(request.turns)
     # A proven retry's conversation passed these checks on an earlier round, and is bound to it
     # (`Route.proven`): checking it again proves nothing new.
     if not route.proven:
-        check_conversation(request)
+        check_conversation(request, tool_blocks)
     # After the arguments' checks and before anything is sent: a call served by a host that
     # cannot sample gets a clear -32021, on both eras alike.
     if not route.support.declared:
         raise MissingCapability({"sampling": {}})
     # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
     # never meets the operator's rule for hosts without them.
-    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools)
+    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
     # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
@@ -103,8 +105,13 @@ def payload_of(record: CallRecord) -> CreateMessageRequestParams:
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
 
 
-def plan_for(request: Request, host_takes_tools: bool, without_tools: str = "drop") -> HostPlan:
-    if not request.tools and request.output is None and not has_tool_blocks(request.turns):
+def plan_for(
+    request: Request, host_takes_tools: bool, without_tools: str = "drop", tool_blocks: bool | None = None
+) -> HostPlan:
+    """`tool_blocks`: whether the conversation holds tool calls or results, when the caller knows."""
+    if tool_blocks is None:
+        tool_blocks = has_tool_blocks(request.turns)
+    if not request.tools and request.output is None and not tool_blocks:
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured: Structured | None = None
     if request.output is not None:
@@ -155,10 +162,11 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
     names = emulation.names_by_id(request.turns) if emulated else {}
     messages = []
     for turn in request.turns:
-        if len(turn.blocks) == 1 and type(turn.blocks[0]) is Text:
+        role, turn_blocks, _ = turn
+        if len(turn_blocks) == 1 and type(first := turn_blocks[0]) is Text:
             # The common turn, one text: what `_block` makes of it, without a list per turn.
-            text = TextContent(type="text", text=turn.blocks[0].text)
-            messages.append(SamplingMessage(role=turn.role, content=text))
+            text = TextContent(type="text", text=first.text)
+            messages.append(SamplingMessage(role=role, content=text))
             continue
         blocks: list[SamplingMessageContentBlock] = []
         if emulated and has_tool_blocks((turn,)):

@@ -69,6 +69,7 @@ class CallRecord:
         "judged",
         "route",
         "large",
+        "recalled",
         "fetched",
         "_request",
         "_payload",
@@ -105,6 +106,9 @@ class CallRecord:
         # Whether the conversation counts as large (`validate.large_input`): counted once, read by
         # the two states that may leave the loop for it.
         self.large: bool | None = None
+        # A proven 2026-07-28 retry's request as round one read it (`states/recall.py`), taken
+        # once: False until asked, then the request, or None when the arguments must be read.
+        self.recalled: Request | None | Literal[False] = False
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None

@@ -17,12 +17,19 @@ from __future__ import annotations
 from agent_as_model import cursors, schemas
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
+from agent_as_model.states.recall import recalled
 from agent_as_model.states.record import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    # A retry of a call whose earlier round read these very arguments: their schemas passed then,
-    # so reading them again checks none (issue 28); everything else is read as ever.
+    # A retry of a call whose earlier round read these very arguments and kept what it read: that
+    # is this request, read, checked and bounded already (issue 28, states/recall.py).
+    kept = recalled(record)
+    if kept is not None:
+        record.request = kept
+        return
+    # A retry proven but with nothing kept: the schemas passed on the earlier round, so reading
+    # the arguments again checks none; everything else is read as ever.
     proven = schemas.PROVEN.set(record.router.arguments_proven())
     try:
         request = record.dialect.parse(record.arguments, record.fetched)
@@ -83,10 +90,12 @@ def check_choices(request: Request, max_n: int) -> None:
         )
 
 
-def check_conversation(request: Request) -> None:
+def check_conversation(request: Request, tool_blocks: bool | None = None) -> None:
     """The tool-turn order over the whole conversation, and a cur_ cursor against the history
-    passed back (spec section 6)."""
-    check_tool_turns(request.turns)
+    passed back (spec section 6). `tool_blocks`: whether the conversation holds tool calls or
+    results, when the caller knows (`neutral.has_tool_blocks`)."""
+    if tool_blocks is None or tool_blocks:
+        check_tool_turns(request.turns)
     chain = request.chain
     if chain is not None:
         previous = cursors.Previous(chain.form, chain.previous)
@@ -142,7 +151,10 @@ def _counts_large(record: CallRecord) -> bool:
 
 def validates_off_loop(record: CallRecord) -> bool:
     """Whether validating this call runs in a worker thread: it may check a caller's schema, or its
-    conversation is large."""
+    conversation is large; and it must read them (a retry that takes round one's request reads
+    nothing)."""
+    if recalled(record) is not None:
+        return False
     return checks_caller_schemas(record) or large_input(record)
 
 

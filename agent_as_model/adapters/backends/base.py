@@ -130,9 +130,12 @@ class Replayed(NamedTuple):
 
 
 class Suspension(NamedTuple):
-    """This request ends here: the host must answer and retry (2026-07-28)."""
+    """This request ends here: the host must answer and retry (2026-07-28). `call`: the call's
+    identity its state carries, under which what this round read is kept for the retry
+    (`states/recall.py`)."""
 
     result: InputRequiredResult
+    call: str | None = None
 
 
 class HostDeclined(CallError):
@@ -203,6 +206,9 @@ class Route(NamedTuple):
     def arguments_proven(self) -> bool:
         return self.proven
 
+    def proven_call(self) -> str | None:
+        return self.identity if self.proven else None
+
     def choices(self, n: int) -> "list[Route]":
         return [self] * n
 
@@ -221,6 +227,12 @@ class Router(Protocol):
         round of this call: a 2026-07-28 retry whose sealed state is this server's, for exactly
         these arguments (mrtr.py). Its caller schemas passed their checks then, and nothing the
         checks depend on can have changed, so reading them skips those checks (issue 28)."""
+        ...
+
+    def proven_call(self) -> str | None:
+        """The call's identity, when `arguments_proven` and the state carries one (None
+        otherwise): the key under which an earlier round of this call kept what it read from
+        these very arguments (`states/recall.py`)."""
         ...
 
     def choices(self, n: int) -> "list[Router]":

@@ -123,6 +123,7 @@ class ModernRoundTrip:
             log.info("asking the host again: %s", bound.why)
         if payload is None:  # only a proven record comes without one, and only up to its round
             raise RuntimeError(f"round {round_no} must be asked, but its payload was not built")
+        call = self.identity or secrets.token_hex(16)
         return Suspension(
             ask(
                 payload,
@@ -134,9 +135,10 @@ class ModernRoundTrip:
                 # retry does not check an earlier answer again: repairs stay linear. (Round one,
                 # the common call, has none: no comprehension is run for it.)
                 [_finding(err) for err in findings[:round_no]] if round_no else [],
-                self.identity or secrets.token_hex(16),
+                call,
                 self._fetched,
-            )
+            ),
+            call,
         )
 
     def settled(self) -> dict[str, Any]:

@@ -82,6 +82,11 @@ class CallRouter:
             return False
         return self._round_trip().proven
 
+    def proven_call(self) -> str | None:
+        if self._state is None or not is_modern(self._ctx.protocol_version):
+            return None
+        return self._round_trip().identity  # None unless proven
+
     def _round_trip(self, fetched: tuple[str, ...] = ()) -> ModernRoundTrip:
         """This request's 2026-07-28 round trip, read from its state once (the proof is asked
         before the parse, the route after it), and again only when the parse fetched media whose

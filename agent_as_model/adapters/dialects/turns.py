@@ -46,6 +46,9 @@ class Turns:
         self.fetched: Mapping[str, media_parts.Fetched] | None = None
         self.wanted: list[tuple[str, str, tuple[str, ...]]] = []
         self.fetched_digests: list[str] = []  # `Request.fetched`
+        # Every turn so far is one text (`text`), every other entry a system piece (`fold`): the
+        # common conversation, whose transcript is one comprehension (`transcript`).
+        self._plain = True
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -59,12 +62,14 @@ class Turns:
         self._calls_join = index if role == "assistant" else None
         self._results = None
         self._order.append(index)
-        # Text(text), made by tuple's own constructor: the NamedTuple's generated __new__ is a
-        # Python call, and this runs once per message.
-        self._turns.append((role, (tuple.__new__(Text, (text,)),), path))
+        # Text(text) and its Turn, made by tuple's own constructor: the NamedTuple's generated
+        # __new__ is a Python call, and this runs once per message. Made a Turn now, so a plain
+        # conversation's turns are built as they are read (`build`).
+        self._turns.append(tuple.__new__(Turn, (role, (tuple.__new__(Text, (text,)),), path)))
 
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""
+        self._plain = False
         self._calls_join = None
         self._results = None
         self._order.append(len(self._turns))
@@ -106,6 +111,7 @@ class Turns:
     def tool_result(self, result: ToolResult, path: str) -> None:
         """Results form one user turn holding only tool results, right after the calls; a system
         piece among them goes to the system prompt and does not split them."""
+        self._plain = False
         if result.parts:  # its media count towards the call's bounds like any other
             self.media_parts.extend(p for p in result.parts if type(p) is Media)
         if self._results is None:
@@ -117,6 +123,7 @@ class Turns:
 
     def _blocks(self, index: int) -> list[Block]:
         """The blocks of turn `index`, as a list that more blocks may join."""
+        self._plain = False
         role, blocks, path = self._turns[index]
         if type(blocks) is tuple:
             blocks = list(blocks)
@@ -136,6 +143,8 @@ class Turns:
         return "\n".join(b.text for b in blocks if isinstance(b, Text))
 
     def build(self) -> list[Turn]:
+        if self._plain:  # every turn a Turn of one text, as `text` made it
+            return self._turns  # type: ignore[return-value]
         # Turn(role, blocks, path), by tuple's own constructor (see `text`): once per turn.
         return [
             tuple.__new__(Turn, (role, tuple(blocks), path)) for role, blocks, path in self._turns if blocks
@@ -145,8 +154,19 @@ class Turns:
         """The conversation as cursor transcript entries (docs/cursors.md), in the caller's order:
         system pieces in place; an assistant turn as one entry (the tool-call envelope when it
         called tools); each tool result as a `tool` entry; a user turn's text as one entry."""
-        entries: list[dict[str, str]] = []
         turns = self._turns
+        if self._plain:
+            # Each item a one-text turn's index or a system piece: `cursors.entry` of each, inline
+            # (the loop below makes the same entries, at about twice the cost a turn).
+            return tuple(
+                [
+                    {"role": turns[item][0], "content": turns[item][1][0][0]}  # the Text's text
+                    if type(item) is int
+                    else {"role": item[0], "content": item[1]}  # type: ignore[index]
+                    for item in self._order
+                ]
+            )
+        entries: list[dict[str, str]] = []
         for item in self._order:
             if isinstance(item, int):
                 role, blocks, _ = turns[item]

@@ -1,0 +1,97 @@
+"""What round one of a 2026-07-28 call read from its arguments, kept for the call's retry
+(issue 28: the retry reads nothing twice).
+
+On 2026-07-28 a call is two requests with the same arguments. The retry's sealed state proves
+that (`Router.arguments_proven`: the SDK's seal binds the tool and the exact arguments, the state
+this server's version and the call's identity), so the neutral request round one read from them
+is the request the retry would read: parsing the conversation again would only make it a second
+time. So the round that suspends keeps its request under the call's identity (the state carries
+it, `Suspension.call`), and a proven retry takes it instead of reading its arguments; a request
+that is not proven, or finds nothing kept (another worker's call, evicted, an earlier retry took
+it), is read in full as ever.
+
+Bounded: a caller decides how many calls it starts and never retries, so the kept requests are
+held in a `BoundedCache` of at most `KEPT_ENTRIES` entries and `KEPT_BYTES` of their estimated
+size, the least recently kept going first. A retry takes its entry (a state may be presented
+again within its lifetime, and that one is read in full), so only calls between their rounds are
+held. The key is the call's identity, random per call and unforgeable without the state's seal;
+with the tool name beside it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from agent_as_model.adapters.backends.base import Suspension
+from agent_as_model.caches import BoundedCache
+from agent_as_model.neutral import Request, Text
+from agent_as_model.states.record import CallRecord
+
+# Calls between their rounds. Each is short (a host answers within seconds); a busy server has
+# a few hundred in flight at most.
+KEPT_ENTRIES = 1024
+KEPT_BYTES = 64 * 1024 * 1024
+# Estimated bytes of one turn's objects beside its texts: the Turn, its blocks' tuples, its path,
+# and its entry of the cursor transcript.
+TURN_BYTES = 400
+
+_KEPT = BoundedCache(KEPT_BYTES, KEPT_ENTRIES)
+
+
+class Kept(NamedTuple):
+    """What the retry takes: the request, and whether its conversation counts as large."""
+
+    request: Request
+    large: bool | None
+
+
+def keep_read(record: CallRecord, suspension: Suspension) -> None:
+    """awaiting_host -> suspended: keep what this round read, for the retry of the same call.
+    Not a request that fetched remote media: its retry fetches again, and the state binds the
+    bytes (mrtr.py). (One of several completions, `n`, keeps its request too, though its retry
+    reads the call's arguments in full: a state of several proves nothing to `validate`. Bounded
+    like the rest; telling the completions apart would cost every call.)"""
+    call = suspension.call
+    if call is None:
+        return
+    request = record.request
+    if request.fetched:
+        return
+    _KEPT.put((record.tool, call), Kept(request, record.large), estimated_size(request))
+
+
+def recalled(record: CallRecord) -> Request | None:
+    """A proven retry's request as its round one read it, taken once (None: read the arguments).
+    Asked by the received state's off-loop predicate and by validate: both see the same answer."""
+    kept = record.recalled
+    if kept is False:
+        kept = None
+        call = record.router.proven_call()
+        if call is not None:
+            found = _KEPT.take((record.tool, call))
+            if isinstance(found, Kept):
+                kept = found.request
+                if record.large is None:
+                    record.large = found.large
+        record.recalled = kept
+    return kept
+
+
+def estimated_size(request: Request) -> int:
+    """Bytes the kept request holds, roughly: its texts, a fixed share per turn, and the rest
+    (tools, schemas, system prompt) by the length of its repr, which C code writes quickly."""
+    size = len(repr(request._replace(turns=(), chain=None)))
+    for turn in request.turns:
+        size += TURN_BYTES
+        for block in turn.blocks:
+            size += len(block.text) if type(block) is Text else len(repr(block))
+    return size
+
+
+def forget_all() -> None:
+    """Empty what is kept (tests: a retry that finds nothing reads its arguments in full)."""
+    _KEPT.clear()
+
+
+def kept_count() -> int:
+    return len(_KEPT)
