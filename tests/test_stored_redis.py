@@ -86,7 +86,8 @@ async def test_a_chain_on_redis_in_process(era: str, redis_url: str) -> None:
         )
     assert said(host.seen[1])[:2] == [("user", "I am Ada, passport XK-4471."), ("assistant", "Hello Ada.")]
     raw = await store.store.get(first["id"])  # what a Redis dump holds: sealed bytes
-    assert raw is not None and b"XK-4471" not in raw and b"Ada" not in raw
+    # Long enough that random sealed bytes cannot hold them by chance (b"Ada" once did).
+    assert raw is not None and b"XK-4471" not in raw and b"I am Ada" not in raw and b"Hello Ada" not in raw
     # Redis itself forgets it: the key carries the store's lifetime (30 days by default).
     import redis.asyncio
 
