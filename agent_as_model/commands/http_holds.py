@@ -64,7 +64,6 @@ class GuardedH11Protocol(H11Protocol):
         self.guard = current()
         self._timer: asyncio.TimerHandle | None = None
         self._phase: str | None = None  # "headers", "body", or None while the app has the request
-        self.waiting_since = 0.0
         self._waiting = _WAITING.setdefault(self.server_state, {})
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -99,7 +98,6 @@ class GuardedH11Protocol(H11Protocol):
         self._disarm()
         self._phase = phase
         if phase == "headers":
-            self.waiting_since = self.loop.time()
             self._waiting[self] = None
             self._timer = self.loop.call_later(self.guard.header_timeout, self._too_slow, phase)
         elif phase == "body":
