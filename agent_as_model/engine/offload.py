@@ -71,12 +71,10 @@ _threshold2 = 10  # the third threshold to restore (read when the first work hol
 
 @contextmanager
 def no_full_collections() -> Iterator[None]:
-    global _held_by, _held_since, _threshold2
+    global _held_by
     with _holding:
         if _held_by == 0:
-            first, second, _threshold2 = gc.get_threshold()
-            gc.set_threshold(first, second, _UNBOUNDED)
-            _held_since = time.monotonic()
+            _hold()
         _held_by += 1
     try:
         yield
@@ -85,17 +83,28 @@ def no_full_collections() -> Iterator[None]:
             _held_by -= 1
             overdue = time.monotonic() - _held_since > FULL_AT_LEAST
             if _held_by == 0 or overdue:
-                first, second, _ = gc.get_threshold()
-                gc.set_threshold(first, second, _threshold2)
+                _release()
         if overdue and _held_by:
             # Others still run: this work, which is done, pays for the collection itself, then
             # the hold starts again for them.
             gc.collect()
             with _holding:
                 if _held_by:
-                    first, second, _threshold2 = gc.get_threshold()
-                    gc.set_threshold(first, second, _UNBOUNDED)
-                    _held_since = time.monotonic()
+                    _hold()
+
+
+def _hold() -> None:
+    """No full collection from now (called with `_holding` held)."""
+    global _held_since, _threshold2
+    first, second, _threshold2 = gc.get_threshold()
+    gc.set_threshold(first, second, _UNBOUNDED)
+    _held_since = time.monotonic()
+
+
+def _release() -> None:
+    """The third threshold back as the hold found it (called with `_holding` held)."""
+    first, second, _ = gc.get_threshold()
+    gc.set_threshold(first, second, _threshold2)
 
 
 # Seconds after heavy work before the heap is trimmed: by then its request has been answered and
