@@ -105,12 +105,8 @@ def payload_of(record: CallRecord) -> CreateMessageRequestParams:
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
 
 
-def plan_for(
-    request: Request, host_takes_tools: bool, without_tools: str = "drop", tool_blocks: bool | None = None
-) -> HostPlan:
-    """`tool_blocks`: whether the conversation holds tool calls or results, when the caller knows."""
-    if tool_blocks is None:
-        tool_blocks = has_tool_blocks(request.turns)
+def plan_for(request: Request, host_takes_tools: bool, without_tools: str, tool_blocks: bool) -> HostPlan:
+    """`tool_blocks`: whether the conversation holds tool calls or results (`has_tool_blocks`)."""
     if not request.tools and request.output is None and not tool_blocks:
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured: Structured | None = None

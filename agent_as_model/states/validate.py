@@ -90,11 +90,11 @@ def check_choices(request: Request, max_n: int) -> None:
         )
 
 
-def check_conversation(request: Request, tool_blocks: bool | None = None) -> None:
+def check_conversation(request: Request, tool_blocks: bool) -> None:
     """The tool-turn order over the whole conversation, and a cur_ cursor against the history
     passed back (spec section 6). `tool_blocks`: whether the conversation holds tool calls or
-    results, when the caller knows (`neutral.has_tool_blocks`)."""
-    if tool_blocks is None or tool_blocks:
+    results (`neutral.has_tool_blocks`, which build asks once for this and the plan)."""
+    if tool_blocks:
         check_tool_turns(request.turns)
     chain = request.chain
     if chain is not None:
