@@ -14,6 +14,8 @@ naming the turn, before anything is sent, on both eras alike:
 
 from __future__ import annotations
 
+import itertools
+
 from agent_as_model import cursors, schemas
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
@@ -119,6 +121,7 @@ def checks_caller_schemas(record: CallRecord) -> bool:
 # turned into a payload in a worker thread: the reading is linear, but tens of thousands of entries
 # take long enough to hold up every other request on the event loop.
 LARGE_ENTRIES = 1000
+_DICTS = {dict}
 
 
 def large_input(record: CallRecord) -> bool:
@@ -138,7 +141,14 @@ def _counts_large(record: CallRecord) -> bool:
     if len(conversation) > LARGE_ENTRIES:
         return True
     count = len(conversation)
-    # Plain loops, no generator per entry: this runs on the loop for every call.
+    if set(map(type, conversation)) == _DICTS and list not in map(
+        type, itertools.chain.from_iterable(map(dict.values, conversation))
+    ):
+        # The common conversation, objects whose values hold no array (chat's messages of text):
+        # one entry each, counted above. Asked in C (map, chain, `in`), not in a Python loop per
+        # entry: this runs on the loop for every call, ~40 bytecodes a message in the loop below.
+        return False
+    # Plain loops, no generator per entry.
     for entry in conversation:
         if type(entry) is dict:
             for value in entry.values():
