@@ -175,6 +175,10 @@ class Request(NamedTuple):
     # The sha256 hex of each part fetched from a URL (`serve --fetch-media`), in order: what a
     # 2026-07-28 round binds, so a retry that fetched other bytes is asked again.
     fetched: tuple[str, ...] = ()
+    # Every turn is one text block, as the reader made it (no tool calls, results or media): the
+    # steps after it then skip their per-turn checks for those (`has_tool_blocks`, the payload's
+    # per-turn cases). False says nothing: the steps look at each turn.
+    plain: bool = False
 
 
 # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect

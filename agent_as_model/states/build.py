@@ -76,7 +76,7 @@ def build_payload_for(record: CallRecord) -> None:
     request = record.request
     route = record.route = record.router.route(request)
     # Asked by both the checks and the plan: one pass over the conversation, not two.
-    tool_blocks = has_tool_blocks(request.turns)
+    tool_blocks = not request.plain and has_tool_blocks(request.turns)
     # A proven retry's conversation passed these checks on an earlier round, and is bound to it
     # (`Route.proven`): checking it again proves nothing new.
     if not route.proven:
@@ -155,9 +155,16 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
     to_host = {caller: host for host, caller in plan.names.items()} if plan.names else {}
     as_text = not plan.host_tools
     emulated = plan.without_tools == "emulated"
-    names = emulation.names_by_id(request.turns) if emulated else {}
-    messages = []
-    for turn in request.turns:
+    names = emulation.names_by_id(request.turns) if emulated and not request.plain else {}
+    messages: list[SamplingMessage] = []
+    if request.plain:
+        # Every turn one text (the reader said so): what the loop below makes of each, in one
+        # comprehension, without its per-turn checks.
+        messages = [
+            SamplingMessage(role=role, content=TextContent(type="text", text=blocks[0].text))
+            for role, blocks, _ in request.turns
+        ]
+    for turn in () if request.plain else request.turns:
         role, turn_blocks, _ = turn
         if len(turn_blocks) == 1 and type(first := turn_blocks[0]) is Text:
             # The common turn, one text: what `_block` makes of it, without a list per turn.

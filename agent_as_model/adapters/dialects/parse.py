@@ -163,6 +163,7 @@ def _request(
         n_path=n_path,
         media=tuple(turns.media_parts),
         fetched=tuple(turns.fetched_digests),
+        plain=turns.plain,
     )
 
 

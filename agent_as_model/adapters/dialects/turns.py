@@ -142,6 +142,11 @@ class Turns:
             return None
         return "\n".join(b.text for b in blocks if isinstance(b, Text))
 
+    @property
+    def plain(self) -> bool:
+        """Every turn so far is one text (`text`), every other entry a system piece (`fold`)."""
+        return self._plain
+
     def build(self) -> list[Turn]:
         if self._plain:  # every turn a Turn of one text, as `text` made it
             return self._turns  # type: ignore[return-value]
