@@ -70,16 +70,11 @@ class LegacySampling:
         timeout = self._limits.host_timeout
         try:
             # Cancelling the scope cancels the outstanding request: the SDK sends the host
-            # notifications/cancelled for it before the TimeoutError comes out here.
-            with anyio.fail_after(timeout):
+            # notifications/cancelled for it before the scope ends. What `anyio.fail_after` does,
+            # without its two generator-based context managers around the scope (a call's
+            # measured share, issue 28): only the deadline cancels this scope.
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
                 result = await self._ask(CreateMessageRequest(params=payload))
-        except TimeoutError:
-            # A host that never answers has failed the request: with --provider-on-host-error the
-            # provider answers instead, as for a decline.
-            raise host_declined(
-                "sampling/createMessage",
-                f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
-            ) from None
         except MCPError as err:
             data = err.error.data
             if isinstance(data, dict) and isinstance(data.get(UNREADABLE), str):
@@ -92,6 +87,13 @@ class LegacySampling:
             raise host_error(
                 "sampling/createMessage", f"the host's answer is not a sampling result ({_first(err)})"
             ) from None
+        if scope.cancelled_caught:
+            # A host that never answers has failed the request: with --provider-on-host-error the
+            # provider answers instead, as for a decline.
+            raise host_declined(
+                "sampling/createMessage",
+                f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
+            )
         return HostAnswer.of(result)
 
     async def _ask(self, request: CreateMessageRequest) -> CreateMessageResultWithTools:
