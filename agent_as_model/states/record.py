@@ -7,7 +7,7 @@ machine and never looks inside beyond `state`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
@@ -127,7 +127,10 @@ class CallRecord:
 
     @property
     def request(self) -> Request:  # validate
-        return _filled(self._request, "request", "validate")
+        value = self._request  # a step reads it several times a call: checked inline
+        if value is None:
+            raise _unset("request", "validate")
+        return value
 
     @request.setter
     def request(self, request: Request) -> None:
@@ -135,7 +138,10 @@ class CallRecord:
 
     @property
     def payload(self) -> CreateMessageRequestParams:  # build; repair extends it
-        return _filled(self._payload, "payload", "build")
+        value = self._payload  # a step reads it several times a call: checked inline
+        if value is None:
+            raise _unset("payload", "build")
+        return value
 
     @payload.setter
     def payload(self, payload: CreateMessageRequestParams) -> None:
@@ -148,7 +154,10 @@ class CallRecord:
 
     @property
     def host_answer(self) -> HostAnswer:  # answer
-        return _filled(self._host_answer, "host_answer", "answer")
+        value = self._host_answer  # a step reads it several times a call: checked inline
+        if value is None:
+            raise _unset("host_answer", "answer")
+        return value
 
     @host_answer.setter
     def host_answer(self, answer: HostAnswer) -> None:
@@ -161,7 +170,10 @@ class CallRecord:
 
     @property
     def completion(self) -> Completion:  # interpret
-        return _filled(self._completion, "completion", "interpret")
+        value = self._completion  # a step reads it several times a call: checked inline
+        if value is None:
+            raise _unset("completion", "interpret")
+        return value
 
     @completion.setter
     def completion(self, completion: Completion) -> None:
@@ -169,17 +181,15 @@ class CallRecord:
 
     @property
     def result(self) -> CallToolResult:  # commit
-        return _filled(self._result, "result", "commit")
+        value = self._result  # a step reads it several times a call: checked inline
+        if value is None:
+            raise _unset("result", "commit")
+        return value
 
     @result.setter
     def result(self, result: CallToolResult) -> None:
         self._result = result
 
 
-_T = TypeVar("_T")
-
-
-def _filled(value: _T | None, name: str, owner: str) -> _T:
-    if value is None:
-        raise Unset(f"the call record's {name} was read before {owner} filled it")
-    return value
+def _unset(name: str, owner: str) -> Unset:
+    return Unset(f"the call record's {name} was read before {owner} filled it")
