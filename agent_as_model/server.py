@@ -187,9 +187,9 @@ def build_server(
         get_tool_input_schema=tool_input_schema,
     )
     security = security or state_security(limits.state_ttl)
-    server.middleware.append(NameInvalidParams())
-    # Outside the boundary, so it sees the boundary's refusal and can say why (see below).
-    server.middleware.append(ExplainStateRefusal(security))
+    # Outside the boundary, so it sees the boundary's refusal and can say why (see below): one
+    # layer for both explanations, as every request crosses each layer (issue 28).
+    server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server
 
@@ -198,11 +198,26 @@ def build_server(
 ANSWER_UNUSED = "The host's answer in inputResponses was not used; nothing more was sent to the host."
 
 
-class NameInvalidParams:
-    """Names the field when the SDK refuses a request's params: its -32602 "Invalid request
+class ExplainRefusals:
+    """The one middleware outside the SDK's `RequestStateBoundary`: says what the SDK's own
+    refusals leave out.
+
+    Names the field when the SDK refuses a request's params: its -32602 "Invalid request
     parameters" has empty data, where the legacy era's errors name the field. The code stays
     -32602; the message and `data.field` say where, and what reached the host: nothing, or, for
-    a retry carrying the host's answer (`inputResponses`), that answer unused and nothing more."""
+    a retry carrying the host's answer (`inputResponses`), that answer unused and nothing more.
+
+    Says why a retry's requestState was refused, naming what to change. The SDK's boundary
+    refuses a state before any handler runs with one opaque message ("Invalid or expired
+    requestState", the reason only in the server's log). The code and `data` stay the SDK's; the
+    message says which of three it was, found with the same public codec: the state could not be
+    unsealed (tampered with, or sealed by another process: a shared AGENT_AS_MODEL_STATE_KEY
+    fixes that), it expired (`--state-ttl`), or it was sealed for another call (other arguments
+    or tool).
+    """
+
+    def __init__(self, security: RequestStateSecurity) -> None:
+        self._security = security
 
     async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
         try:
@@ -216,6 +231,13 @@ class NameInvalidParams:
             tail = ANSWER_UNUSED if "inputResponses" in params else NOTHING_SENT
             message = f"Invalid request parameters: {where}: {reason}. {tail}"
             raise MCPError(INVALID_PARAMS, message, {"field": where}) from None
+        except MCPError as err:
+            state = (ctx.params or {}).get("requestState")
+            data = err.error.data
+            if not isinstance(state, str) or not isinstance(data, dict) or data.get("reason") != REFUSED:
+                raise
+            why = _why(self._security, state)
+            raise MCPError(err.error.code, f"{err.error.message}: {why}", data) from None
 
 
 def _first_error(err: ValidationError) -> tuple[str, str]:
@@ -229,48 +251,25 @@ def _first_error(err: ValidationError) -> tuple[str, str]:
     return path or "params", str(first.get("msg", "invalid")).lower()
 
 
-class ExplainStateRefusal:
-    """Says why a retry's requestState was refused, naming what to change.
-
-    The SDK's boundary refuses a state before any handler runs with one opaque message ("Invalid
-    or expired requestState", the reason only in the server's log). The code and `data` stay
-    the SDK's; the message says which of three it was, found with the same public codec: the
-    state could not be unsealed (tampered with, or sealed by another process: a shared
-    AGENT_AS_MODEL_STATE_KEY fixes that), it expired (`--state-ttl`), or it was sealed for
-    another call (other arguments or tool).
-    """
-
-    def __init__(self, security: RequestStateSecurity) -> None:
-        self._security = security
-
-    async def __call__(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
-        try:
-            return await call_next(ctx)
-        except MCPError as err:
-            state = (ctx.params or {}).get("requestState")
-            data = err.error.data
-            if not isinstance(state, str) or not isinstance(data, dict) or data.get("reason") != REFUSED:
-                raise
-            raise MCPError(err.error.code, f"{err.error.message}: {self._why(state)}", data) from None
-
-    def _why(self, state: str) -> str:
-        try:
-            claims = json.loads(self._security.codec.unseal(state))
-            expires = float(claims["exp"])
-        except Exception:  # InvalidRequestState, or an envelope this code does not know
-            return (
-                "this server could not unseal it (it was changed, or sealed by another server process: "
-                f"give every process the same {STATE_KEY_ENV}). Call the tool again without requestState"
-            )
-        if time.time() >= expires:
-            return (
-                f"it expired: a state lives {self._security.ttl:g} s (--state-ttl) and the host took "
-                "longer to answer. Call the tool again without requestState, or raise --state-ttl"
-            )
+def _why(security: RequestStateSecurity, state: str) -> str:
+    """Which of the three refusals it was (`ExplainRefusals`)."""
+    try:
+        claims = json.loads(security.codec.unseal(state))
+        expires = float(claims["exp"])
+    except Exception:  # InvalidRequestState, or an envelope this code does not know
         return (
-            "it was sealed for another call (another tool, or other arguments): retry with the exact "
-            "arguments of the round that returned it"
+            "this server could not unseal it (it was changed, or sealed by another server process: "
+            f"give every process the same {STATE_KEY_ENV}). Call the tool again without requestState"
         )
+    if time.time() >= expires:
+        return (
+            f"it expired: a state lives {security.ttl:g} s (--state-ttl) and the host took "
+            "longer to answer. Call the tool again without requestState, or raise --state-ttl"
+        )
+    return (
+        "it was sealed for another call (another tool, or other arguments): retry with the exact "
+        "arguments of the round that returned it"
+    )
 
 
 def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:

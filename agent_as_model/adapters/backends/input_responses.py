@@ -5,7 +5,7 @@ elicitation) before any handler runs, and refuses a malformed one with -32602 "I
 parameters" and empty data; pydantic's own errors list every arm of the union. This reads an
 answer as a sampling result (`CreateMessageResult`: role, model, content of known blocks) and
 says the first thing wrong with it, in the words the legacy era's errors use, so a host sees
-which field to fix on either era. Used by the server's `NameInvalidParams` only after the SDK
+which field to fix on either era. Used by the server's `ExplainRefusals` only after the SDK
 refused the params, so a good retry never pays for it.
 """
 
