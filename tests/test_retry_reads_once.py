@@ -234,10 +234,28 @@ def test_the_estimated_size_grows_with_the_texts_and_the_turns() -> None:
     assert recall.estimated_size(many) >= 100 * recall.TURN_BYTES
 
 
-def dialect_request(messages: list[dict[str, str]]) -> Any:
+def test_the_estimated_size_counts_what_the_caller_sends_beside_the_conversation() -> None:
+    """A plain request's rest is a fixed share and its texts (no repr); a rest that carries the
+    caller's objects (here tool definitions, stop words, a long model name and system prompt) is
+    counted in full."""
+    one = [{"role": "user", "content": "q"}]
+    plain = dialect_request(one)
+    assert plain.plain and not plain.tools
+    big_schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(2_000)}}
+    tool = {"type": "function", "function": {"name": "look", "parameters": big_schema}}
+    tools = dialect_request(one, tools=[tool])
+    stops = dialect_request(one, stop=["s" * 50_000])
+    model = dialect_request(one, model="m" * 50_000)
+    system = dialect_request([{"role": "system", "content": "y" * 50_000}, *one])
+    assert recall.estimated_size(tools) >= len(json.dumps(big_schema)) > recall.estimated_size(plain)
+    for request in (stops, model, system):
+        assert recall.estimated_size(request) >= 50_000, request
+
+
+def dialect_request(messages: list[dict[str, str]], **extra: Any) -> Any:
     from agent_as_model.adapters.dialects import DIALECTS
 
-    return DIALECTS["chat_complete"].parse({"messages": messages})
+    return DIALECTS["chat_complete"].parse({"messages": messages, **extra})
 
 
 @pytest.mark.stdio

@@ -20,6 +20,7 @@ with the tool name beside it.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import NamedTuple
 
 from agent_as_model.adapters.backends.base import Suspension
@@ -34,6 +35,10 @@ KEPT_BYTES = 64 * 1024 * 1024
 # Estimated bytes of one turn's objects beside its texts: the Turn, its blocks' tuples, its path,
 # and its entry of the cursor transcript.
 TURN_BYTES = 400
+# The repr of a request's fields beside the conversation, the system prompt and the model, when
+# none of them carries anything of the caller's (`estimated_size`): a few hundred bytes, rounded up.
+PLAIN_REST = 1024
+_BLOCKS, _FIRST, _TEXT = itemgetter(1), itemgetter(0), itemgetter(0)
 
 _KEPT = BoundedCache(KEPT_BYTES, KEPT_ENTRIES)
 
@@ -79,8 +84,29 @@ def recalled(record: CallRecord) -> Request | None:
 
 def estimated_size(request: Request) -> int:
     """Bytes the kept request holds, roughly: its texts, a fixed share per turn, and the rest
-    (tools, schemas, system prompt) by the length of its repr, which C code writes quickly."""
-    size = len(repr(request._replace(turns=(), chain=None)))
+    (tools, schemas, system prompt) by the length of its repr, which C code writes quickly.
+
+    A request that carries nothing of the caller's beyond the conversation, the system prompt
+    and the model (no tools, tool choice, contract, stop words, persona, echoed parameters or
+    media) has a rest of bounded size: `PLAIN_REST` stands for it, with those two texts, where
+    its repr cost a call ~22k instructions (a NamedTuple's repr formats with `%`, field by
+    field); and a plain conversation's texts are summed in C."""
+    if (
+        request.tools
+        or request.tool_choice is not None
+        or request.output is not None
+        or request.stop
+        or request.persona is not None
+        or request.echo
+        or request.media
+        or request.fetched
+    ):
+        size = len(repr(request._replace(turns=(), chain=None)))
+    else:
+        size = PLAIN_REST + len(request.system or "") + len(request.model)
+    if request.plain:  # each turn one Text: turn[1] its blocks, [0] the Text, [0] its text
+        texts = map(_TEXT, map(_FIRST, map(_BLOCKS, request.turns)))
+        return size + TURN_BYTES * len(request.turns) + sum(map(len, texts))
     for turn in request.turns:
         size += TURN_BYTES
         for block in turn.blocks:
