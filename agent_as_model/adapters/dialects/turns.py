@@ -10,7 +10,7 @@ that merging, so every dialect gives the same neutral turns for the same convers
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_as_model import cursors
@@ -18,6 +18,12 @@ from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.adapters.dialects.common import require_string, type_name
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
+
+# Reads one entry of a conversation that is not the common one (`Turns.entries`): the entry, its
+# path, the turns.
+EntryReader = Callable[[object, str, "Turns"], None]
+_TEXT_ROLES = ("user", "assistant")
+_new = tuple.__new__  # Turn and Text made by tuple's own constructor (see `Turns.text`)
 
 
 class Turns:
@@ -66,6 +72,35 @@ class Turns:
         # __new__ is a Python call, and this runs once per message. Made a Turn now, so a plain
         # conversation's turns are built as they are read (`build`).
         self._turns.append(tuple.__new__(Turn, (role, (tuple.__new__(Text, (text,)),), path)))
+
+    def entries(self, entries: list[Any], key: str, read: EntryReader) -> None:
+        """A conversation of role-and-content entries at `key` (chat's and Messages' `messages`):
+        each common entry, {"role": "user" or "assistant", "content": ASCII text} and nothing
+        else, is the turn `text` makes (valid as it is: no surrogate hides in ASCII); any other
+        is the dialect's `read(entry, its path, self)`. The common entry is made here, in this
+        one loop, without a call per entry (issue 28: the reader's share of a turn)."""
+        turns, order = self._turns, self._order
+        last: str | None = None  # the role of the last entry made here, until `read` reads one
+        for i, raw in enumerate(entries):
+            if type(raw) is dict and len(raw) == 2:
+                role = raw.get("role")
+                content = raw.get("content")
+                if role in _TEXT_ROLES and type(content) is str and content.isascii():
+                    order.append(len(turns))
+                    turns.append(_new(Turn, (role, (_new(Text, (content,)),), f"{key}[{i}]")))
+                    last = role
+                    continue
+            if last is not None:
+                self._after_text(last)
+                last = None
+            read(raw, f"{key}[{i}]", self)
+        if last is not None:
+            self._after_text(last)
+
+    def _after_text(self, role: str) -> None:
+        """What `text` leaves set after its turn, for a run of turns `entries` made."""
+        self._calls_join = len(self._turns) - 1 if role == "assistant" else None
+        self._results = None
 
     def start(self, role: Role, path: str) -> None:
         """A message of its own whose blocks follow with `add`."""

@@ -246,16 +246,12 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 
 def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
-    for i, raw in enumerate(common.require_list(args.get("messages"), "messages", non_empty=True)):
-        if type(raw) is dict and len(raw) == 2:
-            # The common message, {"role": "user" or "assistant", "content": ASCII text} and
-            # nothing else: valid as it is (no surrogate hides in ASCII), and the same turn
-            # `_read_message` makes of it, without its per-field checks and error paths.
-            role, content = raw.get("role"), raw.get("content")
-            if (role == "user" or role == "assistant") and type(content) is str and content.isascii():
-                turns.text(role, content, f"messages[{i}]")
-                continue
-        _read_message(raw, f"messages[{i}]", turns)
+    # The common message, {"role": "user" or "assistant", "content": ASCII text} and nothing
+    # else, is the same turn `_read_message` makes of it: `entries` makes it without its
+    # per-field checks and error paths.
+    turns.entries(
+        common.require_list(args.get("messages"), "messages", non_empty=True), "messages", _read_message
+    )
 
 
 def _response_format(args: Mapping[str, Any]) -> OutputContract | None:

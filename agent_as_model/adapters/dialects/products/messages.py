@@ -261,24 +261,28 @@ def _read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
 
 
 def _read_messages(messages: list[Any], turns: Turns) -> None:
-    for i, raw in enumerate(messages):
-        path = f"messages[{i}]"
-        message = common.require_object(raw, path)
-        common.reject_unknown(message, ("role", "content"), path)
-        role = message.get("role")
-        if role == "system":
-            raise caller_error(f"{path}.role", "'system' is not a message role here: pass it as 'system'")
-        if role not in _ROLES:
-            raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
-        if "content" not in message:
-            raise caller_error(f"{path}.content", "is required")
-        content = message["content"]
-        if isinstance(content, str):
-            turns.text(role, common.require_unicode(content, f"{path}.content"), path)
-        elif role == "assistant":
-            _read_assistant(common.require_list(content, f"{path}.content"), path, turns)
-        else:
-            _read_user(common.require_list(content, f"{path}.content"), path, turns)
+    # The common message, {"role": "user" or "assistant", "content": ASCII text}, is the same
+    # turn `_read_message` makes of it: `entries` makes it without the per-field checks.
+    turns.entries(messages, "messages", _read_message)
+
+
+def _read_message(raw: object, path: str, turns: Turns) -> None:
+    message = common.require_object(raw, path)
+    common.reject_unknown(message, ("role", "content"), path)
+    role = message.get("role")
+    if role == "system":
+        raise caller_error(f"{path}.role", "'system' is not a message role here: pass it as 'system'")
+    if role not in _ROLES:
+        raise caller_error(f"{path}.role", f"expected one of {', '.join(_ROLES)}, got {role!r}")
+    if "content" not in message:
+        raise caller_error(f"{path}.content", "is required")
+    content = message["content"]
+    if isinstance(content, str):
+        turns.text(role, common.require_unicode(content, f"{path}.content"), path)
+    elif role == "assistant":
+        _read_assistant(common.require_list(content, f"{path}.content"), path, turns)
+    else:
+        _read_user(common.require_list(content, f"{path}.content"), path, turns)
 
 
 def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
