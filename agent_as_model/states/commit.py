@@ -50,25 +50,22 @@ def commit_result(record: CallRecord) -> None:
     render = dialect.render_object if request.result == "object" else dialect.render
     assert render is not None
     output = render(completion, request, cursor)
-    result = record.result = tool_result(output)
     describe = dialect.describe
-    if describe is not None:
-        # Spec section 9: what the product's API would have said beside the result, in its words.
-        result.meta = {RESULT_META: describe(completion)}
     source = record.host_answer.source
     # The object's `model` is the model that answered; the alias the caller asked for is kept
     # here, with who counted the usage (spec section 10).
     # Nobody counted: an object estimates its usage by the documented rule when it renders it
     # (`usage.usage_of`), so a text result, which shows no counts, costs no estimate.
     counted = completion.usage
-    add_result_meta(
-        result,
-        {
-            "backend": source,
-            "requested_model": request.model,
-            "usage": counted.source if counted else usage.ESTIMATED,
-        },
-    )
+    fields = {
+        # Spec section 9: what the product's API would have said beside the result, in its words.
+        **(describe(completion) if describe is not None else {}),
+        "backend": source,
+        "requested_model": request.model,
+        "usage": counted.source if counted else usage.ESTIMATED,
+    }
+    # Made with its metadata: each assignment to a result's field is a pydantic __setattr__.
+    result = record.result = tool_result(output, {RESULT_META: fields})
     handling = record.plan.without_tools
     if handling is not None:
         add_tools_meta(result, handling)
@@ -127,12 +124,19 @@ def add_result_meta(result: CallToolResult, fields: dict[str, Any]) -> None:
     result.meta = meta
 
 
-def tool_result(output: str | dict[str, Any] | list[Any]) -> CallToolResult:
+def tool_result(
+    output: str | dict[str, Any] | list[Any], meta: dict[str, Any] | None = None
+) -> CallToolResult:
+    """`meta`: the result's `_meta`, given only when there is one (a field set to None is still
+    a field set)."""
+    extra: dict[str, Any] = {} if meta is None else {"_meta": meta}
     if isinstance(output, str):
-        return CallToolResult(content=[TextContent(type="text", text=output)])
+        return CallToolResult(content=[TextContent(type="text", text=output)], **extra)
     text = json_text(output)
     structured = output if isinstance(output, dict) else None
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured, **extra
+    )
 
 
 def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
