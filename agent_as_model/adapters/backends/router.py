@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams, InputRequiredResult
-from mcp_types.version import is_version_at_least
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from agent_as_model.adapters.backends.base import Backend, Route, Router, SamplingSupport
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
@@ -30,9 +30,15 @@ MODERN_FROM = "2026-07-28"
 PROVIDER_SUPPORT = SamplingSupport(declared=True, tools=True)
 
 
+# The known protocol versions of the 2026-07-28 era, by the SDK's own order: asked once here,
+# where `is_version_at_least` looked each version up in the SDK's list on every ask (3 a call).
+_MODERN_VERSIONS = frozenset(v for v in KNOWN_PROTOCOL_VERSIONS if is_version_at_least(v, MODERN_FROM))
+
+
 def is_modern(protocol_version: str | None) -> bool:
-    """Whether a negotiated protocol version is of the 2026-07-28 era (the one place that says so)."""
-    return is_version_at_least(protocol_version or "", MODERN_FROM)
+    """Whether a negotiated protocol version is of the 2026-07-28 era (the one place that says so);
+    an unknown version is not, as the SDK's `is_version_at_least` says."""
+    return protocol_version in _MODERN_VERSIONS
 
 
 class CallRouter:
@@ -40,7 +46,17 @@ class CallRouter:
     host's capabilities, a retry's state and answers) and the operator's provider, if any. The
     machine's build step hands it the parsed request (`states/build.py`)."""
 
-    __slots__ = ("_ctx", "_params", "_provider", "_limits", "_state", "_responses", "_made", "_children")
+    __slots__ = (
+        "_ctx",
+        "_params",
+        "_provider",
+        "_limits",
+        "_state",
+        "_responses",
+        "_made",
+        "_children",
+        "_support",
+    )
 
     def __init__(
         self,
@@ -63,6 +79,8 @@ class CallRouter:
         )
         self._made: ModernRoundTrip | None = None  # the round trip this router built, if any
         self._children: list[CallRouter] = []
+        # What the host declared, read once: the route and the round trip both ask.
+        self._support = SamplingSupport.of(ctx.session.client_capabilities)
 
     def choices(self, n: int) -> list[Router]:
         ctx, params, provider, limits = self._ctx, self._params, self._provider, self._limits
@@ -95,12 +113,11 @@ class CallRouter:
         checked in full."""
         made = self._made
         if made is None or made.fetched != fetched:
-            support = SamplingSupport.of(self._ctx.session.client_capabilities)
-            made = self._made = ModernRoundTrip(self._state, self._responses, support, fetched=fetched)
+            made = self._made = ModernRoundTrip(self._state, self._responses, self._support, fetched=fetched)
         return made
 
     def route(self, request: Request) -> Route:
-        support = SamplingSupport.of(self._ctx.session.client_capabilities)
+        support = self._support
         provider = self._provider
         choice = request.backend
         then_provider = None  # the provider the host's backend falls back to, when it declines
