@@ -134,9 +134,11 @@ def read_temperature(args: Mapping[str, Any], maximum: float = 2.0) -> float | N
 
 
 def read_max_tokens(args: Mapping[str, Any], name: str = "max_tokens") -> int:
-    value = args.get(name, DEFAULT_MAX_TOKENS)
+    value = args.get(name)
     if value is None:
         return DEFAULT_MAX_TOKENS
+    if type(value) is int and 1 <= value <= MAX_TOKENS_LIMIT:
+        return value  # the common value given, as the checks below would return it
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise caller_error(name, f"expected a positive integer, got {type_name(value)}")
     if isinstance(value, float):
