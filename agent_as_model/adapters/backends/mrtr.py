@@ -88,7 +88,8 @@ class ModernRoundTrip:
         # route too); a request that asks mints one for its state.
         self.identity = self._binding.call if self.proven else None
         # The answers of the rounds this request has been through, in order. A repair round's
-        # payload holds the earlier answers, so its state carries them (sealed) to the retry.
+        # payload holds the earlier answers, so its state carries them (sealed, each cut as a
+        # repair echoes it: `echoed`, which changes nothing in an answer cut already) to the retry.
         self._answers: list[Any] = []
 
     def source(self, model: str) -> str:
@@ -114,8 +115,9 @@ class ModernRoundTrip:
                     f"inputResponses.{KEY}",
                     f"expected a sampling/createMessage result, got {type(answer).__name__}",
                 )
-            # Sealed, if a repair follows, as the repair echoes it: cut to a bound (base.ECHO_LIMIT).
-            self._answers.append(echoed(answer))
+            # Sealed, if a repair follows, as the repair echoes it: cut to a bound (base.ECHO_LIMIT)
+            # when it is sealed (`exchange`, `settled`), not here: most calls seal no answer.
+            self._answers.append(answer)
             return HostAnswer.of(answer)
         # Not proven (round one, or a retry whose state binds another payload), or a repair
         # past the bound round: this round's payload goes to the host.
@@ -130,7 +132,7 @@ class ModernRoundTrip:
                 round_no,
                 self._tools,
                 self._server,
-                self._answers[:round_no],
+                [echoed(a) for a in self._answers[:round_no]] if round_no else [],
                 # What each of those answers broke (the repair it led to), sealed with them so the
                 # retry does not check an earlier answer again: repairs stay linear. (Round one,
                 # the common call, has none: no comprehension is run for it.)
@@ -146,7 +148,7 @@ class ModernRoundTrip:
         and the answer it took, for the retry to replay it exactly (`merge_choices`)."""
         if self._state is None or not self._answers:
             raise RuntimeError("only a completion answered on a bound retry is settled")
-        return {"state": self._state, "answer": _dump(self._answers[-1])}
+        return {"state": self._state, "answer": _dump(echoed(self._answers[-1]))}
 
 
 # Several completions of one call (`n`): each is a round trip of its own, its input request under
