@@ -157,6 +157,20 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("responses_create", {"input": "x", "instructions": ["x"]}, "instructions: expected a string, got array"),
     ("responses_create", {"input": "x", "max_output_tokens": 0}, "max_output_tokens: must be between 1"),
+    # An entry after a run of common ones, and one past the paths made once (turns.PATH_BOUND):
+    # each named by its own index.
+    ("chat_complete", {"messages": [U, U, {"role": "user", "content": 3}]}, "messages[2].content: expected"),
+    (
+        "chat_complete",
+        {"messages": [U] * 1100 + [{"role": "robot", "content": "x"}]},
+        "messages[1100].role: expected one of",
+    ),
+    ("messages_create", {"max_tokens": 8, "messages": [U, U, 7]}, "messages[2]: expected an object"),
+    (
+        "messages_create",
+        {"max_tokens": 8, "messages": [U] * 1030 + [{"role": "system", "content": "s"}]},
+        "messages[1030].role: 'system' is not a message role here",
+    ),
     ("generate", {}, "prompt: is required"),
     ("generate", {"prompt": None}, "prompt: expected a string, got null"),
     ("generate", {"prompt": "x", "system": "s"}, "system: unknown parameter 'system'"),

@@ -26,6 +26,27 @@ _TEXT_ROLES = ("user", "assistant")
 _new = tuple.__new__  # Turn and Text made by tuple's own constructor (see `Turns.text`)
 
 
+# The paths of a conversation's first entries, "messages[0]", "messages[1]", ..., by key, made once
+# as far as the longest conversation read so far and at most `PATH_BOUND` (about 60 kB a key):
+# formatting each entry's path cost about as much as reading the entry. A longer conversation's
+# paths are made for it.
+PATH_BOUND = 1024
+_PATHS: dict[str, list[str]] = {}
+
+
+def entry_paths(key: str, n: int) -> list[str]:
+    """At least the first `n` entry paths of `key` (a list shared by every call: never changed)."""
+    known = _PATHS.get(key)
+    if known is not None and len(known) >= n:
+        return known
+    if n > PATH_BOUND:
+        return [f"{key}[{i}]" for i in range(n)]
+    # A new list, not the old one extended: a reader in a worker thread may hold the old one.
+    made = [f"{key}[{i}]" for i in range(max(n, 2 * len(known or ()), 64))]
+    _PATHS[key] = made = made[:PATH_BOUND]
+    return made
+
+
 class Turns:
     def __init__(self) -> None:
         self.system: list[str] = []
@@ -81,19 +102,20 @@ class Turns:
         one loop, without a call per entry (issue 28: the reader's share of a turn)."""
         turns, order = self._turns, self._order
         last: str | None = None  # the role of the last entry made here, until `read` reads one
-        for i, raw in enumerate(entries):
+        # The shared paths may run past the entries: zip stops at the last entry.
+        for raw, path in zip(entries, entry_paths(key, len(entries)), strict=False):
             if type(raw) is dict and len(raw) == 2:
                 role = raw.get("role")
                 content = raw.get("content")
                 if role in _TEXT_ROLES and type(content) is str and content.isascii():
                     order.append(len(turns))
-                    turns.append(_new(Turn, (role, (_new(Text, (content,)),), f"{key}[{i}]")))
+                    turns.append(_new(Turn, (role, (_new(Text, (content,)),), path)))
                     last = role
                     continue
             if last is not None:
                 self._after_text(last)
                 last = None
-            read(raw, f"{key}[{i}]", self)
+            read(raw, path, self)
         if last is not None:
             self._after_text(last)
 
