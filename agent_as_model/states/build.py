@@ -161,7 +161,7 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         # Every turn one text (the reader said so): what the loop below makes of each, in one
         # comprehension, without its per-turn checks.
         messages = [
-            SamplingMessage(role=role, content=TextContent(type="text", text=blocks[0].text))
+            SamplingMessage(role=role, content=TextContent(type="text", text=blocks[0][0]))  # the Text's text
             for role, blocks, _ in request.turns
         ]
     for turn in () if request.plain else request.turns:
