@@ -61,6 +61,10 @@ HTTP_HOLDS = (
     "--max-sessions",
     "200",
 )
+# The host's SSE event bound. The SDK client's default (1 MiB) refuses the legacy sampling request
+# of the 2.9 MB conversation; the row would then measure the client's refusal (the server cancels
+# the call: tests/test_http_holds.py) rather than the server carrying the whole round.
+HOST_SSE_EVENT = 8 * 1024 * 1024
 HOST_ASKED = "The host was asked; its answer was not used."
 NOTHING_SENT = "Nothing was sent to the host."
 
@@ -229,7 +233,11 @@ async def connect(transport: str, era: str, host: Host, http: HttpServer | None)
     async with (
         httpx2.AsyncClient(timeout=httpx2.Timeout(60, read=GIVE_UP_S)) as session,
         Client(
-            streamable_http_client(f"{http.base}/mcp", http_client=session), mode=era, sampling_callback=host
+            streamable_http_client(
+                f"{http.base}/mcp", http_client=session, max_sse_event_size=HOST_SSE_EVENT
+            ),
+            mode=era,
+            sampling_callback=host,
         ) as client,
     ):
         yield client
