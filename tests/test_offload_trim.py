@@ -63,3 +63,27 @@ def test_serving_hands_the_gil_back_within_a_millisecond(
     finally:
         sys.setswitchinterval(before)
     assert seen == [offload.SWITCH_INTERVAL]
+
+
+def test_the_trim_is_glibcs_and_looked_up_only_when_first_asked_for() -> None:
+    """`malloc_trim` is found among the process's own symbols (this project's machines run
+    glibc), and serving over stdio does not import ctypes to find it before a heavy call."""
+    import platform
+    import subprocess
+    import sys
+
+    if platform.libc_ver()[0] == "glibc":
+        trim = offload._libc_trim()
+        assert trim is not None and trim(0) in (0, 1)
+    started = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, agent_as_model.commands.cli, agent_as_model.commands.stdio, agent_as_model.server;"
+            "print('ctypes' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert started.stdout.strip() == "False"

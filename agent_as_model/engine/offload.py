@@ -9,15 +9,13 @@ answers every other request. The limiter is one per event loop (`RunVar`), as an
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from anyio import CapacityLimiter
@@ -115,23 +113,33 @@ TRIM_DELAY = 0.5
 
 def _libc_trim() -> Callable[[int], int] | None:
     """glibc's `malloc_trim`, which hands freed heap back to the system; None elsewhere (musl,
-    macOS), where the trim is not done."""
-    name = ctypes.util.find_library("c")
+    macOS), where the trim is not done. The process's own symbols (`CDLL(None)`) include the C
+    library it runs on, so no search for the library's file (`ctypes.util.find_library`, which
+    runs `ldconfig`)."""
+    import ctypes  # here, not at import: ctypes cost start-up about 7M instructions
+
     try:
-        trim = ctypes.CDLL(name).malloc_trim if name else None
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
-    return trim
 
 
-_TRIM = _libc_trim()
+_UNKNOWN: Any = object()
+_TRIM: Callable[[int], int] | None = _UNKNOWN  # looked up on the first heavy call (`_trimmer`)
 _pending = threading.Lock()  # held while a trim is due: many heavy calls make one trim
+
+
+def _trimmer() -> Callable[[int], int] | None:
+    global _TRIM
+    if _TRIM is _UNKNOWN:
+        _TRIM = _libc_trim()
+    return _TRIM
 
 
 def release_later() -> None:
     """Trim the heap TRIM_DELAY seconds from now (once, however many calls ask meanwhile), in a
     timer thread of its own: `malloc_trim` runs without the GIL and holds up no request."""
-    if _TRIM is None or not _pending.acquire(blocking=False):
+    if _trimmer() is None or not _pending.acquire(blocking=False):
         return
     timer = threading.Timer(TRIM_DELAY, _trim_now)
     timer.daemon = True
