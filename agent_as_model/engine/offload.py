@@ -119,7 +119,7 @@ def _libc_trim() -> Callable[[int], int] | None:
     import ctypes  # here, not at import: ctypes cost start-up about 7M instructions
 
     try:
-        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
 
