@@ -153,6 +153,12 @@ def remember_per_request() -> None:
     _PER_REQUEST.set({})
 
 
+def per_request() -> dict[int, tuple[object, bytes, str]] | None:
+    """This request's kept forms, by the identity of what they are of (None outside a request):
+    also for the digests of other values read twice in a request (`definitions.read_tools`)."""
+    return _PER_REQUEST.get()
+
+
 def _canonical(schema: Mapping[str, Any]) -> tuple[bytes, str] | None:
     """The digest of the schema's canonical JSON text (sorted keys), and the text; None when it has
     none (nested too deeply to write, or holding what JSON cannot): then nothing is cached."""

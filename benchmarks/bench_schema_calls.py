@@ -187,7 +187,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "carrying the larger arguments",
     )
     parser.add_argument("--no-pin", action="store_true", help="do not pin the client and the server")
+    parser.add_argument(
+        "--callgrind-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --instructions: keep the callgrind dumps in DIR (new or empty), one per batch, "
+        "named by server, era and call, for callgrind_annotate",
+    )
+    parser.add_argument(
+        "--tools-only", action="store_true", help="only the plain call and the 10 tools (not the wide schema)"
+    )
     args = parser.parse_args(argv)
+    if args.callgrind_dir and not args.instructions:
+        raise SystemExit("--callgrind-dir goes with --instructions")
+    if args.tools_only:
+        del CALLS[WIDE_SCHEMA]
     mode = "instructions" if args.instructions else "cpu"
     calls, warmup, repeats = DEFAULTS[mode]
     calls, repeats = args.calls or calls, args.repeats or repeats
@@ -204,7 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         meter: Meter
         cpu = None
         if args.instructions:
-            meter = CallgrindMeter(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            out_dir = args.callgrind_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            out_dir.mkdir(parents=True, exist_ok=True)
+            if any(out_dir.iterdir()):
+                raise SystemExit(f"{out_dir} is not empty: give --callgrind-dir a new or empty directory")
+            meter = CallgrindMeter(out_dir)
         else:
             meter, cpus, _ = pinned_cpu_meter(not args.no_pin)
             cpu = cpus[1] if cpus else None

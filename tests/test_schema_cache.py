@@ -15,6 +15,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, CreateMessageRequestParams, TextContent
 
 from agent_as_model import schemas
+from agent_as_model.adapters.tools import definitions
 from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import CallError
 from tests.scripted_host import ScriptedHost, connect
@@ -35,8 +36,10 @@ def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(schemas, "_check_in_full", counted)
     schemas._checked.clear()
+    definitions.forget_read()
     yield seen
     schemas._checked.clear()
+    definitions.forget_read()
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
@@ -114,6 +117,7 @@ def answer_and_forget(answer: str) -> Any:
 
     def answered(params: CreateMessageRequestParams) -> str:
         schemas._checked.clear()
+        definitions.forget_read()
         return answer
 
     return answered

@@ -24,6 +24,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from agent_as_model.adapters.backends.base import Suspension
+from agent_as_model.adapters.tools.definitions import written_size
 from agent_as_model.caches import BoundedCache
 from agent_as_model.neutral import Request, Text
 from agent_as_model.states.record import CallRecord
@@ -101,7 +102,11 @@ def estimated_size(request: Request) -> int:
         or request.media
         or request.fetched
     ):
-        size = len(repr(request._replace(turns=(), chain=None)))
+        tools = written_size(request.tools) if request.tools else None
+        if tools is None:
+            size = len(repr(request._replace(turns=(), chain=None)))
+        else:  # the definitions by the length of the JSON they were read from, far cheaper
+            size = len(repr(request._replace(turns=(), chain=None, tools=()))) + tools
     else:
         size = PLAIN_REST + len(request.system or "") + len(request.model)
     if request.plain:  # each turn one Text: turn[1] its blocks, [0] the Text, [0] its text

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 
 from agent_as_model import cursors, schemas
+from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
 from agent_as_model.states.recall import recalled
@@ -112,9 +113,18 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     validates off the event loop, where it cannot hold up other requests. A plain body, and one
     whose extras are scalars (a cursor, a stop word, a hint), carries no schema and stays on the
     loop, because a thread hop has a cost of its own (both figures: benchmarks/README.md, "Figures
-    the code cites")."""
+    the code cites"). Definitions read before (`known_tools`: the same array, by its digest) are
+    not read again, so they check nothing: a call whose only such argument is they stays on the loop
+    too (the hop cost a 10-tool call some 365k instructions, more than the work; issue 28)."""
     plain = record.dialect.body.plain
-    return any(isinstance(value, dict | list) for key, value in record.arguments.items() if key not in plain)
+    for key, value in record.arguments.items():
+        if key in plain or not isinstance(value, dict | list):
+            continue
+        shape = record.dialect.tools
+        if key == "tools" and shape is not None and known_tools(value, key, shape) is not None:
+            continue
+        return True
+    return False
 
 
 # Entries (messages, their parts, their tool calls) beyond which a conversation is read, checked and

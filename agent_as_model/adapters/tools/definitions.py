@@ -17,17 +17,30 @@ Checks (before anything travels): `tools` is an array of objects; keys are known
 non-empty string, unique within the request; a description is a string or null; every schema is a
 valid draft 2020-12 object schema (`schemas.check_object_schema`). Errors name the JSON path of
 what the caller wrote, e.g. `tools[2].function.parameters.type`.
+
+A product sends the same `tools` on every turn, so the definitions read once are kept (`_READ`),
+keyed by the product's shape, the path and a digest of the array's JSON text as written (keys in
+the caller's order: two arrays share an entry only when their text is the same, so what goes to
+the host is byte for byte what this call's own reading would give). Only a reading that passed is
+kept; a new or changed array is read and checked in full. The kept definitions are read from a
+copy made from that text, so they hold nothing a caller could change afterwards. One dump and one
+digest of the array replace the reading, each schema's own dump and digest, and the checks
+(issue 28), and a call whose only schemas are such tools is validated on the event loop
+(`known_tools`, `states/validate.py`): the thread hop cost more than the work.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
+from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChoiceMode, ToolChoice, ToolSpec
-from agent_as_model.schemas import check_object_schema
+from agent_as_model.schemas import PROVEN, check_object_schema, per_request
 
 # One tool definition in a product's shape: (the tool, the JSON path of its name, for duplicates).
 ToolReader = Callable[[Mapping[str, Any], str], tuple[ToolSpec, str]]
@@ -63,10 +76,86 @@ FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 _MODES: tuple[ChoiceMode, ...] = ("auto", "required", "none")
 
 
+# Arrays of definitions a busy process repeats, bounded by the total of their JSON texts (the
+# parsed definitions take a few times their text) and in number.
+READ_CACHE_SIZE = 1024
+READ_CACHE_BYTES = 16 * 1024 * 1024
+_READ = BoundedCache(READ_CACHE_BYTES, READ_CACHE_SIZE)
+
+
+def _written(value: object) -> tuple[bytes, str] | None:
+    """The digest of `value`'s JSON text as written (not sorted) and the text, once per request
+    (the off-loop predicate and the reading ask alike); None when it has none (nested too deeply,
+    or not JSON): then nothing is kept."""
+    kept = per_request()
+    if kept is not None:
+        found = kept.get(~id(value))  # ~: apart from the schemas' canonical forms, kept by id
+        if found is not None and found[0] is value:
+            return found[1], found[2]
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    digest = hashlib.sha256(text.encode()).digest()
+    if kept is not None:
+        kept[~id(value)] = (value, digest, text)
+    return digest, text
+
+
+def known_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...] | None:
+    """The definitions read from this very array before (same shape, path and JSON text), or None."""
+    if type(value) is not list:
+        return None
+    written = _written(value)
+    if written is None:
+        return None
+    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written[0]))
+    return found
+
+
 def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
     """The tools of a request, in order; null, absent (None) or `[]` is no tools."""
     if value is None:
         return ()
+    if type(value) is list and value:
+        written = _written(value)
+        if written is not None:
+            key = (shape.format, path, written[0])
+            found: tuple[ToolSpec, ...] | None = _READ.get(key)
+            if found is None:
+                found = _read_tools(json.loads(written[1]), path, shape)
+                if not PROVEN.get():  # kept only once checked in this process
+                    _READ.put(key, found, len(written[1]))
+            _remember_size(found, written)
+            return found
+    return _read_tools(value, path, shape)
+
+
+def _remember_size(specs: tuple[ToolSpec, ...], written: tuple[bytes, str]) -> None:
+    kept = per_request()
+    if kept is not None:
+        kept[~id(specs)] = (specs, written[0], written[1])
+
+
+def forget_read() -> None:
+    """Empty the kept definitions (tests: the next call reads and checks its tools in full)."""
+    _READ.clear()
+
+
+def read_count() -> int:
+    return len(_READ)
+
+
+def written_size(specs: tuple[ToolSpec, ...]) -> int | None:
+    """The length of the JSON text these definitions were read from in this request, or None: what
+    a 2026-07-28 round one keeps for its retry is sized by it (`states/recall.py`), where the
+    repr of ten definitions cost ~420k instructions."""
+    kept = per_request()
+    found = kept.get(~id(specs)) if kept is not None else None
+    return len(found[2]) if found is not None and found[0] is specs else None
+
+
+def _read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
     specs: list[ToolSpec] = []
     seen: dict[str, str] = {}  # name -> the path it was first given at
     for i, item in enumerate(require_list(value, path)):

@@ -1,0 +1,172 @@
+"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
+digest of its JSON text as written, in a cache bounded in entries and bytes; a changed definition is
+read and checked again, and a kept reading sends the host byte for byte the same sampling request
+as a fresh one."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
+
+from agent_as_model import schemas
+from agent_as_model.adapters.tools import definitions
+from tests.scripted_host import ScriptedHost, connect
+
+pytestmark = pytest.mark.anyio
+COMMAND = Path(sys.executable).parent / "agent-as-model"
+
+
+@pytest.fixture
+def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The paths of the schemas checked in full, from empty caches."""
+    seen: list[str] = []
+    check = schemas._check_in_full
+
+    def counted(value: dict[str, Any], path: str) -> None:
+        seen.append(path)
+        check(value, path)
+
+    monkeypatch.setattr(schemas, "_check_in_full", counted)
+    schemas._checked.clear()
+    definitions.forget_read()
+    yield seen
+    schemas._checked.clear()
+    definitions.forget_read()
+
+
+def tool(name: str, properties: dict[str, Any], description: str = "Looks it up.") -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"properties": properties, "required": list(properties), "type": "object"},
+        },
+    }
+
+
+TOOLS = [
+    tool("lookup", {"city": {"type": "string"}}),
+    tool("weather.get", {"days": {"type": "integer", "minimum": 1}}, "d" * 1500),  # renamed, cut
+]
+MESSAGES = [{"role": "user", "content": "q"}]
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def wire_json(host: ScriptedHost, index: int) -> str:
+    return json.dumps(host.wire(index))  # key order kept: the bytes the host's side decoded
+
+
+async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(era: str, full_checks: list[str]) -> None:
+    host = ScriptedHost("one", "two", "three")
+    async with connect(era, host, tools=True) as client:
+        for n in range(3):
+            if n == 2:
+                definitions.forget_read()  # read afresh, from the caller's arrays (schemas: cached)
+            result = await client.call_tool(
+                "chat_complete", {"messages": MESSAGES, "tools": copy.deepcopy(TOOLS)}
+            )
+            assert not result.is_error, text_of(result)
+    assert host.asked == 3
+    assert wire_json(host, 0) == wire_json(host, 1) == wire_json(host, 2)
+    sent = host.wire(1)["tools"]
+    assert [t["name"] for t in sent] == ["lookup", definitions_host_name("weather.get")]
+    assert sent[0]["inputSchema"] == TOOLS[0]["function"]["parameters"]
+    assert len(sent[1]["description"]) <= 1024
+    # Both schemas were checked once, on the first call: the kept reading checked nothing.
+    assert sorted(full_checks) == ["tools[0].function.parameters", "tools[1].function.parameters"]
+
+
+def definitions_host_name(name: str) -> str:
+    from agent_as_model.adapters.tools.names import host_name
+
+    return host_name(name)
+
+
+async def test_a_changed_definition_is_read_and_checked_again(era: str, full_checks: list[str]) -> None:
+    host = ScriptedHost("one", "two", "three")
+    async with connect(era, host, tools=True) as client:
+        assert not (await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})).is_error
+        changed = [TOOLS[0], tool("weather.get", {"days": {"type": "integer", "minimum": 2}})]
+        result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": changed})
+        assert not result.is_error, text_of(result)
+        assert host.wire()["tools"][1]["inputSchema"]["properties"]["days"]["minimum"] == 2
+        assert full_checks[2:] == ["tools[1].function.parameters"]  # the changed one, in full
+        broken = [TOOLS[0], tool("weather.get", {"days": {"type": "integr"}})]
+        refused = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": broken})
+        assert refused.is_error
+        assert "tools[1].function.parameters.properties.days.type" in text_of(refused)
+        assert "Nothing was sent to the host" in text_of(refused)
+        renamed = [TOOLS[0], {**TOOLS[0], "function": {**TOOLS[0]["function"], "name": "lookup"}}]
+        duplicate = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": renamed})
+        assert duplicate.is_error and "duplicate tool name 'lookup'" in text_of(duplicate)
+        again = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+        assert not again.is_error, text_of(again)
+    assert host.asked == 3
+
+
+def test_the_kept_readings_stay_within_their_bounds() -> None:
+    definitions.forget_read()
+    shape = definitions_shape()
+    for n in range(definitions.READ_CACHE_SIZE + 50):
+        definitions.read_tools([tool(f"t{n}", {"p": {"type": "string"}})], "tools", shape)
+    assert definitions.read_count() <= definitions.READ_CACHE_SIZE
+    assert definitions._READ.held <= definitions.READ_CACHE_BYTES
+    big = [tool("big", {f"p{n}": {"type": "string", "description": "x" * 200} for n in range(200)})]
+    for n in range(400):  # some 45 KB each: the byte bound, not the count, holds them
+        big[0]["function"]["name"] = f"big{n}"
+        definitions.read_tools(big, "tools", shape)
+    assert definitions._READ.held <= definitions.READ_CACHE_BYTES
+    assert definitions.read_count() < definitions.READ_CACHE_SIZE
+    definitions.forget_read()
+
+
+def definitions_shape() -> definitions.ToolShape:
+    from agent_as_model.adapters.dialects import DIALECTS
+
+    shape = DIALECTS["chat_complete"].tools
+    assert shape is not None
+    return shape
+
+
+def test_a_kept_reading_holds_nothing_of_the_callers() -> None:
+    definitions.forget_read()
+    shape = definitions_shape()
+    given = [tool("lookup", {"city": {"type": "string"}})]
+    first = definitions.read_tools(given, "tools", shape)
+    given[0]["function"]["parameters"]["properties"]["city"]["type"] = "integer"  # changed after
+    same = [tool("lookup", {"city": {"type": "string"}})]
+    assert definitions.read_tools(same, "tools", shape) is first
+    assert first[0].input_schema["properties"] == {"city": {"type": "string"}}
+    definitions.forget_read()
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_kept_definitions_over_real_stdio(mode: str) -> None:
+    host = ScriptedHost("one", "two", "three")
+    params = StdioServerParameters(command=str(COMMAND), args=[])
+    tools = SamplingCapability(tools=SamplingToolsCapability())
+    async with Client(params, mode=mode, sampling_callback=host, sampling_capabilities=tools) as client:
+        for _ in range(2):
+            result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+            assert not result.is_error, text_of(result)
+        broken = [TOOLS[0], tool("weather.get", {"days": {"type": "integr"}})]
+        refused = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": broken})
+        assert refused.is_error and "tools[1].function.parameters.properties.days.type" in text_of(refused)
+    assert host.asked == 2
+    assert wire_json(host, 0) == wire_json(host, 1)
