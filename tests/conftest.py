@@ -1,7 +1,10 @@
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from agent_as_model import schemas
+from agent_as_model.adapters.tools import definitions
 from tests import sdk_truth
 from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
@@ -31,3 +34,22 @@ def _no_invalid_responses() -> Iterator[None]:
     sdk_truth.failures.clear()
     yield
     assert not sdk_truth.failures, sdk_truth.failures
+
+
+@pytest.fixture
+def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The paths of the schemas checked in full, from empty caches (the schema checks and the
+    tool definitions read once, tests/test_schema_cache.py and tests/test_tools_read_once.py)."""
+    seen: list[str] = []
+    check = schemas._check_in_full
+
+    def counted(value: dict[str, Any], path: str) -> None:
+        seen.append(path)
+        check(value, path)
+
+    monkeypatch.setattr(schemas, "_check_in_full", counted)
+    schemas._checked.clear()
+    definitions.forget_read()
+    yield seen
+    schemas._checked.clear()
+    definitions.forget_read()

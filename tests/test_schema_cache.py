@@ -5,7 +5,6 @@ arguments were read in full by round one. A new or changed schema is still check
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,24 +21,6 @@ from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
-@pytest.fixture
-def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths of the schemas checked in full, from empty caches."""
-    seen: list[str] = []
-    check = schemas._check_in_full
-
-    def counted(value: dict[str, Any], path: str) -> None:
-        seen.append(path)
-        check(value, path)
-
-    monkeypatch.setattr(schemas, "_check_in_full", counted)
-    schemas._checked.clear()
-    definitions.forget_read()
-    yield seen
-    schemas._checked.clear()
-    definitions.forget_read()
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:

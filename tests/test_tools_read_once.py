@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,30 +16,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
 
-from agent_as_model import schemas
 from agent_as_model.adapters.tools import definitions
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
-@pytest.fixture
-def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths of the schemas checked in full, from empty caches."""
-    seen: list[str] = []
-    check = schemas._check_in_full
-
-    def counted(value: dict[str, Any], path: str) -> None:
-        seen.append(path)
-        check(value, path)
-
-    monkeypatch.setattr(schemas, "_check_in_full", counted)
-    schemas._checked.clear()
-    definitions.forget_read()
-    yield seen
-    schemas._checked.clear()
-    definitions.forget_read()
 
 
 def tool(name: str, properties: dict[str, Any], description: str = "Looks it up.") -> dict[str, Any]:
