@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from agent_as_model.adapters.dialects.writing import Call, Said
 from agent_as_model.commands.cli import main
 from agent_as_model.commands.fuzz import MISSING_EXTRA
 from agent_as_model.commands.fuzz.checks import Expected, Logged
@@ -306,6 +307,10 @@ def test_progress_shows_on_a_terminal_only() -> None:
     assert piped.getvalue() == ""
 
 
+TOOL_TURN_WORDS = ("tool_call", "tool_use", "functionCall", "function_call")
+
+
+@example(units=[Said("user", "tool_use")], answer=HostAnswer("", (), None))  # a word said, not a tool turn
 @given(
     units=openings(tool_use=False),
     answer=st.booleans().flatmap(lambda structured: host_answers(structured, tool_use=False)),
@@ -318,5 +323,30 @@ def test_without_tool_turns_no_conversation_or_answer_holds_a_tool_call(
     assert answer.calls == ()
     history_tools, _ = split_tools(fuzzable())
     for tool in history_tools:
-        written = json.dumps(render(tool, units))
-        assert not any(word in written for word in ("tool_call", "tool_use", "functionCall", "function_call"))
+        # The shape, not the words said: a user may well write "tool_use" in a message's text.
+        shape = list(_keys_and_types(render(tool, units)))
+        assert not any(word in part for part in shape for word in TOOL_TURN_WORDS), shape
+
+
+def test_the_shape_check_sees_a_tool_turn_in_every_product() -> None:
+    # The check above can fail: a real tool turn shows in the keys or types of each product's request.
+    turn = ToolTurn("", (Call("call_1", "lookup", {"q": "x"}),), (("call_1", "found"),))
+    units: list[Unit] = [Said("user", "look it up"), turn]
+    history_tools, _ = split_tools(fuzzable())
+    assert history_tools
+    for tool in history_tools:
+        shape = list(_keys_and_types(render(tool, units)))
+        assert any(word in part for part in shape for word in TOOL_TURN_WORDS), (tool, shape)
+
+
+def _keys_and_types(value: Any) -> Any:
+    """Every key of the rendered request and every value of a "type" field, where a tool turn shows."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            if key == "type" and isinstance(item, str):
+                yield item
+            yield from _keys_and_types(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keys_and_types(item)
