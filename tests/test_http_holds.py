@@ -6,17 +6,20 @@ Small bounds make these quick; the waits are generous ceilings, never timed asse
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
+import uvicorn
 from mcp_types import CallToolResult, TextContent
 
-from agent_as_model.commands import cli
+from agent_as_model.commands import cli, http_holds
 from agent_as_model.commands import http as http_serve
 from tests import http_servers
 from tests.http_servers import HttpServer, http_client
@@ -298,3 +301,67 @@ def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
             time.sleep(0.1)
         logged = server.log_text()
         assert "generate: cancelled by the client in state awaiting_host" in logged, logged
+
+
+BURST = 5 * http_holds.ACCEPT_BATCH
+
+
+def accepted_per_turn(loop_class: type[asyncio.AbstractEventLoop]) -> list[int]:
+    """How many connections of a burst `loop_class` sets up in each turn of its loop: BURST
+    clients connect while the loop is busy (so all wait in the kernel's queue), then it runs."""
+    loop = loop_class()
+    turns = [0]
+    made: Counter[int] = Counter()
+
+    def tick() -> None:
+        turns[0] += 1
+        loop.call_soon(tick)
+
+    class Counted(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            made[turns[0]] += 1
+
+    async def burst() -> None:
+        server = await loop.create_server(Counted, "127.0.0.1", 0, backlog=2048)
+        port = server.sockets[0].getsockname()[1]
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=CEILING) for _ in range(BURST)]
+        loop.call_soon(tick)
+        deadline = time.monotonic() + CEILING
+        while sum(made.values()) < BURST and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        for client in clients:
+            client.close()
+        server.close()
+
+    try:
+        loop.run_until_complete(burst())
+    finally:
+        loop.close()
+    return [made[turn] for turn in sorted(made)]
+
+
+def test_a_burst_of_connections_is_set_up_a_batch_a_turn() -> None:
+    """asyncio's own loop sets up the whole burst in one turn (what held every other request);
+    the server's loop takes ACCEPT_BATCH a turn, and still every connection of the burst."""
+    stock = accepted_per_turn(asyncio.SelectorEventLoop)
+    paced = accepted_per_turn(http_holds.PacedAcceptLoop)
+    assert sum(stock) == sum(paced) == BURST
+    assert max(stock) > http_holds.ACCEPT_BATCH, stock
+    assert max(paced) <= http_holds.ACCEPT_BATCH and len(paced) >= BURST // http_holds.ACCEPT_BATCH, paced
+
+
+def test_uvicorn_runs_the_paced_loop() -> None:
+    config = uvicorn.Config("agent_as_model.commands.http:app_from_environment", loop=http_serve.HTTP_LOOP)
+    assert config.get_loop_factory() is http_holds.PacedAcceptLoop
+
+
+async def test_a_burst_past_the_batch_is_answered_every_one(era: str) -> None:
+    """BURST complete requests at once over a real `serve --http`: several turns to accept them
+    all, none refused or dropped, and a host lists models after them on either era."""
+    request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    with http_servers.running() as server:
+        burst = [connect(server, request) for _ in range(BURST)]
+        answers = await anyio.to_thread.run_sync(lambda: [read_to_close(sock) for sock in burst])
+        assert all(answer.startswith(b"HTTP/1.1 200") for answer in answers), {a[:40] for a in answers}
+        async with http_client(server.url, era) as client:
+            assert models_listed(await client.call_tool("list_models", {}))

@@ -498,6 +498,7 @@ LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 
 # The guarded h11 protocol (commands/http_holds.py), loaded by uvicorn in each worker by this path.
 HTTP_PROTOCOL = "agent_as_model.commands.http_holds:GuardedH11Protocol"
+HTTP_LOOP = "agent_as_model.commands.http_holds:PacedAcceptLoop"  # uvicorn calls it for each worker's loop
 
 
 def fit_descriptors(max_connections: int) -> int:
@@ -608,6 +609,7 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
             log_level=logging.getLevelName(logging.getLogger().level).lower(),
             timeout_graceful_shutdown=5,
             http=HTTP_PROTOCOL,
+            loop=HTTP_LOOP,
             server_header=False,
         )
     except SystemExit as ended:  # uvicorn's own start-up failure (3): its log line says why
