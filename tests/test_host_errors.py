@@ -13,6 +13,7 @@ from mcp_types import (
     TextContent,
     ToolUseContent,
 )
+from mcp_types.jsonrpc import REQUEST_TIMEOUT
 
 from agent_as_model.adapters.dialects import DIALECTS
 from tests.scripted_host import ScriptedHost, connect
@@ -95,6 +96,19 @@ async def test_legacy_host_error_is_reported_as_the_hosts() -> None:
     assert bad.is_error
     assert bad.content[0].text == (
         "generate: sampling/createMessage: the host answered with error -1: User rejected sampling. " + TAIL
+    )
+    assert good.content[0].text == "later"
+
+
+async def test_a_host_error_with_the_timeout_code_is_the_hosts_not_the_servers_timeout() -> None:
+    # The server's --host-timeout comes back from the SDK as REQUEST_TIMEOUT (-32001); a host that
+    # answers with that code itself, in its own words, is reported as the host's error.
+    host = ScriptedHost(ErrorData(code=REQUEST_TIMEOUT, message="too slow upstream"), "later")
+    async with connect("legacy", host) as client:
+        bad = await client.call_tool("generate", {"prompt": "q"})
+        good = await client.call_tool("generate", {"prompt": "q"})
+    assert bad.content[0].text == (
+        "generate: sampling/createMessage: the host answered with error -32001: too slow upstream. " + TAIL
     )
     assert good.content[0].text == "later"
 

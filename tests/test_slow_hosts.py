@@ -130,7 +130,9 @@ class FakeSession:
     def __init__(self) -> None:
         self.progress: list[tuple[Any, float]] = []
 
-    async def send_request(self, request: Any, result_type: Any, metadata: Any = None) -> Any:
+    async def send_request(
+        self, request: Any, result_type: Any, request_read_timeout_seconds: Any = None, metadata: Any = None
+    ) -> Any:
         await anyio.sleep(0.2)
         return result_type.model_validate(text_answer("done").model_dump(by_alias=True))
 

@@ -23,6 +23,7 @@ from mcp_types import (
     ProgressToken,
     RequestId,
 )
+from mcp_types.jsonrpc import REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from agent_as_model.adapters.backends.base import HostAnswer, host_declined
@@ -35,6 +36,9 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 # never sent, so a host writing a look-alike key into its own error's data cannot turn its
 # decline into a violation (nor make the server echo a text of its choosing).
 UNREADABLE = f"agent-as-model/unreadable-answer/{secrets.token_hex(16)}"
+# What the SDK raises when a request's clock runs out (with code REQUEST_TIMEOUT and no data): an
+# error a host answers with carries its own message, so it is not taken for the server's timeout.
+TIMED_OUT = "Request 'sampling/createMessage' timed out"
 
 
 class LegacySampling:
@@ -69,14 +73,15 @@ class LegacySampling:
             raise RuntimeError("the sampling backend needs the payload")
         timeout = self._limits.host_timeout
         try:
-            # Cancelling the scope cancels the outstanding request: the SDK sends the host
-            # notifications/cancelled for it before the scope ends. What `anyio.fail_after` does,
-            # without its two generator-based context managers around the scope (a call's
-            # measured share, issue 28): only the deadline cancels this scope.
-            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
-                result = await self._ask(CreateMessageRequest(params=payload))
+            result = await self._ask(CreateMessageRequest(params=payload), timeout)
         except MCPError as err:
             data = err.error.data
+            if err.error.code == REQUEST_TIMEOUT and data is None and err.error.message == TIMED_OUT:
+                # A host that never answers has failed the request: with --provider-on-host-error
+                # the provider answers instead, as for a decline.
+                why = f"the host did not answer within {timeout:g} s (--host-timeout)"
+                why += "; the request was cancelled"
+                raise host_declined("sampling/createMessage", why) from None
             if isinstance(data, dict) and isinstance(data.get(UNREADABLE), str):
                 raise host_error("sampling/createMessage", quoted(data[UNREADABLE])) from None
             raise host_declined(
@@ -87,20 +92,22 @@ class LegacySampling:
             raise host_error(
                 "sampling/createMessage", f"the host's answer is not a sampling result ({_first(err)})"
             ) from None
-        if scope.cancelled_caught:
-            # A host that never answers has failed the request: with --provider-on-host-error the
-            # provider answers instead, as for a decline.
-            raise host_declined(
-                "sampling/createMessage",
-                f"the host did not answer within {timeout:g} s (--host-timeout); the request was cancelled",
-            )
         return HostAnswer.of(result)
 
-    async def _ask(self, request: CreateMessageRequest) -> CreateMessageResultWithTools:
-        # WithTools accepts a single block or an array, so an odd answer is ours to judge.
+    async def _ask(self, request: CreateMessageRequest, timeout: float) -> CreateMessageResultWithTools:
+        # WithTools accepts a single block or an array, so an odd answer is ours to judge. The
+        # SDK's own request clock bounds the wait (`timeout`): every request it sends already runs
+        # in a cancel scope of its own, so a deadline there costs a call nothing more, where a
+        # scope of ours around it was some 2% of a plain call (issue 28). When it runs out the SDK
+        # sends the host notifications/cancelled for the request and raises REQUEST_TIMEOUT. Its
+        # clock starts once the request is written: a write the transport holds back (a host
+        # that stopped reading, which pauses the server's reading too) is not the host's delay.
         if self._progress_token is None:
             return await self._session.send_request(
-                request, CreateMessageResultWithTools, metadata=self._metadata
+                request,
+                CreateMessageResultWithTools,
+                request_read_timeout_seconds=timeout,
+                metadata=self._metadata,
             )
         # The caller asked for progress: tell it every few seconds that the host is still at
         # work, so a client that resets its timeout on progress keeps waiting.
@@ -111,7 +118,10 @@ class LegacySampling:
             try:
                 outcome.append(
                     await self._session.send_request(
-                        request, CreateMessageResultWithTools, metadata=self._metadata
+                        request,
+                        CreateMessageResultWithTools,
+                        request_read_timeout_seconds=timeout,
+                        metadata=self._metadata,
                     )
                 )
             except (MCPError, ValidationError) as err:
