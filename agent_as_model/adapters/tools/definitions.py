@@ -19,19 +19,20 @@ valid draft 2020-12 object schema (`schemas.check_object_schema`). Errors name t
 what the caller wrote, e.g. `tools[2].function.parameters.type`.
 
 A product sends the same `tools` on every turn, so the definitions read once are kept (`_READ`),
-keyed by the product's shape, the path and a digest of the array's JSON text as written (keys in
-the caller's order: two arrays share an entry only when their text is the same, so what goes to
-the host is byte for byte what this call's own reading would give). Only a reading that passed is
+keyed by the product's shape, the path and the array's JSON text as written (keys in the caller's
+order: two arrays share an entry only when their text is the same, so what goes to the host is
+byte for byte what this call's own reading would give). The text itself is the key, not a digest
+of it: a dict hashes it once and compares it on a hit, which cost less than the SHA-256 of a few KB
+(~100k instructions for 10 definitions), and no two texts can share an entry. Only a reading that passed is
 kept; a new or changed array is read and checked in full. The kept definitions are read from a
-copy made from that text, so they hold nothing a caller could change afterwards. One dump and one
-digest of the array replace the reading, each schema's own dump and digest, and the checks
+copy made from that text, so they hold nothing a caller could change afterwards. One dump of the
+array replaces the reading, each schema's own dump and digest, and the checks
 (issue 28), and a call whose only schemas are such tools is validated on the event loop
 (`known_tools`, `states/validate.py`): the thread hop cost more than the work.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -76,30 +77,29 @@ FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 _MODES: tuple[ChoiceMode, ...] = ("auto", "required", "none")
 
 
-# Arrays of definitions a busy process repeats, bounded by the total of their JSON texts (the
-# parsed definitions take a few times their text) and in number.
+# Arrays of definitions a busy process repeats, bounded by the total of their JSON texts (each
+# stated twice: the key, and the parsed definitions, which take a few times their text) and in number.
 READ_CACHE_SIZE = 1024
 READ_CACHE_BYTES = 16 * 1024 * 1024
 _READ = BoundedCache(READ_CACHE_BYTES, READ_CACHE_SIZE)
 
 
-def _written(value: object) -> tuple[bytes, str] | None:
-    """The digest of `value`'s JSON text as written (not sorted) and the text, once per request
-    (the off-loop predicate and the reading ask alike); None when it has none (nested too deeply,
-    or not JSON): then nothing is kept."""
+def _written(value: object) -> str | None:
+    """`value`'s JSON text as written (keys not sorted), made once per request (the off-loop
+    predicate and the reading ask alike); None when it has none (nested too deeply, or not JSON):
+    then nothing is kept."""
     kept = per_request()
     if kept is not None:
         found = kept.get(~id(value))  # ~: apart from the schemas' canonical forms, kept by id
         if found is not None and found[0] is value:
-            return found[1], found[2]
+            return found[2]
     try:
         text = json.dumps(value)
     except (TypeError, ValueError, RecursionError):
         return None
-    digest = hashlib.sha256(text.encode()).digest()
     if kept is not None:
-        kept[~id(value)] = (value, digest, text)
-    return digest, text
+        kept[~id(value)] = (value, b"", text)
+    return text
 
 
 def known_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...] | None:
@@ -109,7 +109,7 @@ def known_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, .
     written = _written(value)
     if written is None:
         return None
-    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written[0]))
+    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written))
     return found
 
 
@@ -120,21 +120,21 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
     if type(value) is list and value:
         written = _written(value)
         if written is not None:
-            key = (shape.format, path, written[0])
+            key = (shape.format, path, written)
             found: tuple[ToolSpec, ...] | None = _READ.get(key)
             if found is None:
-                found = _read_tools(json.loads(written[1]), path, shape)
+                found = _read_tools(json.loads(written), path, shape)
                 if not PROVEN.get():  # kept only once checked in this process
-                    _READ.put(key, found, len(written[1]))
+                    _READ.put(key, found, 2 * len(written))  # the text, and what was read from it
             _remember_size(found, written)
             return found
     return _read_tools(value, path, shape)
 
 
-def _remember_size(specs: tuple[ToolSpec, ...], written: tuple[bytes, str]) -> None:
+def _remember_size(specs: tuple[ToolSpec, ...], written: str) -> None:
     kept = per_request()
     if kept is not None:
-        kept[~id(specs)] = (specs, written[0], written[1])
+        kept[~id(specs)] = (specs, b"", written)
 
 
 def forget_read() -> None:
