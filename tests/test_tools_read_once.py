@@ -1,5 +1,5 @@
-"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
-digest of its JSON text as written, in a cache bounded in entries and bytes; a changed definition is
+"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by its
+JSON text as written, in a cache bounded in entries and bytes; a changed definition is
 read and checked again, and a kept reading sends the host byte for byte the same sampling request
 as a fresh one."""
 
