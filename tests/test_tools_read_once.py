@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
 
 from agent_as_model.adapters.tools import definitions
+from agent_as_model.engine import driver
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -97,6 +99,45 @@ async def test_a_changed_definition_is_read_and_checked_again(era: str, full_che
         again = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
         assert not again.is_error, text_of(again)
     assert host.asked == 3
+
+
+async def test_known_tools_validate_on_the_event_loop_and_new_ones_off_it(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call whose only schemas are definitions read before validates on the event loop (the
+    thread hop cost more than the work); one with a new or changed schema still validates in a
+    worker thread, where its check cannot hold up other requests. Every trigger goes through the
+    driver's `fire`, also when `off_loop` runs it, so the thread it ran in tells which it was."""
+    definitions.forget_read()
+    loop_thread = threading.get_ident()  # the test's coroutine runs on the in-process server's loop
+    fired = driver.fire
+    validated: list[bool] = []  # per `validate`: whether it ran on the event loop's thread
+
+    def noting(record: Any, trigger: str, *args: Any) -> Any:
+        if trigger == "validate":
+            validated.append(threading.get_ident() == loop_thread)
+        return fired(record, trigger, *args)
+
+    monkeypatch.setattr(driver, "fire", noting)
+    changed = [TOOLS[0], tool("weather.get", {"days": {"type": "integer", "minimum": 3}})]
+    rounds = 2 if era == "2026-07-28" else 1  # on 2026-07-28 the retry validates again
+    host = ScriptedHost("one", "two", "three", "four")
+    async with connect(era, host, tools=True) as client:
+        seen: list[list[bool]] = []
+        for tools in (TOOLS, TOOLS, changed, changed):
+            result = await client.call_tool(
+                "chat_complete", {"messages": MESSAGES, "tools": copy.deepcopy(tools)}
+            )
+            assert not result.is_error, text_of(result)
+            seen.append(validated[:])
+            validated.clear()
+    assert [len(s) for s in seen] == [rounds] * 4
+    # New definitions: round one in a worker thread; a retry reads nothing, on the loop.
+    assert seen[0] == seen[2] == [False] + [True] * (rounds - 1)
+    # Known definitions: every round on the loop.
+    assert seen[1] == [True] * rounds and seen[3] == [True] * rounds
+    assert host.asked == 4
+    definitions.forget_read()
 
 
 def test_the_kept_readings_stay_within_their_bounds() -> None:
