@@ -1,5 +1,5 @@
-"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by its
-JSON text as written, in a cache bounded in entries and bytes; a changed definition is
+"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by
+the array as written (every type and key order), in a cache bounded in entries and bytes; a changed definition is
 read and checked again, and a kept reading sends the host byte for byte the same sampling request
 as a fresh one."""
 
@@ -99,6 +99,41 @@ async def test_a_changed_definition_is_read_and_checked_again(era: str, full_che
         again = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
         assert not again.is_error, text_of(again)
     assert host.asked == 3
+
+
+async def test_arrays_equal_in_python_but_not_as_json_are_read_apart(
+    era: str, full_checks: list[str]
+) -> None:
+    """`1 == 1.0 == True` and dicts compare equal in any key order, but each is another JSON text
+    and another reading: the key says every type and the order, so none shares a kept reading."""
+    host = ScriptedHost("one", "two", "three")
+    schema = {"type": "object", "properties": {"days": {"type": "integer", "minimum": 1}}}
+    async with connect(era, host, tools=True) as client:
+        for minimum in (1, 1.0):
+            schema["properties"]["days"]["minimum"] = minimum
+            given = [{"name": "lookup", "input_schema": copy.deepcopy(schema)}]
+            result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+            assert not result.is_error, text_of(result)
+            assert json.dumps(host.wire()["tools"][0]["inputSchema"]["properties"]["days"]["minimum"]) == (
+                json.dumps(minimum)
+            )
+        schema["properties"]["days"]["minimum"] = True  # not a number: refused, not taken as 1
+        given = [{"name": "lookup", "input_schema": schema}]
+        refused = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+        assert refused.is_error, text_of(refused)
+        assert "tools[0].input_schema.properties.days.minimum" in text_of(refused)
+        schema["properties"]["days"]["minimum"] = 1
+        turned = {"properties": schema["properties"], "type": "object"}  # the same, keys turned
+        given = [{"name": "lookup", "input_schema": turned}]
+        result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+        assert not result.is_error, text_of(result)
+        if era == "legacy":  # (the 2026-07-28 client's model of an input request puts `type` first)
+            assert list(host.wire()["tools"][0]["inputSchema"]) == ["properties", "type"]
+    assert host.asked == 3
+    # Each read apart: three kept readings (the refused one is not kept); the schema checks are
+    # keyed by the canonical (sorted) text, so the turned keys' schema was not checked again.
+    assert definitions.read_count() == 3
+    assert full_checks == ["tools[0].input_schema"] * 3
 
 
 async def test_known_tools_validate_on_the_event_loop_and_new_ones_off_it(
