@@ -19,6 +19,8 @@ from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapabilit
 
 from agent_as_model.adapters.tools import definitions
 from agent_as_model.engine import driver
+from agent_as_model.states import build
+from tests.agent_loop import tool_answer
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -59,6 +61,7 @@ async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(era: str, full
         for n in range(3):
             if n == 2:
                 definitions.forget_read()  # read afresh, from the caller's arrays (schemas: cached)
+                build.forget_forwards()
             result = await client.call_tool(
                 "chat_complete", {"messages": MESSAGES, "tools": copy.deepcopy(TOOLS)}
             )
@@ -134,6 +137,61 @@ async def test_arrays_equal_in_python_but_not_as_json_are_read_apart(
     # keyed by the canonical (sorted) text, so the turned keys' schema was not checked again.
     assert definitions.read_count() == 3
     assert full_checks == ["tools[0].input_schema"] * 3
+
+
+async def test_a_kept_forward_serves_only_calls_that_offer_the_tools_as_they_are(era: str) -> None:
+    """What kept tools become for the host (their names both ways, the MCP tools) is kept beside
+    them (`build._kept_forward`) and serves each call that forwards them all: a named choice still
+    sends its tool alone, a tool turn's name still joins the map, and a host's call of a renamed
+    tool maps back to the caller's name on every round."""
+    definitions.forget_read()
+    build.forget_forwards()
+    renamed = definitions_host_name("weather.get")
+    host = ScriptedHost(
+        tool_answer("", ("c1", renamed, {"days": 2})),
+        tool_answer("", ("c9", "lookup", {"city": "Oslo"})),
+        tool_answer("", ("c2", renamed, {"days": 3})),
+        "turn",
+    )
+    named = {"type": "function", "function": {"name": "lookup"}}
+    history = [
+        *MESSAGES,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c0", "type": "function", "function": {"name": "old.one", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c0", "content": "done"},
+    ]
+    async with connect(era, host, tools=True) as client:
+        calls = [
+            {"messages": MESSAGES, "tools": TOOLS},
+            {"messages": MESSAGES, "tools": TOOLS, "tool_choice": named},
+            {"messages": MESSAGES, "tools": TOOLS},
+            {"messages": history, "tools": TOOLS},
+        ]
+        texts = []
+        for n, arguments in enumerate(calls):
+            result = await client.call_tool("chat_complete", copy.deepcopy(arguments))
+            assert not result.is_error, text_of(result)
+            texts.append(text_of(result))
+            sent = host.wire()
+            if n == 1:
+                assert [t["name"] for t in sent["tools"]] == ["lookup"]
+                assert sent["toolChoice"] == {"mode": "required"}
+            else:
+                assert [t["name"] for t in sent["tools"]] == ["lookup", renamed]
+                assert "toolChoice" not in sent
+            if n == 3:  # the earlier call of a renamed tool goes to the host under its host name
+                assert sent["messages"][1]["content"]["name"] == definitions_host_name("old.one")
+    for text in (texts[0], texts[2]):  # the host's call of the renamed tool, under the caller's name
+        assert [c["name"] for c in json.loads(text)["tool_calls"]] == ["weather.get"]
+    assert [c["name"] for c in json.loads(texts[1])["tool_calls"]] == ["lookup"]
+    assert texts[3] == "turn"
+    assert host.asked == 4
+    assert wire_json(host, 0) == wire_json(host, 2)
 
 
 async def test_known_tools_validate_on_the_event_loop_and_new_ones_off_it(

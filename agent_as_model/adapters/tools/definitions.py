@@ -144,15 +144,24 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
                 found = _read_tools(copied, path, shape)
                 if not PROVEN.get():  # kept only once checked in this process
                     _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
-            _remember_size(found, written)
+            _remember_size(found, written, f"{shape.format}\n{path}")
             return found
     return _read_tools(value, path, shape)
 
 
-def _remember_size(specs: tuple[ToolSpec, ...], written: bytes) -> None:
+def _remember_size(specs: tuple[ToolSpec, ...], written: bytes, where: str) -> None:
     kept = per_request()
     if kept is not None:
-        kept[~id(specs)] = (specs, written, "")
+        kept[~id(specs)] = (specs, written, where)
+
+
+def read_key(specs: tuple[ToolSpec, ...]) -> tuple[str, bytes] | None:
+    """What these definitions were read from in this request: the product's shape and the path,
+    and the array's key (`_written`); or None. What is derived from the definitions alone (the
+    tools a payload forwards, `states/build.py`) may be kept by it, as the reading is."""
+    kept = per_request()
+    found = kept.get(~id(specs)) if kept is not None else None
+    return (found[2], found[1]) if found is not None and found[0] is specs else None
 
 
 def forget_read() -> None:
