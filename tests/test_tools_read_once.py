@@ -194,6 +194,32 @@ async def test_a_kept_forward_serves_only_calls_that_offer_the_tools_as_they_are
     assert wire_json(host, 0) == wire_json(host, 2)
 
 
+async def test_the_retry_puts_the_tools_to_the_host_as_round_one_did(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proven 2026-07-28 retry takes round one's plan (the tools' names both ways) with its
+    request: the plan is made once per call on both eras, and the retry still maps the host's
+    call of a renamed tool back to the caller's name."""
+    made = []
+    plan_for = build.plan_for
+
+    def counted(*args: Any) -> Any:
+        made.append(args[0].tool)
+        return plan_for(*args)
+
+    monkeypatch.setattr(build, "plan_for", counted)
+    renamed = definitions_host_name("weather.get")
+    host = ScriptedHost(tool_answer("", ("c1", renamed, {"days": 2})), "two")
+    async with connect(era, host, tools=True) as client:
+        first = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+        second = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+    assert not first.is_error and not second.is_error, (text_of(first), text_of(second))
+    assert [c["name"] for c in json.loads(text_of(first))["tool_calls"]] == ["weather.get"]
+    assert text_of(second) == "two"
+    assert made == ["chat_complete", "chat_complete"]  # once per call, not once per round
+    assert host.asked == 2
+
+
 async def test_known_tools_validate_on_the_event_loop_and_new_ones_off_it(
     era: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

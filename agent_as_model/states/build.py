@@ -124,7 +124,13 @@ def build_payload_for(record: CallRecord) -> None:
         raise MissingCapability({"sampling": {}})
     # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
     # never meets the operator's rule for hosts without them.
-    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
+    # A proven retry's plan is round one's (`recall.recalled` put it on the record): the same
+    # request, put to a host that takes tools as that one did; nothing per tool is worked out again.
+    plan = record.plan
+    if not (route.proven and plan is not NO_PLAN and plan.host_tools == route.support.tools):
+        plan = record.plan = plan_for(
+            request, route.support.tools, record.limits.host_without_tools, tool_blocks
+        )
     # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
