@@ -1,7 +1,7 @@
-"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by
-the array as written (every type and key order), in a cache bounded in entries and bytes; a changed definition is
-read and checked again, and a kept reading sends the host byte for byte the same sampling request
-as a fresh one."""
+"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
+array as written (every type and key order), in a cache bounded in entries and bytes; a changed
+definition is read and checked again, and a kept reading sends the host byte for byte the same
+sampling request as a fresh one."""
 
 from __future__ import annotations
 
