@@ -1,13 +1,14 @@
 """Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
-digest of its JSON text as written, in a cache bounded in entries and bytes; a changed definition is
-read and checked again, and a kept reading sends the host byte for byte the same sampling request
-as a fresh one."""
+array as written (every type and key order), in a cache bounded in entries and bytes; a changed
+definition is read and checked again, and a kept reading sends the host byte for byte the same
+sampling request as a fresh one."""
 
 from __future__ import annotations
 
 import copy
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
 
 from agent_as_model.adapters.tools import definitions
+from agent_as_model.engine import driver
+from agent_as_model.states import build
+from tests.agent_loop import tool_answer
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +61,7 @@ async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(era: str, full
         for n in range(3):
             if n == 2:
                 definitions.forget_read()  # read afresh, from the caller's arrays (schemas: cached)
+                build.forget_forwards()
             result = await client.call_tool(
                 "chat_complete", {"messages": MESSAGES, "tools": copy.deepcopy(TOOLS)}
             )
@@ -97,6 +102,161 @@ async def test_a_changed_definition_is_read_and_checked_again(era: str, full_che
         again = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
         assert not again.is_error, text_of(again)
     assert host.asked == 3
+
+
+async def test_arrays_equal_in_python_but_not_as_json_are_read_apart(
+    era: str, full_checks: list[str]
+) -> None:
+    """`1 == 1.0 == True` and dicts compare equal in any key order, but each is another JSON text
+    and another reading: the key says every type and the order, so none shares a kept reading."""
+    host = ScriptedHost("one", "two", "three")
+    schema = {"type": "object", "properties": {"days": {"type": "integer", "minimum": 1}}}
+    async with connect(era, host, tools=True) as client:
+        for minimum in (1, 1.0):
+            schema["properties"]["days"]["minimum"] = minimum
+            given = [{"name": "lookup", "input_schema": copy.deepcopy(schema)}]
+            result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+            assert not result.is_error, text_of(result)
+            assert json.dumps(host.wire()["tools"][0]["inputSchema"]["properties"]["days"]["minimum"]) == (
+                json.dumps(minimum)
+            )
+        schema["properties"]["days"]["minimum"] = True  # not a number: refused, not taken as 1
+        given = [{"name": "lookup", "input_schema": schema}]
+        refused = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+        assert refused.is_error, text_of(refused)
+        assert "tools[0].input_schema.properties.days.minimum" in text_of(refused)
+        schema["properties"]["days"]["minimum"] = 1
+        turned = {"properties": schema["properties"], "type": "object"}  # the same, keys turned
+        given = [{"name": "lookup", "input_schema": turned}]
+        result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": given})
+        assert not result.is_error, text_of(result)
+        if era == "legacy":  # (the 2026-07-28 client's model of an input request puts `type` first)
+            assert list(host.wire()["tools"][0]["inputSchema"]) == ["properties", "type"]
+    assert host.asked == 3
+    # Each read apart: three kept readings (the refused one is not kept); the schema checks are
+    # keyed by the canonical (sorted) text, so the turned keys' schema was not checked again.
+    assert definitions.read_count() == 3
+    assert full_checks == ["tools[0].input_schema"] * 3
+
+
+async def test_a_kept_forward_serves_only_calls_that_offer_the_tools_as_they_are(era: str) -> None:
+    """What kept tools become for the host (their names both ways, the MCP tools) is kept beside
+    them (`build._kept_forward`) and serves each call that forwards them all: a named choice still
+    sends its tool alone, a tool turn's name still joins the map, and a host's call of a renamed
+    tool maps back to the caller's name on every round."""
+    definitions.forget_read()
+    build.forget_forwards()
+    renamed = definitions_host_name("weather.get")
+    host = ScriptedHost(
+        tool_answer("", ("c1", renamed, {"days": 2})),
+        tool_answer("", ("c9", "lookup", {"city": "Oslo"})),
+        tool_answer("", ("c2", renamed, {"days": 3})),
+        "turn",
+    )
+    named = {"type": "function", "function": {"name": "lookup"}}
+    history = [
+        *MESSAGES,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c0", "type": "function", "function": {"name": "old.one", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c0", "content": "done"},
+    ]
+    async with connect(era, host, tools=True) as client:
+        calls = [
+            {"messages": MESSAGES, "tools": TOOLS},
+            {"messages": MESSAGES, "tools": TOOLS, "tool_choice": named},
+            {"messages": MESSAGES, "tools": TOOLS},
+            {"messages": history, "tools": TOOLS},
+        ]
+        texts = []
+        for n, arguments in enumerate(calls):
+            result = await client.call_tool("chat_complete", copy.deepcopy(arguments))
+            assert not result.is_error, text_of(result)
+            texts.append(text_of(result))
+            sent = host.wire()
+            if n == 1:
+                assert [t["name"] for t in sent["tools"]] == ["lookup"]
+                assert sent["toolChoice"] == {"mode": "required"}
+            else:
+                assert [t["name"] for t in sent["tools"]] == ["lookup", renamed]
+                assert "toolChoice" not in sent
+            if n == 3:  # the earlier call of a renamed tool goes to the host under its host name
+                assert sent["messages"][1]["content"]["name"] == definitions_host_name("old.one")
+    for text in (texts[0], texts[2]):  # the host's call of the renamed tool, under the caller's name
+        assert [c["name"] for c in json.loads(text)["tool_calls"]] == ["weather.get"]
+    assert [c["name"] for c in json.loads(texts[1])["tool_calls"]] == ["lookup"]
+    assert texts[3] == "turn"
+    assert host.asked == 4
+    assert wire_json(host, 0) == wire_json(host, 2)
+
+
+async def test_the_retry_puts_the_tools_to_the_host_as_round_one_did(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proven 2026-07-28 retry takes round one's plan (the tools' names both ways) with its
+    request: the plan is made once per call on both eras, and the retry still maps the host's
+    call of a renamed tool back to the caller's name."""
+    made = []
+    plan_for = build.plan_for
+
+    def counted(*args: Any) -> Any:
+        made.append(args[0].tool)
+        return plan_for(*args)
+
+    monkeypatch.setattr(build, "plan_for", counted)
+    renamed = definitions_host_name("weather.get")
+    host = ScriptedHost(tool_answer("", ("c1", renamed, {"days": 2})), "two")
+    async with connect(era, host, tools=True) as client:
+        first = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+        second = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})
+    assert not first.is_error and not second.is_error, (text_of(first), text_of(second))
+    assert [c["name"] for c in json.loads(text_of(first))["tool_calls"]] == ["weather.get"]
+    assert text_of(second) == "two"
+    assert made == ["chat_complete", "chat_complete"]  # once per call, not once per round
+    assert host.asked == 2
+
+
+async def test_known_tools_validate_on_the_event_loop_and_new_ones_off_it(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call whose only schemas are definitions read before validates on the event loop (the
+    thread hop cost more than the work); one with a new or changed schema still validates in a
+    worker thread, where its check cannot hold up other requests. Every trigger goes through the
+    driver's `fire`, also when `off_loop` runs it, so the thread it ran in tells which it was."""
+    definitions.forget_read()
+    loop_thread = threading.get_ident()  # the test's coroutine runs on the in-process server's loop
+    fired = driver.fire
+    validated: list[bool] = []  # per `validate`: whether it ran on the event loop's thread
+
+    def noting(record: Any, trigger: str, *args: Any) -> Any:
+        if trigger == "validate":
+            validated.append(threading.get_ident() == loop_thread)
+        return fired(record, trigger, *args)
+
+    monkeypatch.setattr(driver, "fire", noting)
+    changed = [TOOLS[0], tool("weather.get", {"days": {"type": "integer", "minimum": 3}})]
+    rounds = 2 if era == "2026-07-28" else 1  # on 2026-07-28 the retry validates again
+    host = ScriptedHost("one", "two", "three", "four")
+    async with connect(era, host, tools=True) as client:
+        seen: list[list[bool]] = []
+        for tools in (TOOLS, TOOLS, changed, changed):
+            result = await client.call_tool(
+                "chat_complete", {"messages": MESSAGES, "tools": copy.deepcopy(tools)}
+            )
+            assert not result.is_error, text_of(result)
+            seen.append(validated[:])
+            validated.clear()
+    assert [len(s) for s in seen] == [rounds] * 4
+    # New definitions: round one in a worker thread; a retry reads nothing, on the loop.
+    assert seen[0] == seen[2] == [False] + [True] * (rounds - 1)
+    # Known definitions: every round on the loop.
+    assert seen[1] == [True] * rounds and seen[3] == [True] * rounds
+    assert host.asked == 4
+    definitions.forget_read()
 
 
 def test_the_kept_readings_stay_within_their_bounds() -> None:

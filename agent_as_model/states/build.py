@@ -43,8 +43,10 @@ from mcp_types import (
     ToolUseContent,
 )
 
+from agent_as_model.adapters.tools.definitions import read_key
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
+from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import MissingCapability, MissingToolsCapability
 from agent_as_model.neutral import (
     Block,
@@ -72,6 +74,41 @@ STRUCTURED_DESCRIPTION = (
 )
 
 
+# What the tools of a kept reading (`definitions.read_tools`) become for the host: the names the
+# host sees, both ways, and the MCP tools. A pure function of the definitions, so it is kept by what
+# they were read from, bounded as the readings are; worked out once, not on every round of every
+# call that repeats them (a NameMap and ten pydantic Tools cost a 10-tool call ~200k instructions a
+# round; issue 28).
+FORWARD_CACHE_SIZE = 1024
+FORWARD_CACHE_BYTES = 16 * 1024 * 1024
+_FORWARDS = BoundedCache(FORWARD_CACHE_BYTES, FORWARD_CACHE_SIZE)
+Forward = tuple[dict[str, str], frozenset[str], list[Tool]]  # host -> caller names, offered, tools
+
+
+def _kept_forward(request: Request, tool_blocks: bool) -> Forward | None:
+    """The kept forward of the request's tools, when the host takes them as they are: all offered
+    (no named choice, which sends one alone), nothing else named (no tool turns, whose names join
+    the map; no contract, which sends its own tool). None otherwise: then it is worked out."""
+    choice = request.tool_choice
+    if tool_blocks or request.output is not None or (choice is not None and choice.name is not None):
+        return None
+    key = read_key(request.tools)
+    if key is None:
+        return None
+    found: Forward | None = _FORWARDS.get(key)
+    if found is None:
+        from_host = dict(NameMap.for_names(t.name for t in request.tools).from_host_map())
+        to_host = {caller: host for host, caller in from_host.items()}
+        found = (from_host, frozenset(from_host), _host_tools(request.tools, to_host))
+        _FORWARDS.put(key, found, 2 * len(key[1]))  # as its reading is counted
+    return found
+
+
+def forget_forwards() -> None:
+    """Empty the kept forwards (tests)."""
+    _FORWARDS.clear()
+
+
 def build_payload_for(record: CallRecord) -> None:
     request = record.request
     route = record.route = record.router.route(request)
@@ -87,7 +124,13 @@ def build_payload_for(record: CallRecord) -> None:
         raise MissingCapability({"sampling": {}})
     # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
     # never meets the operator's rule for hosts without them.
-    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
+    # A proven retry's plan is round one's (`recall.recalled` put it on the record): the same
+    # request, put to a host that takes tools as that one did; nothing per tool is worked out again.
+    plan = record.plan
+    if not (route.proven and plan is not NO_PLAN and plan.host_tools == route.support.tools):
+        plan = record.plan = plan_for(
+            request, route.support.tools, record.limits.host_without_tools, tool_blocks
+        )
     # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
     # built again only if a repair needs it (`payload_of`).
     if not route.proven:
@@ -115,6 +158,9 @@ def plan_for(request: Request, host_takes_tools: bool, without_tools: str, tool_
     if not host_takes_tools:
         handling = _without_tools(request, without_tools) if request.tools else None
         return HostPlan(host_tools=False, structured=structured, without_tools=handling)
+    forward = _kept_forward(request, tool_blocks) if request.tools else None
+    if forward is not None:  # shared: a plan's names are only read
+        return HostPlan(host_tools=True, structured=structured, names=forward[0], offered=forward[1])
     names = NameMap.for_names(_tool_names(request))
     from_host = dict(names.from_host_map())
     if structured == "tool":  # the payload offers the one structured-output tool
@@ -201,7 +247,13 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         assert request.output is not None
         system = _join(system, contract_prompt(request.output))
     elif plan.host_tools and request.tools:
-        tools, choice = _forwarded_tools(request, to_host)
+        key = read_key(request.tools)
+        forward: Forward | None = _FORWARDS.get(key) if key is not None else None
+        if forward is not None and forward[0] is plan.names:  # the plan was made from it
+            mode = request.tool_choice.mode if request.tool_choice is not None else None
+            tools, choice = list(forward[2]), ToolChoice(mode=mode) if mode is not None else None
+        else:
+            tools, choice = _forwarded_tools(request, to_host)
     elif emulated:
         system = _join(system, emulation.tools_prompt(request))
     optional: dict[str, Any] = {}  # only what is set: each keyword costs pydantic a validation
@@ -263,11 +315,14 @@ def _offered(request: Request) -> tuple[tuple[ToolSpec, ...], ChoiceMode | None]
 
 def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[Tool], ToolChoice | None]:
     offered, mode = _offered(request)
-    tools = [
+    return _host_tools(offered, to_host), ToolChoice(mode=mode) if mode is not None else None
+
+
+def _host_tools(offered: tuple[ToolSpec, ...], to_host: Mapping[str, str]) -> list[Tool]:
+    return [
         Tool(name=to_host[t.name], description=host_description(t.description), input_schema=t.input_schema)
         for t in offered
     ]
-    return tools, ToolChoice(mode=mode) if mode is not None else None
 
 
 def _tool_names(request: Request) -> list[str]:

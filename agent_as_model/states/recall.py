@@ -27,7 +27,7 @@ from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.tools.definitions import written_size
 from agent_as_model.caches import BoundedCache
 from agent_as_model.neutral import Request, Text
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.record import CallRecord, HostPlan
 
 # Calls between their rounds. Each is short (a host answers within seconds); a busy server has
 # a few hundred in flight at most.
@@ -45,10 +45,12 @@ _KEPT = BoundedCache(KEPT_BYTES, KEPT_ENTRIES)
 
 
 class Kept(NamedTuple):
-    """What the retry takes: the request, and whether its conversation counts as large."""
+    """What the retry takes: the request, whether its conversation counts as large, and how it
+    was put to the host (the plan: the tools' names both ways, worked out once per call)."""
 
     request: Request
     large: bool | None
+    plan: HostPlan
 
 
 def keep_read(record: CallRecord, suspension: Suspension) -> None:
@@ -63,7 +65,7 @@ def keep_read(record: CallRecord, suspension: Suspension) -> None:
     request = record.request
     if request.fetched:
         return
-    _KEPT.put((record.tool, call), Kept(request, record.large), estimated_size(request))
+    _KEPT.put((record.tool, call), Kept(request, record.large, record.plan), estimated_size(request))
 
 
 def recalled(record: CallRecord) -> Request | None:
@@ -79,6 +81,9 @@ def recalled(record: CallRecord) -> Request | None:
                 kept = found.request
                 if record.large is None:
                     record.large = found.large
+                # Build takes it when the route is proven and its host takes tools as round
+                # one's did (`build_payload_for`): the plan is a function of the two.
+                record.plan = found.plan
         record.recalled = kept
     return kept
 

@@ -113,7 +113,7 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     validates off the event loop, where it cannot hold up other requests. A plain body, and one
     whose extras are scalars (a cursor, a stop word, a hint), carries no schema and stays on the
     loop, because a thread hop has a cost of its own (both figures: benchmarks/README.md, "Figures
-    the code cites"). Definitions read before (`known_tools`: the same array, by its digest) are
+    the code cites"). Definitions read before (`known_tools`: the same array, as written) are
     not read again, so they check nothing: a call whose only such argument is they stays on the loop
     too (the hop cost a 10-tool call some 365k instructions, more than the work; issue 28)."""
     plain = record.dialect.body.plain

@@ -19,20 +19,24 @@ valid draft 2020-12 object schema (`schemas.check_object_schema`). Errors name t
 what the caller wrote, e.g. `tools[2].function.parameters.type`.
 
 A product sends the same `tools` on every turn, so the definitions read once are kept (`_READ`),
-keyed by the product's shape, the path and a digest of the array's JSON text as written (keys in
-the caller's order: two arrays share an entry only when their text is the same, so what goes to
-the host is byte for byte what this call's own reading would give). Only a reading that passed is
-kept; a new or changed array is read and checked in full. The kept definitions are read from a
-copy made from that text, so they hold nothing a caller could change afterwards. One dump and one
-digest of the array replace the reading, each schema's own dump and digest, and the checks
-(issue 28), and a call whose only schemas are such tools is validated on the event loop
-(`known_tools`, `states/validate.py`): the thread hop cost more than the work.
+keyed by the product's shape, the path and the array as written: its pickle in fast mode (`_written`),
+which says every type, key order and string exactly, as its JSON text would (two arrays share an
+entry only when they are the same, so what goes to the host is byte for byte what this call's own
+reading would give), and which C code writes about five times faster than `json.dumps`. The key
+itself, not a digest of it: a dict hashes it once and compares it on a hit, where the SHA-256 of a
+few KB cost ~100k instructions, and no two arrays can share an entry. Nothing is read back from a
+key. Only a reading that passed is kept; a new or changed array is read and checked in full. The
+kept definitions are read from a copy made through its JSON text, so they hold nothing a caller
+could change afterwards. One pickle of the array replaces the reading, each schema's own dump and
+digest, and the checks (issue 28), and a call whose only schemas are such tools is validated on
+the event loop (`known_tools`, `states/validate.py`): the thread hop cost more than the work.
 """
 
 # No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
 
-import hashlib
+import io
 import json
+import pickle
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -76,40 +80,50 @@ FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 _MODES: tuple[ChoiceMode, ...] = ("auto", "required", "none")
 
 
-# Arrays of definitions a busy process repeats, bounded by the total of their JSON texts (the
-# parsed definitions take a few times their text) and in number.
+# Arrays of definitions a busy process repeats, bounded by the total of their keys' lengths (each
+# stated twice: the key, and the parsed definitions, which take a few times their text) and in number.
 READ_CACHE_SIZE = 1024
 READ_CACHE_BYTES = 16 * 1024 * 1024
 _READ = BoundedCache(READ_CACHE_BYTES, READ_CACHE_SIZE)
 
 
-def _written(value: object) -> tuple[bytes, str] | None:
-    """The digest of `value`'s JSON text as written (not sorted) and the text, once per request
-    (the off-loop predicate and the reading ask alike); None when it has none (nested too deeply,
-    or not JSON): then nothing is kept."""
+def _written(value: object) -> bytes | None:
+    """The key of `value` as written: its pickle (protocol 5, in fast mode, so with no memo: every
+    value is written out where it stands, whatever objects it shares), made once per request (the
+    off-loop predicate and the reading ask alike); None when it has none (nested too deeply): then
+    nothing is kept.
+
+    Why a pickle and not the JSON text: both say the array exactly (every type, `1`, `1.0` and
+    `true` apart; every key in the caller's order; every string), so two arrays with one key have
+    one JSON text and one reading; a pickle is written by C code that copies each string's bytes
+    as they are, where `json.dumps` escapes them one by one, and cost a 10-tool call about a
+    fifth as much (issue 28). Nothing is ever read back from a key: it is only compared."""
     kept = per_request()
     if kept is not None:
         found = kept.get(~id(value))  # ~: apart from the schemas' canonical forms, kept by id
         if found is not None and found[0] is value:
-            return found[1], found[2]
+            return found[1]
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, 5)
+    pickler.fast = True  # no memo: the same bytes for equal arrays, however their objects are shared
     try:
-        text = json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
+        pickler.dump(value)
+    except (TypeError, ValueError, RecursionError, pickle.PicklingError):
         return None
-    digest = hashlib.sha256(text.encode()).digest()
+    key = out.getvalue()
     if kept is not None:
-        kept[~id(value)] = (value, digest, text)
-    return digest, text
+        kept[~id(value)] = (value, key, "")
+    return key
 
 
 def known_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...] | None:
-    """The definitions read from this very array before (same shape, path and JSON text), or None."""
+    """The definitions read from this very array before (same shape, path and key), or None."""
     if type(value) is not list:
         return None
     written = _written(value)
     if written is None:
         return None
-    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written[0]))
+    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written))
     return found
 
 
@@ -120,21 +134,34 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
     if type(value) is list and value:
         written = _written(value)
         if written is not None:
-            key = (shape.format, path, written[0])
+            key = (shape.format, path, written)
             found: tuple[ToolSpec, ...] | None = _READ.get(key)
             if found is None:
-                found = _read_tools(json.loads(written[1]), path, shape)
+                try:  # read from a copy: what is kept holds nothing the caller could change
+                    copied = json.loads(json.dumps(value))
+                except (TypeError, ValueError, RecursionError):
+                    return _read_tools(value, path, shape)  # not JSON: read as given, not kept
+                found = _read_tools(copied, path, shape)
                 if not PROVEN.get():  # kept only once checked in this process
-                    _READ.put(key, found, len(written[1]))
-            _remember_size(found, written)
+                    _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
+            _remember_size(found, written, f"{shape.format}\n{path}")
             return found
     return _read_tools(value, path, shape)
 
 
-def _remember_size(specs: tuple[ToolSpec, ...], written: tuple[bytes, str]) -> None:
+def _remember_size(specs: tuple[ToolSpec, ...], written: bytes, where: str) -> None:
     kept = per_request()
     if kept is not None:
-        kept[~id(specs)] = (specs, written[0], written[1])
+        kept[~id(specs)] = (specs, written, where)
+
+
+def read_key(specs: tuple[ToolSpec, ...]) -> tuple[str, bytes] | None:
+    """What these definitions were read from in this request: the product's shape and the path,
+    and the array's key (`_written`); or None. What is derived from the definitions alone (the
+    tools a payload forwards, `states/build.py`) may be kept by it, as the reading is."""
+    kept = per_request()
+    found = kept.get(~id(specs)) if kept is not None else None
+    return (found[2], found[1]) if found is not None and found[0] is specs else None
 
 
 def forget_read() -> None:
@@ -147,12 +174,12 @@ def read_count() -> int:
 
 
 def written_size(specs: tuple[ToolSpec, ...]) -> int | None:
-    """The length of the JSON text these definitions were read from in this request, or None: what
-    a 2026-07-28 round one keeps for its retry is sized by it (`states/recall.py`), where the
-    repr of ten definitions cost ~420k instructions."""
+    """The length of the key of the array these definitions were read from in this request (about
+    its JSON text's), or None: what a 2026-07-28 round one keeps for its retry is sized by it
+    (`states/recall.py`), where the repr of ten definitions cost ~420k instructions."""
     kept = per_request()
     found = kept.get(~id(specs)) if kept is not None else None
-    return len(found[2]) if found is not None and found[0] is specs else None
+    return len(found[1]) if found is not None and found[0] is specs else None
 
 
 def _read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
