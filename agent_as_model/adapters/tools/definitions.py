@@ -144,12 +144,13 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
                 found = _read_tools(copied, path, shape)
                 if not PROVEN.get():  # kept only once checked in this process
                     _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
-            _remember_size(found, written, f"{shape.format}\n{path}")
+            _remember_read(found, written, f"{shape.format}\n{path}")
             return found
     return _read_tools(value, path, shape)
 
 
-def _remember_size(specs: tuple[ToolSpec, ...], written: bytes, where: str) -> None:
+def _remember_read(specs: tuple[ToolSpec, ...], written: bytes, where: str) -> None:
+    """Note, for the rest of this request, what `specs` were read from (`read_key`)."""
     kept = per_request()
     if kept is not None:
         kept[~id(specs)] = (specs, written, where)
@@ -177,9 +178,8 @@ def written_size(specs: tuple[ToolSpec, ...]) -> int | None:
     """The length of the key of the array these definitions were read from in this request (about
     its JSON text's), or None: what a 2026-07-28 round one keeps for its retry is sized by it
     (`states/recall.py`), where the repr of ten definitions cost ~420k instructions."""
-    kept = per_request()
-    found = kept.get(~id(specs)) if kept is not None else None
-    return len(found[1]) if found is not None and found[0] is specs else None
+    key = read_key(specs)
+    return len(key[1]) if key is not None else None
 
 
 def _read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
