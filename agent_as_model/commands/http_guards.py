@@ -82,6 +82,12 @@ class FrameCheck:
             await self.app(scope, _replay(messages, receive), send)
             return
         message, verdict = _verdict(body)
+        if len(body) > LARGE_BODY:
+            # The SDK parses the body again as soon as it has it: a turn of the loop between the
+            # two parses lets other requests in, rather than holding the loop for both at once.
+            import anyio.lowlevel
+
+            await anyio.lowlevel.cancel_shielded_checkpoint()
         if verdict is None:
             # Only the call's id is kept. The parsed frame, the joined body and the list of its
             # chunks would otherwise live in this frame as long as the SDK's handling of the
@@ -89,18 +95,13 @@ class FrameCheck:
             # copy of the conversation beside the SDK's own (a 2.9 MB one: 18 MB of the
             # server's high-water mark, benchmarks/README.md "Issue 26's classes").
             call = _session_call(scope, message)
-            large = len(body) > LARGE_BODY
             replayed = _replay(messages, receive)
             del message, body, messages
-            if large:
-                await _yield_between_parses()
             if call is not None:
                 await _cancelled_when_gone(self.app, scope, replayed, send, call)
             else:
                 await self.app(scope, replayed, send)
             return
-        if len(body) > LARGE_BODY:
-            await _yield_between_parses()
         log.warning("%s; the body began %r", verdict.reason, body[:SHOWN])
         instead = frame_checks.for_the_server(verdict)
         if instead is not None:  # a legacy host's answer: end the request it answers
@@ -114,14 +115,6 @@ class FrameCheck:
 
         reply = verdict.reply().model_dump_json(by_alias=True, exclude_unset=True)
         await Response(reply, status_code=400, media_type="application/json")(scope, receive, send)
-
-
-async def _yield_between_parses() -> None:
-    # The SDK parses the body again as soon as it has it: a turn of the loop between the two
-    # parses lets other requests in, rather than holding the loop for both at once.
-    import anyio.lowlevel
-
-    await anyio.lowlevel.cancel_shielded_checkpoint()
 
 
 def _verdict(body: bytes) -> tuple[Any, frame_checks.Verdict | None]:
