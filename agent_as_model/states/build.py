@@ -247,13 +247,7 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         assert request.output is not None
         system = _join(system, contract_prompt(request.output))
     elif plan.host_tools and request.tools:
-        key = read_key(request.tools)
-        forward: Forward | None = _FORWARDS.get(key) if key is not None else None
-        if forward is not None and forward[0] is plan.names:  # the plan was made from it
-            mode = request.tool_choice.mode if request.tool_choice is not None else None
-            tools, choice = list(forward[2]), ToolChoice(mode=mode) if mode is not None else None
-        else:
-            tools, choice = _forwarded_tools(request, to_host)
+        tools, choice = _forwarded_tools(request, to_host, _kept_tools(request, plan))
     elif emulated:
         system = _join(system, emulation.tools_prompt(request))
     optional: dict[str, Any] = {}  # only what is set: each keyword costs pydantic a validation
@@ -313,9 +307,20 @@ def _offered(request: Request) -> tuple[tuple[ToolSpec, ...], ChoiceMode | None]
     return offered, mode
 
 
-def _forwarded_tools(request: Request, to_host: dict[str, str]) -> tuple[list[Tool], ToolChoice | None]:
+def _forwarded_tools(
+    request: Request, to_host: dict[str, str], kept: list[Tool] | None = None
+) -> tuple[list[Tool], ToolChoice | None]:
     offered, mode = _offered(request)
-    return _host_tools(offered, to_host), ToolChoice(mode=mode) if mode is not None else None
+    tools = list(kept) if kept is not None else _host_tools(offered, to_host)
+    return tools, ToolChoice(mode=mode) if mode is not None else None
+
+
+def _kept_tools(request: Request, plan: HostPlan) -> list[Tool] | None:
+    """The MCP tools kept with the forward this plan was made from (`_kept_forward`: every tool
+    offered, as `_offered` gives them then), or None."""
+    key = read_key(request.tools)
+    forward: Forward | None = _FORWARDS.get(key) if key is not None else None
+    return forward[2] if forward is not None and forward[0] is plan.names else None
 
 
 def _host_tools(offered: tuple[ToolSpec, ...], to_host: Mapping[str, str]) -> list[Tool]:
