@@ -9,10 +9,12 @@ and results must be exactly what the dialect made (no wrapping). The `RequestSta
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import sys
 import time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -28,23 +30,18 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from agent_as_model import __version__, patterns, schemas
-from agent_as_model.adapters import backends
-from agent_as_model.adapters.backends import input_responses
+from agent_as_model import __version__
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
-from agent_as_model.arguments import path_of, reject_unknown
-from agent_as_model.engine import keeping
-from agent_as_model.engine.driver import drive, error_result
-from agent_as_model.errors import NOTHING_SENT, CallError, StartupError
+from agent_as_model.arguments import path_of
+from agent_as_model.errors import NOTHING_SENT, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
-from agent_as_model.states.commit import tool_result
-from agent_as_model.states.record import CallRecord
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings
+    from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
     from agent_as_model.adapters.dialects.responses_storage import Storage
     from agent_as_model.adapters.store import SealedStore, StoreSettings
+    from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
 REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
@@ -56,11 +53,25 @@ INSTRUCTIONS = (
 )
 
 
-class _Listing(NamedTuple):
-    result: ListToolsResult
-    # The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only ones
-    # the SDK's HTTP header check has anything to compare.
-    headed: dict[str, dict[str, Any]]
+class _Listing:
+    __slots__ = ("result", "_headed")
+
+    def __init__(self, result: ListToolsResult) -> None:
+        self.result = result
+        self._headed: dict[str, dict[str, Any]] | None = None
+
+    def headed(self) -> dict[str, dict[str, Any]]:
+        """The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only
+        ones the SDK's HTTP header check has anything to compare. Found on the first lookup, which
+        only HTTP makes: the JSON text of every schema, ~3.5M instructions that stdio's start-up
+        need not pay."""
+        if self._headed is None:
+            self._headed = {
+                t.name: t.input_schema
+                for t in self.result.tools
+                if '"x-mcp-header"' in json.dumps(t.input_schema)
+            }
+        return self._headed
 
 
 # The listing, made once per set of registered dialects (a test may register one more) and
@@ -75,10 +86,9 @@ def _listing(stored: bool = False) -> _Listing:
         if stored:
             listed += [tool for _, tool in _stored_tools()]
         tools = [Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
-        headed = {t.name: t.input_schema for t in tools if '"x-mcp-header"' in json.dumps(t.input_schema)}
         if len(_listed) > 4:  # a test registering dialects one after another
             _listed.clear()
-        _listed[key] = _Listing(ListToolsResult(tools=tools), headed)
+        _listed[key] = _Listing(ListToolsResult(tools=tools))
     return _listed[key]
 
 
@@ -115,7 +125,7 @@ def build_server(
     *,
     security: RequestStateSecurity | None = None,
     provider: ProviderSettings | None = None,
-    provider_tap: backends.Tap | None = None,
+    provider_tap: Tap | None = None,
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
@@ -128,9 +138,9 @@ def build_server(
     (spec section 13, `open_store`); None, the default, keeps nothing."""
     backend = None
     if provider is not None:
-        backend = backends.connect(
-            provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted
-        )
+        from agent_as_model.adapters.backends import connect
+
+        backend = connect(provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted)
     listed_models = _models(backend)
     stored_tools = {tool.NAME: (storage, tool) for storage, tool in _stored_tools()} if store else {}
 
@@ -143,40 +153,17 @@ def build_server(
         # HTTP call, issue 28). And it walks the schema it is given, twice, on every POST, for
         # properties that declare a header: none of ours does, so for them there is nothing to
         # check ("no recognized header", the SDK's None) and nothing is walked.
-        return _listing(store is not None).headed.get(name)
+        return _listing(store is not None).headed().get(name)
+
+    handler: CallHandler | None = None
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
-        arguments = params.arguments or {}
-        dialect = DIALECTS.get(params.name)
-        if dialect is None:
-            if params.name in stored_tools and store is not None:
-                storage, tool = stored_tools[params.name]
-                return await keeping.answer_stored_tool(tool, storage, arguments, store)
-            return _static_tool(params.name, arguments, listed_models, list(stored_tools))
-        # Each request runs in its own task, so this bounds the schema checks of this call only.
-        patterns.TIME_BOUND.set(limits.schema_timeout)
-        patterns.STEP_BOUND.set(limits.schema_steps)
-        schemas.remember_per_request()
-        if store is not None and dialect.storage is not None:
-            # A continued call's retry carries the stored chain in its (sealed) state: the
-            # backend gets its own state back, the keeping the chain, and the store is not read.
-            try:
-                opened = keeping.unwrap(params.request_state)
-            except CallError as err:
-                return error_result(err.message(params.name, keeping.ANSWER_UNUSED))
-            carried = None
-            if opened is not None:
-                inner, carried = opened
-                params = params.model_copy(update={"request_state": inner})
-            router = backends.CallRouter(ctx, params, backend, limits)
-            return await keeping.drive_kept(
-                dialect, dialect.storage, arguments, router, store, limits, carried
-            )
-        # Who serves is the machine's `route` step, from the parsed request.
-        router = backends.CallRouter(ctx, params, backend, limits)
-        return await drive(CallRecord(dialect, arguments, router, limits))
+        nonlocal handler
+        if handler is None:  # the first call: the call path is imported now (calls.py says why)
+            handler = _call_handler(backend, limits, store, stored_tools, listed_models)
+        return await handler(ctx, params)
 
     server: Server[Any] = Server(
         SERVER_NAME,
@@ -226,6 +213,8 @@ class ExplainRefusals:
             params = ctx.params or {}
             found = None
             if ctx.method == "tools/call" and "inputResponses" in params:
+                from agent_as_model.adapters.backends import input_responses
+
                 found = input_responses.first_problem(params["inputResponses"])
             where, reason = found or _first_error(err)
             tail = ANSWER_UNUSED if "inputResponses" in params else NOTHING_SENT
@@ -287,14 +276,19 @@ def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
     return [default, *extra]
 
 
-def _static_tool(
-    name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]], stored: list[str]
-) -> CallToolResult:
-    if name != models.NAME:
-        known = ", ".join([*DIALECTS, models.NAME, *stored])
-        return error_result(f"unknown tool '{name}' (tools: {known}). Nothing was sent to the host.")
-    try:
-        reject_unknown(arguments, ())
-    except CallError as err:
-        return error_result(err.message(name))
-    return tool_result(listed_models)
+def _call_handler(
+    backend: ProviderBackend | None,
+    limits: Limits,
+    store: SealedStore | None,
+    stored_tools: dict[str, tuple[Storage, models.StaticTool]],
+    listed_models: list[dict[str, str]],
+) -> CallHandler:
+    first = "agent_as_model.calls" not in sys.modules
+    from agent_as_model.calls import call_handler
+
+    if first and gc.get_freeze_count() > 0:
+        # Serving froze its start-up heap (commands/cli.py, `freeze_heap`); what the call path's
+        # modules made lives as long, so the collector need not walk it either. What else is
+        # live now is this call's, freed by its counts as before; only a cycle it made is kept.
+        gc.freeze()
+    return call_handler(backend, limits, store, stored_tools, listed_models)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
+
+import pytest
 
 from agent_as_model import __version__
+from tests.scripted_host import ERAS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _loaded_after(code: str, *modules: str) -> list[bool]:
@@ -53,3 +59,50 @@ def test_what_a_host_runs_builds_no_parser() -> None:
     serving += "build_server()"
     later = ("argparse", "agent_as_model.commands.http", "agent_as_model.commands.fuzz")
     assert _loaded_after(serving, *later) == [False, False, False]
+
+
+_FIRST_CALL = """
+import gc, sys
+import anyio
+from agent_as_model.commands import cli, provider_options, stdio
+from agent_as_model.server import build_server
+from tests.scripted_host import ScriptedHost, connect
+
+CALL_PATH = ("agent_as_model.calls", "agent_as_model.engine.driver", "agent_as_model.states.record",
+             "agent_as_model.adapters.backends", "agent_as_model.adapters.store")
+
+def text(result):
+    return result.content[0].text  # the completion's text (the default result form)
+
+def loaded():
+    return [m in sys.modules for m in CALL_PATH]
+
+async def main():
+    server = build_server()
+    cli.freeze_heap()  # as serving does, once the server is built
+    print(loaded())
+    host = ScriptedHost("the answer")
+    async with connect(ERA, host, server=server) as client:
+        listed = await client.list_tools()
+        print(loaded(), len(listed.tools) > 5)
+        frozen = gc.get_freeze_count()
+        args = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        done = await client.call_tool("chat_complete", args)
+        print(loaded(), gc.get_freeze_count() > frozen, text(done))
+        again = await client.call_tool("chat_complete", args)
+        print(text(again), host.asked)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_call_path_is_imported_on_the_first_call(era: str) -> None:
+    # A host waits for start-up to list the tools: the engine, the states, the backends and the
+    # store are imported by the first tools/call (agent_as_model/calls.py), and what they made is
+    # frozen with the start-up heap; the calls are answered as before, the second one too.
+    probe = f"ERA = {era!r}\n" + _FIRST_CALL
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    lines = done.stdout.splitlines()
+    none, every = str([False] * 5), str([True] * 5)
+    assert lines == [none, f"{none} True", f"{every} True the answer", "the answer 2"], done.stderr

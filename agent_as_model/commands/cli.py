@@ -289,7 +289,6 @@ def _run(
 
 def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettings | None = None) -> int:
     """Serve MCP over stdio until the host closes it."""
-    from agent_as_model.adapters.backends import ProviderUnavailable
     from agent_as_model.server import build_server, open_store
 
     try:
@@ -299,7 +298,7 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
             from agent_as_model.commands.store_options import warn_without_state_key
 
             warn_without_state_key()
-    except (ProviderUnavailable, StartupError) as err:  # StartupError: a bad sealing key
+    except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
         sys.stderr.write(STDIO_BANNER)

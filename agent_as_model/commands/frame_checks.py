@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 import mcp_types as types
 import pydantic_core
 
-from agent_as_model.adapters.backends.sampling import UNREADABLE
 from agent_as_model.arguments import MAX_DIGITS, path_of
 from agent_as_model.errors import QUOTE_LIMIT, quoted
 
@@ -75,6 +74,10 @@ def for_the_server(verdict: Verdict) -> types.JSONRPCError | None:
     request gets in its place (the sampling backend knows it by `data[UNREADABLE]`)."""
     if not verdict.response or verdict.ident is None:
         return None
+    # Here, not at the top: a host's answer is only awaited by a call, which has imported the
+    # backends; serving starts without them (benchmarks/README.md, "Start-up").
+    from agent_as_model.adapters.backends.sampling import UNREADABLE
+
     reason = f"the host's answer could not be read: {verdict.reason}"
     error = types.ErrorData(code=verdict.code, message=reason, data={UNREADABLE: reason})
     return types.JSONRPCError(jsonrpc="2.0", id=verdict.ident, error=error)

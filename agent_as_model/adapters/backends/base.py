@@ -21,7 +21,7 @@ from mcp_types import (
     InputRequiredResult,
 )
 
-from agent_as_model.errors import CallError
+from agent_as_model.errors import CallError, StartupError
 from agent_as_model.neutral import Request, Usage
 
 
@@ -144,9 +144,10 @@ class HostDeclined(CallError):
     lets a provider answer instead (`--provider-on-host-error`)."""
 
 
-class ProviderUnavailable(Exception):
+class ProviderUnavailable(StartupError):
     """The provider cannot be set up (its SDK extra is missing, or the SDK refused its settings):
-    a one-line start-up error. Here, not with the provider, so that catching it loads no provider."""
+    a one-line start-up error. Here, not with the provider, so that catching it loads no provider;
+    a `StartupError`, so that serving catches it without importing the backends at all."""
 
 
 def host_declined(path: str, reason: str) -> HostDeclined:

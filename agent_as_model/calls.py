@@ -1,0 +1,95 @@
+"""The server's `tools/call`: a dialect's call made into a record with its router and handed to the
+driver, a stored response's tool answered from the store, `list_models` answered as it is.
+
+server.py imports this module on a server's first call, not at start-up: a host waits for start-up
+to list the tools, and the engine, the states and the backends that only a call uses are about 26M
+instructions of it (benchmarks/README.md, "Start-up"). A server that is only listed never needs
+them; the first call imports them once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from mcp.server import ServerRequestContext
+from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
+
+from agent_as_model import patterns, schemas
+from agent_as_model.adapters import backends
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.tools import models
+from agent_as_model.arguments import reject_unknown
+from agent_as_model.engine import keeping
+from agent_as_model.engine.driver import drive, error_result
+from agent_as_model.errors import CallError
+from agent_as_model.limits import Limits
+from agent_as_model.states.commit import tool_result
+from agent_as_model.states.record import CallRecord
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.backends import ProviderBackend
+    from agent_as_model.adapters.dialects.responses_storage import Storage
+    from agent_as_model.adapters.store import SealedStore
+
+CallHandler = Callable[
+    [ServerRequestContext[Any], CallToolRequestParams], Awaitable[CallToolResult | InputRequiredResult]
+]
+
+
+def call_handler(
+    backend: ProviderBackend | None,
+    limits: Limits,
+    store: SealedStore | None,
+    stored_tools: dict[str, tuple[Storage, models.StaticTool]],
+    listed_models: list[dict[str, str]],
+) -> CallHandler:
+    """The `tools/call` handler of one server (`server.build_server` says what each is)."""
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        arguments = params.arguments or {}
+        dialect = DIALECTS.get(params.name)
+        if dialect is None:
+            if params.name in stored_tools and store is not None:
+                storage, tool = stored_tools[params.name]
+                return await keeping.answer_stored_tool(tool, storage, arguments, store)
+            return _static_tool(params.name, arguments, listed_models, list(stored_tools))
+        # Each request runs in its own task, so this bounds the schema checks of this call only.
+        patterns.TIME_BOUND.set(limits.schema_timeout)
+        patterns.STEP_BOUND.set(limits.schema_steps)
+        schemas.remember_per_request()
+        if store is not None and dialect.storage is not None:
+            # A continued call's retry carries the stored chain in its (sealed) state: the
+            # backend gets its own state back, the keeping the chain, and the store is not read.
+            try:
+                opened = keeping.unwrap(params.request_state)
+            except CallError as err:
+                return error_result(err.message(params.name, keeping.ANSWER_UNUSED))
+            carried = None
+            if opened is not None:
+                inner, carried = opened
+                params = params.model_copy(update={"request_state": inner})
+            router = backends.CallRouter(ctx, params, backend, limits)
+            return await keeping.drive_kept(
+                dialect, dialect.storage, arguments, router, store, limits, carried
+            )
+        # Who serves is the machine's `route` step, from the parsed request.
+        router = backends.CallRouter(ctx, params, backend, limits)
+        return await drive(CallRecord(dialect, arguments, router, limits))
+
+    return call_tool
+
+
+def _static_tool(
+    name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]], stored: list[str]
+) -> CallToolResult:
+    if name != models.NAME:
+        known = ", ".join([*DIALECTS, models.NAME, *stored])
+        return error_result(f"unknown tool '{name}' (tools: {known}). Nothing was sent to the host.")
+    try:
+        reject_unknown(arguments, ())
+    except CallError as err:
+        return error_result(err.message(name))
+    return tool_result(listed_models)
