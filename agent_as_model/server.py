@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from mcp import MCPError
@@ -157,13 +158,15 @@ def build_server(
 
     handler: CallHandler | None = None
 
-    async def call_tool(
+    def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> CallToolResult | InputRequiredResult:
+    ) -> Awaitable[CallToolResult | InputRequiredResult]:
+        # A plain function handing the SDK the handler's own coroutine, which the SDK awaits: no
+        # frame of ours between the SDK and the call.
         nonlocal handler
         if handler is None:  # the first call: the call path is imported now (calls.py says why)
             handler = _call_handler(backend, limits, store, stored_tools, listed_models)
-        return await handler(ctx, params)
+        return handler(ctx, params)
 
     server: Server[Any] = Server(
         SERVER_NAME,
