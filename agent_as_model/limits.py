@@ -5,10 +5,11 @@ the schema bound, the legacy backend the host timeout and the progress interval,
 the frame size. docs/security.md says what each one guards against.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
 
 import os
-from typing import NamedTuple
+
+from agent_as_model.records import Record
 
 # Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
 DEFAULT_SCHEMA_TIMEOUT = 0.25
@@ -41,7 +42,7 @@ DEFAULT_FETCH_TIMEOUT = 10.0
 DEFAULT_FETCH_REDIRECTS = 3
 
 
-class FetchPolicy(NamedTuple):
+class FetchPolicy(Record):
     """Whether and how remote media (http(s) URLs) is fetched: off unless the operator opts in.
     `allow`: host names (lower case) and address literals whose addresses are not checked."""
 
@@ -51,7 +52,7 @@ class FetchPolicy(NamedTuple):
     redirects: int = DEFAULT_FETCH_REDIRECTS
 
 
-class Limits(NamedTuple):
+class Limits(Record):
     schema_timeout: float = DEFAULT_SCHEMA_TIMEOUT
     schema_steps: int = DEFAULT_SCHEMA_STEPS
     host_timeout: float = DEFAULT_HOST_TIMEOUT

@@ -5,43 +5,46 @@ their product's result shape; the states turn a `Request` into the MCP sampling 
 host's answer into a `Completion`. Nothing here knows a dialect or an era.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
+
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, get_args
+
+from agent_as_model.records import Record
 
 Role = Literal["user", "assistant"]
 # The empty default of a mapping field of these values and the declarations: one shared value that
-# cannot be changed (a NamedTuple has no default factory).
+# cannot be changed (a named tuple has no default factory).
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
-# Every value here is a NamedTuple: immutable like a frozen dataclass, at about the cost of a
-# plain tuple, both to make and to define (a frozen dataclass sets each field through
-# `object.__setattr__`; benchmarks/README.md has the figures). Being tuples, they compare equal to a plain
-# tuple of the same items; nothing relies on comparing them, and a block is told apart by its type
-# (`type(b) is Text`, `isinstance`). Change one with `_replace`.
+# Every value here is a named tuple (a `Record`, records.py): immutable like a frozen dataclass,
+# at about the cost of a plain tuple, both to make and to define (a frozen dataclass sets each
+# field through `object.__setattr__`; benchmarks/README.md has the figures). Being tuples, they
+# compare equal to a plain tuple of the same items; nothing relies on comparing them, and a block
+# is told apart by its type (`type(b) is Text`, `isinstance`). Change one with `_replace`.
 
 
-class Text(NamedTuple):
+class Text(Record):
     text: str
 
 
-class ToolUse(NamedTuple):
+class ToolUse(Record):
     id: str
     name: str
     input: dict[str, object]
 
 
-class ToolResult(NamedTuple):
+class ToolResult(Record):
     tool_use_id: str
     content: str  # the result's texts, joined
     is_error: bool = False
     # Set only when the result carries images or audio (issue 24): its texts and media in their
     # order (each Media is also in `Request.media`, so the bounds count it).
-    parts: "tuple[Text | Media, ...]" = ()
+    parts: tuple[Text | Media, ...] = ()
 
 
-class Media(NamedTuple):
+class Media(Record):
     """An inline image or audio clip (issue 24): its checked MIME type, its base64 data exactly
     as the caller sent it (validated strictly), and the sha256 hex of the decoded bytes (what a
     cursor's transcript records of it, docs/cursors.md); its decoded size and where the caller
@@ -69,7 +72,7 @@ RESULT_SHAPES: tuple[ResultShape, ...] = get_args(ResultShape)
 DEFAULT_MODEL = "agent-default"
 
 
-def has_tool_blocks(turns: "tuple[Turn, ...]") -> bool:
+def has_tool_blocks(turns: tuple[Turn, ...]) -> bool:
     """Whether a conversation carries any tool call or tool result (most carry only text)."""
     for turn in turns:
         for block in turn.blocks:
@@ -78,7 +81,7 @@ def has_tool_blocks(turns: "tuple[Turn, ...]") -> bool:
     return False
 
 
-class ToolSpec(NamedTuple):
+class ToolSpec(Record):
     """A tool the caller offers the host's model, under the caller's own name."""
 
     name: str
@@ -86,7 +89,7 @@ class ToolSpec(NamedTuple):
     input_schema: dict[str, object]
 
 
-class ToolChoice(NamedTuple):
+class ToolChoice(Record):
     """How the model may use the tools. `name` set: that one tool, forwarded alone as required."""
 
     mode: ChoiceMode
@@ -98,7 +101,7 @@ class ToolChoice(NamedTuple):
     path: str = "tool_choice"  # where the caller wrote it, for the error when an answer breaks it
 
 
-class OutputContract(NamedTuple):
+class OutputContract(Record):
     """Structured output the completion must satisfy (spec section 3).
 
     `schema` is a JSON Schema with root type object (`{"type": "object"}` for chat's
@@ -110,13 +113,13 @@ class OutputContract(NamedTuple):
     path: str = "output_schema"
 
 
-class Turn(NamedTuple):
+class Turn(Record):
     role: Role
     blocks: tuple[Block, ...]
     path: str = ""  # where the caller wrote it, for error messages
 
 
-class Persona(NamedTuple):
+class Persona(Record):
     """A per-call contract (spec section 5). Its input_schema is checked while the arguments
     are read; its output_schema is checked against the completion text after the answer."""
 
@@ -124,7 +127,7 @@ class Persona(NamedTuple):
     output_schema: dict[str, object] | None = None
 
 
-class Chain(NamedTuple):
+class Chain(Record):
     """Cursors on (spec section 6): the `previous_response_id` as given, and the history the
     caller passed back as transcript entries (`{"role", "content"}`, tool results with
     `"tool_call_id"`), which the previous cursor is verified against and the next one minted over."""
@@ -138,7 +141,7 @@ class Chain(NamedTuple):
     calls_join: str | None = None
 
 
-class Request(NamedTuple):
+class Request(Record):
     """What the caller asked for, in neutral form, after validation. Never changed once made."""
 
     tool: str
@@ -171,7 +174,7 @@ class Request(NamedTuple):
     n_path: str = "n"
     # Every inline image and audio part of the conversation, in order (issue 24): empty for the
     # common text-only call, so the media bounds cost it nothing.
-    media: "tuple[Media, ...]" = ()
+    media: tuple[Media, ...] = ()
     # The sha256 hex of each part fetched from a URL (`serve --fetch-media`), in order: what a
     # 2026-07-28 round binds, so a retry that fetched other bytes is asked again.
     fetched: tuple[str, ...] = ()
@@ -191,7 +194,7 @@ StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse", "other"]
 UsageSource = Literal["provider", "host", "estimated"]
 
 
-class Usage(NamedTuple):
+class Usage(Record):
     """The tokens one completion took, and who counted them (never zeros passed off as counts)."""
 
     input_tokens: int
@@ -199,7 +202,7 @@ class Usage(NamedTuple):
     source: UsageSource
 
 
-class Completion(NamedTuple):
+class Completion(Record):
     """What the host's model answered, after interpretation. Never changed once made."""
 
     text: str
@@ -211,4 +214,4 @@ class Completion(NamedTuple):
     # Set only when the answer held images or audio (issue 24), for a product that can show them
     # (`Dialect.answers_media`): the answer's texts and media in their order; `text` is then
     # the texts alone, joined.
-    parts: "tuple[Text | Media, ...]" = ()
+    parts: tuple[Text | Media, ...] = ()

@@ -17,19 +17,20 @@ error reply that ends that request at once, rather than at `--host-timeout`.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 import mcp_types as types
 import pydantic_core
 
 from agent_as_model.arguments import MAX_DIGITS, path_of
 from agent_as_model.errors import QUOTE_LIMIT, quoted
+from agent_as_model.records import Record
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 PREFIX = {PARSE_ERROR: "Parse error", INVALID_REQUEST: "Invalid Request", INVALID_PARAMS: "Invalid params"}
 
 
-class Verdict(NamedTuple):
+class Verdict(Record):
     """Why a frame was refused: the JSON-RPC code and reason, the id to answer under (None: null),
     whether the frame was a response or a notification (neither is ever answered on stdio), and
     whether the SDK misreads it (takes it for a notification, or refuses it without naming the

@@ -24,10 +24,11 @@ import os
 import secrets
 import shlex
 import socket
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import limits_json
+from agent_as_model.records import Record
 
 if TYPE_CHECKING:  # the command line imports this module; Starlette and the SDK load only to serve
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -56,7 +57,7 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"
 log = logging.getLogger(__name__)
 
 
-class HttpSettings(NamedTuple):
+class HttpSettings(Record):
     """Everything `serve --http` decides; a value of its own so other settings merge beside it."""
 
     host: str = "127.0.0.1"
@@ -145,7 +146,7 @@ def add_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     return group.actions
 
 
-class _Hold(NamedTuple):
+class _Hold(Record):
     """A bound on what a slow or abandoned client holds: its flag, variable, kind and default."""
 
     flag: str

@@ -26,10 +26,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import Any, NamedTuple
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from agent_as_model.records import Record
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ class PacedAcceptLoop(asyncio.SelectorEventLoop):
         super()._start_serving(protocol_factory, sock, sslcontext, server, batch, *rest)  # type: ignore[misc]
 
 
-class Guard(NamedTuple):
+class Guard(Record):
     header_timeout: float
     body_timeout: float
     max_connections: int

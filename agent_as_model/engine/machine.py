@@ -15,13 +15,14 @@ checks it against the lookup, in the tests and in `make docs` before the diagram
 machine is built at import. Nothing here asks which era a call runs on.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_as_model.errors import NOTHING_SENT
+from agent_as_model.records import Record
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.commit import commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
@@ -40,7 +41,7 @@ ASKED = "The host was asked."
 NOT_USED = "The host was asked; its answer was not used."
 
 
-class State(NamedTuple):
+class State(Record):
     name: str
     # What a call that stops here tells its caller about the host. None: what the state the call
     # came from tells (a fault says nothing of its own about the host).
@@ -62,7 +63,7 @@ class State(NamedTuple):
     fan_out: Guard | None = None
 
 
-class Transition(NamedTuple):
+class Transition(Record):
     trigger: str
     source: str | tuple[str, ...]
     dest: str
@@ -70,7 +71,7 @@ class Transition(NamedTuple):
     guard: Guard | None = None  # the transition is taken only when this says so
 
 
-class WaysOut(NamedTuple):
+class WaysOut(Record):
     """How a failed step leaves the machine, by what failed: a CallError's kind, "capability"
     for MissingCapability. Anything else (our bug), or a way out that is not legal from where the
     call is (an error raised where it was not expected), takes `otherwise`."""
@@ -79,7 +80,7 @@ class WaysOut(NamedTuple):
     otherwise: str
 
 
-class Table(NamedTuple):
+class Table(Record):
     states: tuple[State, ...]  # the first is where every call starts
     transitions: tuple[Transition, ...]
     ways_out: WaysOut

@@ -21,12 +21,12 @@ with the tool name beside it.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import NamedTuple
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.tools.definitions import written_size
 from agent_as_model.caches import BoundedCache
 from agent_as_model.neutral import Request, Text
+from agent_as_model.records import Record
 from agent_as_model.states.record import CallRecord, HostPlan
 
 # Calls between their rounds. Each is short (a host answers within seconds); a busy server has
@@ -44,7 +44,7 @@ _BLOCKS, _FIRST, _TEXT = itemgetter(1), itemgetter(0), itemgetter(0)
 _KEPT = BoundedCache(KEPT_BYTES, KEPT_ENTRIES)
 
 
-class Kept(NamedTuple):
+class Kept(Record):
     """What the retry takes: the request, whether its conversation counts as large, and how it
     was put to the host (the plan: the tools' names both ways, worked out once per call)."""
 

@@ -7,7 +7,7 @@ machine and never looks inside beyond `state`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_types import CallToolResult, CreateMessageRequestParams
 
@@ -16,6 +16,7 @@ from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import EMPTY, Completion, Request
+from agent_as_model.records import Record
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
@@ -28,7 +29,7 @@ Structured = Literal["tool", "prompt"]
 WithoutTools = Literal["dropped", "emulated"]
 
 
-class HostPlan(NamedTuple):
+class HostPlan(Record):
     """How this call's request was put to this host, decided once at build time.
 
     `host_tools`: the host declared `sampling.tools`, so tool blocks and definitions may travel.

@@ -7,11 +7,11 @@ earlier request of this call already took and judged. A `Router` chooses, from t
 request, the `Route` that serves a call. The engine never learns which backend it talks to.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from mcp_types import (
     ClientCapabilities,
@@ -23,16 +23,17 @@ from mcp_types import (
 
 from agent_as_model.errors import CallError, StartupError
 from agent_as_model.neutral import Request, Usage
+from agent_as_model.records import Record
 
 
-class SamplingSupport(NamedTuple):
+class SamplingSupport(Record):
     """What the host declared it can answer."""
 
     declared: bool
     tools: bool = False
 
     @classmethod
-    def of(cls, caps: ClientCapabilities | None) -> "SamplingSupport":
+    def of(cls, caps: ClientCapabilities | None) -> SamplingSupport:
         sampling = caps.sampling if caps is not None else None
         if sampling is None:
             return NO_SAMPLING
@@ -43,7 +44,7 @@ NO_SAMPLING = SamplingSupport(declared=False)
 SUPPORT = {False: SamplingSupport(declared=True), True: SamplingSupport(declared=True, tools=True)}
 
 
-class HostAnswer(NamedTuple):
+class HostAnswer(Record):
     """The model's sampling result, normalised: its blocks as a tuple, whichever backend carried it."""
 
     role: str
@@ -57,7 +58,7 @@ class HostAnswer(NamedTuple):
     usage: Usage | None = None
 
     @classmethod
-    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> "HostAnswer":
+    def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
         content = result.content
         blocks = tuple(content) if isinstance(content, list) else (content,)
         usage = None if result.meta is None else host_usage(result.meta)
@@ -120,7 +121,7 @@ def _echoed(block: Any) -> Any:
     return block
 
 
-class Replayed(NamedTuple):
+class Replayed(Record):
     """An answer an earlier request of this call already took and judged (a repair round's retry
     on 2026-07-28 replays the rounds before it): `finding` is the output-contract error it led
     to, so it is not checked again and the same repair follows (repairs stay linear)."""
@@ -129,7 +130,7 @@ class Replayed(NamedTuple):
     finding: CallError
 
 
-class Suspension(NamedTuple):
+class Suspension(Record):
     """This request ends here: the host must answer and retry (2026-07-28). `call`: the call's
     identity its state carries, under which what this round read is kept for the retry
     (`states/recall.py`)."""
@@ -184,7 +185,7 @@ class Backend(Protocol):
         ...
 
 
-class Route(NamedTuple):
+class Route(Record):
     """Who serves a call, and what it can take (the payload is built for that).
 
     `proven`: this request is a 2026-07-28 retry whose sealed state binds the host's answer to
@@ -200,7 +201,7 @@ class Route(NamedTuple):
     # what the call makes from it is the same on a repeated retry. None: this request is the call.
     identity: str | None = None
 
-    def route(self, request: Request) -> "Route":
+    def route(self, request: Request) -> Route:
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
@@ -210,10 +211,10 @@ class Route(NamedTuple):
     def proven_call(self) -> str | None:
         return self.identity if self.proven else None
 
-    def choices(self, n: int) -> "list[Route]":
+    def choices(self, n: int) -> list[Route]:
         return [self] * n
 
-    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
         raise RuntimeError("a fixed route cannot carry several completions across requests")
 
 
@@ -236,12 +237,12 @@ class Router(Protocol):
         these very arguments (`states/recall.py`)."""
         ...
 
-    def choices(self, n: int) -> "list[Router]":
+    def choices(self, n: int) -> list[Router]:
         """The routers of `n` independent completions of this call (`n`, `candidateCount`): each is
         asked, checked and repaired on its own; a 2026-07-28 retry hands each its own round."""
         ...
 
-    def suspend(self, suspended: "list[InputRequiredResult | None]") -> InputRequiredResult:
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
         """One InputRequiredResult for the completions of `choices` still to be answered (None:
         that one is settled, and is carried to the retry as it was answered)."""
         ...

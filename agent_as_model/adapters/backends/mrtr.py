@@ -30,7 +30,7 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from mcp_types import (
     CreateMessageRequest,
@@ -43,6 +43,7 @@ from mcp_types import (
 from agent_as_model import __version__
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension, echoed
 from agent_as_model.errors import CallError, host_error
+from agent_as_model.records import Record
 
 log = logging.getLogger("agent_as_model")
 
@@ -259,7 +260,7 @@ def _read(state: str | None) -> dict[str, Any] | None:
     return bound
 
 
-class Binding(NamedTuple):
+class Binding(Record):
     """What a retry's state binds. `why` is None when it binds the host's answer to exactly this
     request's payload, and then `round_no` is the round it was minted for, `earlier` the host's
     answers to the rounds before it and `findings` what each of those broke; otherwise `why`

@@ -18,7 +18,7 @@ import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import ModuleType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
@@ -27,11 +27,12 @@ from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailabl
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
 from agent_as_model.errors import CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
+from agent_as_model.records import Record
 
 log = logging.getLogger("agent_as_model")
 
 
-class ProviderSettings(NamedTuple):
+class ProviderSettings(Record):
     """What the operator configured (flags of `serve`, or their environment variables)."""
 
     provider: ProviderName
@@ -49,7 +50,7 @@ class ProviderSettings(NamedTuple):
         return tuple(dict.fromkeys(names))
 
 
-class Reply(NamedTuple):
+class Reply(Record):
     """What a provider's API answered, in MCP's sampling vocabulary."""
 
     blocks: tuple[Any, ...]  # TextContent / ToolUseContent
@@ -58,7 +59,7 @@ class Reply(NamedTuple):
     usage: Usage | None = None  # the API's own token counts, when its reply has them
 
 
-class Failure(NamedTuple):
+class Failure(Record):
     """A failed exchange, as the SDK reported it: the HTTP status when there was one."""
 
     status: int | None

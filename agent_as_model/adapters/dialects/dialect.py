@@ -18,10 +18,10 @@ other room asks the declaration, never a product name:
 - with `serve --store`, the engine keeps its responses as its `storage` says.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
@@ -31,6 +31,7 @@ from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.dialects.writing import Writing
 from agent_as_model.adapters.tools.definitions import ToolShape
 from agent_as_model.neutral import EMPTY, Completion, Request
+from agent_as_model.records import Record
 
 # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
 ConversationReader = Callable[[Mapping[str, Any], Turns], None]
@@ -50,7 +51,7 @@ ChoicesRenderer = Callable[["Sequence[Completion]", Request, "str | None"], "dic
 Describer = Callable[[Completion], dict[str, Any]]
 
 
-class Body(NamedTuple):
+class Body(Record):
     """The shape of a tool's arguments beyond the conversation reader: what the shared parse
     path reads of the product. What only one product does is its own code, reached through a
     callable (`native_output`, `view`) or done by its conversation reader (`Turns.calls_are_items`).
@@ -84,7 +85,7 @@ class Body(NamedTuple):
     choices: str | None = None
 
 
-class Redaction(NamedTuple):
+class Redaction(Record):
     """What `serve --record --redact` must know of a product's shapes beyond the shared ones.
 
     `result_keys`: the top-level keys of the result object the dialect renders, so that object is
@@ -99,7 +100,7 @@ class Redaction(NamedTuple):
     free: frozenset[str] = frozenset()
 
 
-class Dialect(NamedTuple):
+class Dialect(Record):
     NAME: str
     DESCRIPTION: str
     INPUT_SCHEMA: dict[str, Any]
@@ -129,7 +130,7 @@ class Dialect(NamedTuple):
     # naming what it sent.
     answers_media: bool = False
 
-    def parse(self, args: Mapping[str, Any], fetched: "Mapping[str, Fetched] | None" = None) -> Request:
+    def parse(self, args: Mapping[str, Any], fetched: Mapping[str, Fetched] | None = None) -> Request:
         """The arguments as a neutral request, or a `CallError` naming the JSON path (`fetched`:
         remote media, parse.py)."""
         return parse_request(self, args, fetched)

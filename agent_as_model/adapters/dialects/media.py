@@ -15,10 +15,10 @@ import base64
 import binascii
 import hashlib
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from agent_as_model.errors import CallError, caller_error, host_error
 from agent_as_model.neutral import Media, Text
+from agent_as_model.records import Record
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # Chat's `input_audio` formats, by their MIME types.
@@ -33,7 +33,7 @@ REMOTE = (
 )
 
 
-class Fetched(NamedTuple):
+class Fetched(Record):
     """What a fetch of remote media brought back: the response's content type, its bytes in
     base64 (adapters/fetching.py)."""
 

@@ -9,7 +9,7 @@ whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_as_model.adapters.dialects.common import (
     path_of,
@@ -23,6 +23,7 @@ from agent_as_model.adapters.tools.definitions import ToolShape, read_tool_choic
 from agent_as_model.arguments import with_article
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
+from agent_as_model.records import Record
 from agent_as_model.schemas import check_object_schema
 
 MAX_REPAIR_ATTEMPTS = 5  # each is one more host round; the SDK client gives up after 10 rounds
@@ -164,7 +165,7 @@ def check_natives(args: Mapping[str, Any], hinted: Mapping[str, str], refused: M
                 raise caller_error(name, reason)
 
 
-class StopParameter(NamedTuple):
+class StopParameter(Record):
     """A product's stop-sequence parameter."""
 
     name: str

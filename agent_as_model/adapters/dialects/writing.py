@@ -14,33 +14,34 @@ conversation (a string or a list of text parts, the spacing of an `arguments` st
 of which a cursor must not see; without one it writes the plainest.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (see neutral.py).
+from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.cursors import completion_text
 from agent_as_model.neutral import ToolUse
+from agent_as_model.records import Record
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
 
 
-class Said(NamedTuple):
+class Said(Record):
     """One message of text: `system`, `developer`, `user` or `assistant`."""
 
     role: str
     text: str
 
 
-class Call(NamedTuple):
+class Call(Record):
     id: str
     name: str
     input: dict[str, Any]
 
 
-class ToolTurn(NamedTuple):
+class ToolTurn(Record):
     """An assistant turn that called tools, then the caller's result for each call."""
 
     text: str
@@ -55,7 +56,7 @@ class Unreadable(Exception):
     """A result that does not have the shape the contract gives it with cursors on."""
 
 
-class Reading(NamedTuple):
+class Reading(Record):
     """What a caller reads out of a successful result with cursors on."""
 
     completion: str  # the text, the structured output's JSON text, or the tool-call envelope
@@ -69,7 +70,7 @@ Writer = Callable[[Sequence[Unit], "random.Random | None"], dict[str, Any]]
 Reader = Callable[[str, Any], Reading]
 
 
-class Writing(NamedTuple):
+class Writing(Record):
     """What a dialect declares of its product's requests and results, for the fuzzer and tests.
 
     `roles` are the roles a `Said` may take anywhere in the conversation; `leading_system` says a
@@ -105,14 +106,14 @@ def leading_system(units: Sequence[Unit]) -> tuple[str | None, list[Unit]]:
     return None, list(units)
 
 
-def text_parts(text: str, vary: "random.Random | None", part_type: str = "text") -> Any:
+def text_parts(text: str, vary: random.Random | None, part_type: str = "text") -> Any:
     """A text as a string, or (varied) as text parts that join back to it with newlines."""
     if vary is None or vary.random() < 0.5:
         return text
     return [{"type": part_type, "text": piece} for piece in text.split("\n")]
 
 
-def arguments_text(given: dict[str, Any], vary: "random.Random | None") -> str:
+def arguments_text(given: dict[str, Any], vary: random.Random | None) -> str:
     """A JSON `arguments` string: how it is spaced or escaped must not matter."""
     if vary is None:
         return json.dumps(given)

@@ -6,11 +6,11 @@ responses are stored and how a chain is resolved is the Responses dialect's (`di
 responses_storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
-from typing import NamedTuple
+from __future__ import annotations
 
 from agent_as_model.adapters.store.base import DEFAULT_TTL, Store, StoreUnavailable
 from agent_as_model.adapters.store.sealing import SealedStore, Unreadable, derive_key
+from agent_as_model.records import Record
 
 __all__ = [
     "DEFAULT_TTL",
@@ -27,7 +27,7 @@ __all__ = [
 FORMS = "sqlite:PATH, redis://HOST:PORT/DB or rediss://HOST:PORT/DB"
 
 
-class StoreSettings(NamedTuple):
+class StoreSettings(Record):
     url: str
     ttl: float = DEFAULT_TTL
 

@@ -32,18 +32,19 @@ digest, and the checks (issue 28), and a call whose only schemas are such tools 
 the event loop (`known_tools`, `states/validate.py`): the thread hop cost more than the work.
 """
 
-# No `from __future__ import annotations`: this module defines NamedTuples (docs/architecture.md).
+from __future__ import annotations
 
 import io
 import json
 import pickle
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
 from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChoiceMode, ToolChoice, ToolSpec
+from agent_as_model.records import Record
 from agent_as_model.schemas import PROVEN, check_object_schema, per_request
 
 # One tool definition in a product's shape: (the tool, the JSON path of its name, for duplicates).
@@ -60,7 +61,7 @@ EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], 
 ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 
-class ToolShape(NamedTuple):
+class ToolShape(Record):
     """A product's own tool-definition and tool-choice shapes, declared by its dialect."""
 
     format: str  # the name `export-tools --format` takes

@@ -2,13 +2,15 @@
 itself, with no model asked: the one model this server offers, the host agent's own (and, with
 a provider configured, the names a call may ask it for: `server.py` adds them)."""
 
-# No `from __future__ import annotations`: this module defines a NamedTuple (docs/architecture.md).
-from typing import Any, NamedTuple
+from __future__ import annotations
+
+from typing import Any
 
 from agent_as_model.neutral import DEFAULT_MODEL
+from agent_as_model.records import Record
 
 
-class StaticTool(NamedTuple):
+class StaticTool(Record):
     """A tool that takes no product body and needs no sampling: what the listing shows of it."""
 
     NAME: str
