@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_as_model.arguments import json_text, type_name
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ChainForm, ToolUse
+from agent_as_model.records import Record
 
 PARAMETER = "previous_response_id"
 CURSOR_PREFIX = "cur_"
@@ -48,15 +48,19 @@ ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
 
 # Exactly what we mint and nothing else: lowercase hex only. A cursor is compared byte for byte,
 # so a caller who changed its case (or trimmed or padded it) has mangled it; saying so beats
-# guessing what was meant.
-_CURSOR = re.compile(rf"{CURSOR_PREFIX}[0-9a-f]{{{CURSOR_HEX_DIGITS}}}")
-_ANCHOR = re.compile(rf"{ANCHOR_PREFIX}[0-9a-f]{{{ANCHOR_HEX_DIGITS}}}")
+# guessing what was meant. A set, not a regular expression: compiling one at import cost start-up
+# ~330k instructions each (the recordings' patterns for these forms are in
+# commands/transcripts/minted.py).
+_LOWER_HEX = frozenset("0123456789abcdef")
 
-# The same forms found inside a longer text (recordings and replays look for them): a session
-# cursor, and a random id as the Responses objects carry them ("resp_" and "msg_" + 32 hex).
-CURSOR_IN_TEXT = re.compile(rf"\b{CURSOR_PREFIX}[0-9a-f]{{{CURSOR_HEX_DIGITS}}}\b")
-RANDOM_ID_IN_TEXT = re.compile(rf"\b(resp|msg)_([0-9a-f]{{{ANCHOR_HEX_DIGITS}}})\b")
-MINTED_IN_TEXT = re.compile(f"{RANDOM_ID_IN_TEXT.pattern}|{CURSOR_IN_TEXT.pattern}")
+
+def _is_minted(value: str, prefix: str, digits: int) -> bool:
+    return (
+        len(value) == len(prefix) + digits
+        and value.startswith(prefix)
+        and _LOWER_HEX.issuperset(value[len(prefix) :])
+    )
+
 
 ACCEPTED_FORMS = (
     f'"" (start a chain), "{CURSOR_PREFIX}" + {CURSOR_HEX_DIGITS} lowercase hex digits '
@@ -125,7 +129,7 @@ def assistant_entry(text: str, calls: Sequence[ToolUse] = ()) -> dict[str, str]:
     return entry("assistant", tool_calls_text(text, calls) if calls else text)
 
 
-class Previous(NamedTuple):
+class Previous(Record):
     """A `previous_response_id` that was read and found well formed.
 
     `form` is "start" (`""`), "continue" (a `cur_` cursor) or "anchor" (a `resp_` id); `value` is
@@ -150,7 +154,7 @@ def read_previous(value: object, tool: str, has_history: bool = True) -> Previou
         raise caller_error(PARAMETER, f"expected a string: {ACCEPTED_FORMS}; got {type_name(value)}")
     if value == "":
         return Previous("start", value)
-    if _CURSOR.fullmatch(value):
+    if _is_minted(value, CURSOR_PREFIX, CURSOR_HEX_DIGITS):
         if not has_history:
             raise caller_error(
                 PARAMETER,
@@ -159,7 +163,7 @@ def read_previous(value: object, tool: str, has_history: bool = True) -> Previou
                 "this prompt and its completion",
             )
         return Previous("continue", value)
-    if _ANCHOR.fullmatch(value):
+    if _is_minted(value, ANCHOR_PREFIX, ANCHOR_HEX_DIGITS):
         return Previous("anchor", value)
     raise caller_error(PARAMETER, f"{_what_is_wrong(value)}; expected {ACCEPTED_FORMS}")
 
@@ -220,7 +224,7 @@ def _what_is_wrong(value: str) -> str:
             tail = value[len(prefix) :]
             if len(tail) != digits:
                 return f"got {shown}: a {prefix} {name} has {digits} hex digits, not {len(tail)}"
-            if re.fullmatch(r"[0-9a-fA-F]*", tail):
+            if _LOWER_HEX.issuperset(tail.lower()):
                 return f"got {shown}: the hex digits must be lowercase, exactly as minted"
             return f"got {shown}: a {prefix} {name} holds only hex digits after the prefix"
     return f"got {shown}: not one of the accepted forms"

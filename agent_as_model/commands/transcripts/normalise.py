@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_as_model.commands.transcripts.exchange import SERVER_TO_CLIENT, FrameContext
+from agent_as_model.commands.transcripts.minted import CURSOR_IN_TEXT, RANDOM_ID_IN_TEXT
 from agent_as_model.commands.transcripts.redact import map_text
-from agent_as_model.cursors import CURSOR_IN_TEXT, RANDOM_ID_IN_TEXT
 
 SERVER_REQUEST_ID = "<server request id>"
 REQUEST_STATE = "<requestState>"

@@ -39,7 +39,7 @@ from typing import Any
 
 from agent_as_model.adapters.dialects import DIALECTS, media
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
-from agent_as_model.cursors import CURSOR_IN_TEXT
+from agent_as_model.commands.transcripts.minted import CURSOR_IN_TEXT
 from agent_as_model.states.emulation import CALLS as EMULATED_CALLS
 
 STRUCTURAL_KEYS = frozenset(

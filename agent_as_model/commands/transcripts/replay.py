@@ -43,8 +43,8 @@ from agent_as_model.commands.transcripts.fileformat import (
     compact,
     parse_wire_line,
 )
+from agent_as_model.commands.transcripts.minted import MINTED_IN_TEXT
 from agent_as_model.commands.transcripts.normalise import Normalised, normalise, pair_tokens
-from agent_as_model.cursors import MINTED_IN_TEXT
 
 if TYPE_CHECKING:
     from agent_as_model.commands.transcripts.targets import Target
