@@ -33,12 +33,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.arguments import json_text, type_name
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ChainForm, ToolUse
+from agent_as_model.neutral import ToolUse
 from agent_as_model.records import Record
+
+if TYPE_CHECKING:
+    from agent_as_model.neutral import ChainForm
 
 PARAMETER = "previous_response_id"
 CURSOR_PREFIX = "cur_"
@@ -69,7 +72,8 @@ ACCEPTED_FORMS = (
 )
 
 Entry = Mapping[str, str]
-Form = ChainForm  # the three forms of previous_response_id (neutral.py names them for Chain)
+if TYPE_CHECKING:
+    Form = ChainForm  # the three forms of previous_response_id (neutral.py names them for Chain)
 
 
 def canonical(obj: object) -> str:

@@ -13,9 +13,12 @@ driver hands that sentence to `message`. The one default is for errors raised ou
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-Kind = Literal["caller", "host"]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from typing import Literal
+
+    Kind = Literal["caller", "host"]
 
 # What a caller is told when its call stopped before anything was sent to the host.
 NOTHING_SENT = "Nothing was sent to the host."

@@ -9,11 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.records import Record
 
-Role = Literal["user", "assistant"]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from typing import Literal
+
+    Role = Literal["user", "assistant"]
+    ChoiceMode = Literal["auto", "required", "none"]
+    ChainForm = Literal["start", "continue", "anchor"]
+    # Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect
+    # says it in its product's own words. "other" stands for any value MCP leaves open.
+    StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse", "other"]
+    # Who counted a usage's tokens: the provider's API, the host (in its result's `_meta`), or this
+    # server's estimate (docs/decisions.md gives the rule).
+    UsageSource = Literal["provider", "host", "estimated"]
+
 # The empty default of a mapping field of these values and the declarations: one shared value that
 # cannot be changed (a named tuple has no default factory).
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -59,15 +71,15 @@ class Media(Record):
 
 
 Block = Text | ToolUse | ToolResult | Media
-ChoiceMode = Literal["auto", "required", "none"]
-ChainForm = Literal["start", "continue", "anchor"]
 # Which backend may answer (spec section 8): routing, not part of the request object of section 5.
-BackendChoice = Literal["host", "provider", "auto"]
-BACKEND_CHOICES: tuple[BackendChoice, ...] = get_args(BackendChoice)
 # What a completion tool returns (spec section 10): its text result (`text`, seed-exact) or the
-# product's own response object (`object`).
-ResultShape = Literal["text", "object"]
-RESULT_SHAPES: tuple[ResultShape, ...] = get_args(ResultShape)
+# product's own response object (`object`). Each tuple spells its alias's values at run time
+# (tests/test_startup.py checks they are the same).
+if TYPE_CHECKING:
+    BackendChoice = Literal["host", "provider", "auto"]
+    ResultShape = Literal["text", "object"]
+BACKEND_CHOICES: tuple[BackendChoice, ...] = ("host", "provider", "auto")
+RESULT_SHAPES: tuple[ResultShape, ...] = ("text", "object")
 # The model alias every caller may name: the host's own model (or a provider's configured one).
 DEFAULT_MODEL = "agent-default"
 
@@ -182,16 +194,6 @@ class Request(Record):
     # steps after it then skip their per-turn checks for those (`has_tool_blocks`, the payload's
     # per-turn cases). False says nothing: the steps look at each turn.
     plain: bool = False
-
-
-# Why the host's model stopped, in MCP's words (the sampling result's `stopReason`); a dialect
-# says it in its product's own words. "other" stands for any value MCP leaves open.
-StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse", "other"]
-
-
-# Who counted a usage's tokens: the provider's API, the host (in its result's `_meta`), or this
-# server's estimate (docs/decisions.md gives the rule).
-UsageSource = Literal["provider", "host", "estimated"]
 
 
 class Usage(Record):

@@ -106,3 +106,42 @@ def test_the_call_path_is_imported_on_the_first_call(era: str) -> None:
     lines = done.stdout.splitlines()
     none, every = str([False] * 5), str([True] * 5)
     assert lines == [none, f"{none} True", f"{every} True the answer", "the answer 2"], done.stderr
+
+
+# Literal aliases that exist only for the type checker (building one costs start-up time), each
+# beside the tuple that spells its values at run time: (module, alias, tuple).
+_SPELLED = [
+    ("agent_as_model.neutral", "BackendChoice", "BACKEND_CHOICES"),
+    ("agent_as_model.neutral", "ResultShape", "RESULT_SHAPES"),
+    ("agent_as_model.adapters.provider_names", "UsePolicy", "POLICIES"),
+]
+
+
+def _literal_values(module: str, alias: str) -> tuple[object, ...]:
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    for node in ast.walk(ast.parse(Path(spec.origin).read_text())):
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [alias]:
+            value = node.value
+            assert isinstance(value, ast.Subscript) and getattr(value.value, "id", None) == "Literal"
+            elements = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            return tuple(ast.literal_eval(e) for e in elements)
+    raise AssertionError(f"{module} does not define {alias}")
+
+
+@pytest.mark.parametrize(("module", "alias", "spelled"), _SPELLED)
+def test_a_type_checking_literal_has_the_values_its_run_time_tuple_spells(
+    module: str, alias: str, spelled: str
+) -> None:
+    import importlib
+
+    assert _literal_values(module, alias) == getattr(importlib.import_module(module), spelled)
+
+
+def test_the_limits_floor_spells_the_result_shapes_as_neutral_does() -> None:
+    from agent_as_model import limits, neutral
+
+    assert limits._RESULTS == neutral.RESULT_SHAPES

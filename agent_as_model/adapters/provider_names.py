@@ -9,7 +9,7 @@ So the registry names each provider module by its import path; `key_variables` i
 from __future__ import annotations
 
 import importlib
-from typing import Literal
+from typing import TYPE_CHECKING
 
 # The provider APIs, each one module (what it declares: `provider.ProviderModule`): to add one,
 # write the module and add its line here. A test may register a module of its own.
@@ -18,7 +18,11 @@ PROVIDER_MODULES: dict[str, str] = {
     "anthropic": "agent_as_model.adapters.backends.providers.anthropic",
 }
 ProviderName = str  # a key of PROVIDER_MODULES, checked where it is read (flag, environment, recording)
-UsePolicy = Literal["when-host-cannot", "always"]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from typing import Literal
+
+    UsePolicy = Literal["when-host-cannot", "always"]
+
 POLICIES: tuple[UsePolicy, ...] = ("when-host-cannot", "always")
 
 

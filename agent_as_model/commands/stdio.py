@@ -36,7 +36,7 @@ import logging
 import os
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -49,9 +49,10 @@ from agent_as_model.commands import frame_checks
 
 log = logging.getLogger("agent_as_model.stdio")
 
-Read = Callable[[int], bytes]  # up to n bytes; b"" at the end of the stream
-Write = Callable[[bytes], Any]  # all of the bytes
-ToServer = ObjectSendStream[SessionMessage | Exception]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    Read = Callable[[int], bytes]  # up to n bytes; b"" at the end of the stream
+    Write = Callable[[bytes], Any]  # all of the bytes
+    ToServer = ObjectSendStream[SessionMessage | Exception]
 
 CHUNK = 64 * 1024
 SHOWN = 80  # bytes of a bad line shown in the log

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import (
     AudioContent,
@@ -50,7 +50,6 @@ from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import MissingCapability, MissingToolsCapability
 from agent_as_model.neutral import (
     Block,
-    ChoiceMode,
     Media,
     OutputContract,
     Request,
@@ -64,6 +63,9 @@ from agent_as_model.neutral import (
 from agent_as_model.states import emulation
 from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
 from agent_as_model.states.validate import check_conversation
+
+if TYPE_CHECKING:
+    from agent_as_model.neutral import ChoiceMode
 
 log = logging.getLogger("agent_as_model")
 

@@ -14,7 +14,7 @@ output_schema (spec section 5), whose failures name the persona and are final.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed
 from agent_as_model.adapters.dialects import media
@@ -26,7 +26,6 @@ from agent_as_model.neutral import (
     OutputContract,
     Persona,
     Request,
-    StopReason,
     Text,
     ToolUse,
 )
@@ -36,6 +35,9 @@ from agent_as_model.states import emulation
 from agent_as_model.states.build import STRUCTURED_TOOL
 from agent_as_model.states.fence import fenced_body
 from agent_as_model.states.record import CallRecord, HostPlan
+
+if TYPE_CHECKING:
+    from agent_as_model.neutral import StopReason
 
 
 def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:

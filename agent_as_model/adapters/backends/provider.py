@@ -18,16 +18,19 @@ import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
-from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, UsePolicy
+from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
 from agent_as_model.errors import CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
+
+if TYPE_CHECKING:
+    from agent_as_model.adapters.provider_names import UsePolicy
 
 log = logging.getLogger("agent_as_model")
 

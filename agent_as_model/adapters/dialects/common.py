@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The generic readers, re-exported: a dialect reads everything through `common`.
 from agent_as_model.arguments import (
@@ -22,11 +22,12 @@ from agent_as_model.neutral import (
     BACKEND_CHOICES,
     DEFAULT_MODEL,
     RESULT_SHAPES,
-    BackendChoice,
     Completion,
     Request,
-    ResultShape,
 )
+
+if TYPE_CHECKING:
+    from agent_as_model.neutral import BackendChoice, ResultShape
 
 __all__ = [
     "path_of",

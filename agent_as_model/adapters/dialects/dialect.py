@@ -21,10 +21,10 @@ other room asks the declaration, never a product name:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.media import Fetched
-from agent_as_model.adapters.dialects.options import NativeOutput, Refusal, StopParameter
+from agent_as_model.adapters.dialects.options import StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.dialects.responses_storage import Storage
 from agent_as_model.adapters.dialects.turns import Turns
@@ -33,22 +33,25 @@ from agent_as_model.adapters.tools.definitions import ToolShape
 from agent_as_model.neutral import EMPTY, Completion, Request
 from agent_as_model.records import Record
 
-# Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
-ConversationReader = Callable[[Mapping[str, Any], Turns], None]
-# A product whose parameters nest in a config object (or come in two spellings) gives the shared
-# readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
-# max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
-# an error about a moved key names that path.
-ArgumentView = Callable[[Mapping[str, Any]], "tuple[Mapping[str, Any], Mapping[str, str]]"]
-# Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
-# `cursor` is the next session cursor when cursors are on, else None.
-Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
-# The product's object holding several independent completions (`n` choices, candidates), in order.
-ChoicesRenderer = Callable[["Sequence[Completion]", Request, "str | None"], "dict[str, Any]"]
-# What the product's own API would have said beside the result (spec section 9): the model and
-# the stop reason in the product's words, under the product's key. Travels in the result's
-# `_meta`; the rendered result itself stays as the spec says.
-Describer = Callable[[Completion], dict[str, Any]]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from agent_as_model.adapters.dialects.options import NativeOutput, Refusal
+
+    # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
+    ConversationReader = Callable[[Mapping[str, Any], Turns], None]
+    # A product whose parameters nest in a config object (or come in two spellings) gives the shared
+    # readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
+    # max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
+    # an error about a moved key names that path.
+    ArgumentView = Callable[[Mapping[str, Any]], "tuple[Mapping[str, Any], Mapping[str, str]]"]
+    # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
+    # `cursor` is the next session cursor when cursors are on, else None.
+    Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]
+    # The product's object holding several independent completions (`n` choices, candidates), in order.
+    ChoicesRenderer = Callable[["Sequence[Completion]", Request, "str | None"], "dict[str, Any]"]
+    # What the product's own API would have said beside the result (spec section 9): the model and
+    # the stop reason in the product's words, under the product's key. Travels in the result's
+    # `_meta`; the rendered result itself stays as the spec says.
+    Describer = Callable[[Completion], dict[str, Any]]
 
 
 class Body(Record):

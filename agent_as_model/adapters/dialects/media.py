@@ -15,6 +15,7 @@ import base64
 import binascii
 import hashlib
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from agent_as_model.errors import CallError, caller_error, host_error
 from agent_as_model.neutral import Media, Text
@@ -41,9 +42,10 @@ class Fetched(Record):
     data: str
 
 
-# Reads an http(s) URL of media the caller wrote at a path: the fetched bytes as a checked part,
-# or a refusal when fetching is off (`Turns.remote`).
-RemoteReader = Callable[[str, str, tuple[str, ...]], Media]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    # Reads an http(s) URL of media the caller wrote at a path: the fetched bytes as a checked part,
+    # or a refusal when fetching is off (`Turns.remote`).
+    RemoteReader = Callable[[str, str, tuple[str, ...]], Media]
 
 
 class Wanted(Exception):

@@ -9,7 +9,7 @@ whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects.common import (
     path_of,
@@ -106,7 +106,8 @@ def _unless_disabled(v: object) -> str | None:
     return "extended thinking cannot be honoured (the host returns its answer only); omit it"
 
 
-Refusal = Callable[[object], str | None]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    Refusal = Callable[[object], str | None]
 # Parameters that change what the caller gets. A harmless value (stream: false, n: 1) is fine;
 # anything else is refused, naming why. null is "not given". A dialect picks its own with
 # `refusals(...)`, and may add its product's own beside them.
@@ -218,8 +219,9 @@ def read_repair_attempts(args: Mapping[str, Any], output: OutputContract | None,
     return value
 
 
-# The product's own way of asking for JSON, read from the arguments (None: it was not asked).
-NativeOutput = Callable[[Mapping[str, Any]], "OutputContract | None"]
+if TYPE_CHECKING:
+    # The product's own way of asking for JSON, read from the arguments (None: it was not asked).
+    NativeOutput = Callable[[Mapping[str, Any]], "OutputContract | None"]
 
 
 def read_output(args: Mapping[str, Any], product_output: NativeOutput | None) -> OutputContract | None:

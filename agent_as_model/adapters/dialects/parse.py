@@ -18,7 +18,6 @@ from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     EMPTY,
-    BackendChoice,
     Chain,
     OutputContract,
     Persona,
@@ -29,6 +28,7 @@ from agent_as_model.neutral import (
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects.dialect import Dialect
+    from agent_as_model.neutral import BackendChoice
 
 
 def parse_request(

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import media as media_parts
 from agent_as_model.adapters.dialects.common import require_string, type_name
 from agent_as_model.errors import CallError, caller_error
-from agent_as_model.neutral import Block, Media, Role, Text, ToolResult, ToolUse, Turn
+from agent_as_model.neutral import Block, Media, Text, ToolResult, ToolUse, Turn
 
-# Reads one entry of a conversation that is not the common one (`Turns.entries`): the entry, its
-# path, the turns.
-EntryReader = Callable[[object, str, "Turns"], None]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from agent_as_model.neutral import Role
+
+    # Reads one entry of a conversation that is not the common one (`Turns.entries`): the entry, its
+    # path, the turns.
+    EntryReader = Callable[[object, str, "Turns"], None]
 _TEXT_ROLES = ("user", "assistant")
 _new = tuple.__new__  # Turn and Text made by tuple's own constructor (see `Turns.text`)
 

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage, UsageSource
+from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage
+
+if TYPE_CHECKING:
+    from agent_as_model.neutral import UsageSource
 
 # Characters per token: the usual rule of thumb for English text with the products' tokenizers.
 CHARS_PER_TOKEN = 4

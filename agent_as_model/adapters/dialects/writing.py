@@ -63,11 +63,12 @@ class Reading(Record):
     cursor: str
 
 
-# The request arguments that carry the conversation (the conversation key, and the leading system
-# text where the product takes it apart); never the limits, tools or extensions.
-Writer = Callable[[Sequence[Unit], "random.Random | None"], dict[str, Any]]
-# (result text, structuredContent) -> Reading, or Unreadable.
-Reader = Callable[[str, Any], Reading]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    # The request arguments that carry the conversation (the conversation key, and the leading system
+    # text where the product takes it apart); never the limits, tools or extensions.
+    Writer = Callable[[Sequence[Unit], "random.Random | None"], dict[str, Any]]
+    # (result text, structuredContent) -> Reading, or Unreadable.
+    Reader = Callable[[str, Any], Reading]
 
 
 class Writing(Record):

@@ -38,27 +38,30 @@ import io
 import json
 import pickle
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
 from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import ChoiceMode, ToolChoice, ToolSpec
+from agent_as_model.neutral import ToolChoice, ToolSpec
 from agent_as_model.records import Record
 from agent_as_model.schemas import PROVEN, check_object_schema, per_request
 
-# One tool definition in a product's shape: (the tool, the JSON path of its name, for duplicates).
-ToolReader = Callable[[Mapping[str, Any], str], tuple[ToolSpec, str]]
-# A tool_choice object of a product (the strings auto/required/none are shared by all):
-# (the object, its path, its `type`) -> (the choice, the JSON path of the tool name it names).
-ChoiceReader = Callable[[Mapping[str, Any], str, str], tuple[ToolChoice, str]]
-# An MCP tool in the product's shape: (host-safe name, description or None, input schema).
-ToolWriter = Callable[[str, "str | None", dict[str, Any]], dict[str, Any]]
-# A product whose entries of `tools` each hold several definitions (or none): one entry (an
-# object, its path) -> its definitions, each with its own path.
-EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], str]]"]
-# How the written definitions go into the product's `tools` (for a product that groups them).
-ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from agent_as_model.neutral import ChoiceMode
+
+    # One tool definition in a product's shape: (the tool, the JSON path of its name, for duplicates).
+    ToolReader = Callable[[Mapping[str, Any], str], tuple[ToolSpec, str]]
+    # A tool_choice object of a product (the strings auto/required/none are shared by all):
+    # (the object, its path, its `type`) -> (the choice, the JSON path of the tool name it names).
+    ChoiceReader = Callable[[Mapping[str, Any], str, str], tuple[ToolChoice, str]]
+    # An MCP tool in the product's shape: (host-safe name, description or None, input schema).
+    ToolWriter = Callable[[str, "str | None", dict[str, Any]], dict[str, Any]]
+    # A product whose entries of `tools` each hold several definitions (or none): one entry (an
+    # object, its path) -> its definitions, each with its own path.
+    EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], str]]"]
+    # How the written definitions go into the product's `tools` (for a product that groups them).
+    ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 
 class ToolShape(Record):

@@ -14,9 +14,10 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-LineSink = Callable[[bytes], None]
+if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    LineSink = Callable[[bytes], None]
 
 
 class LineSplitter:

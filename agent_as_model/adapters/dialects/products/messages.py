@@ -27,7 +27,6 @@ from agent_as_model.adapters.dialects.writing import (
 from agent_as_model.adapters.tools import definitions, listing
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import (
-    ChoiceMode,
     Completion,
     Media,
     OutputContract,
@@ -42,6 +41,8 @@ from agent_as_model.schemas import check_object_schema
 
 if TYPE_CHECKING:  # only for annotations: importing random costs start-up time
     import random
+
+    from agent_as_model.neutral import ChoiceMode
 
 NAME = "messages_create"
 DESCRIPTION = (
