@@ -27,7 +27,6 @@ from mcp_types import (
     CallToolResult,
     InputRequiredResult,
     ListToolsResult,
-    Tool,
 )
 from pydantic import ValidationError
 
@@ -55,10 +54,25 @@ INSTRUCTIONS = (
 
 
 class _Listing:
+    """The tools/list result, made once as the wire mapping the SDK dumps a `ListToolsResult` to.
+
+    The SDK's runner takes a mapping as a handler's result (`HandlerResult`) and sieves it through
+    the era's result model as it does a model's dump, so a model would only be dumped to this
+    same mapping on every listing: six product schemas, ~1.8M instructions on the first (which a
+    host waits for at start-up) and each one after. The envelope (the result's defaults, such as
+    2026-07-28's `resultType` and cache fields) is the SDK's own dump of an empty listing; a tool
+    is the three keys its model dumps to (tests/test_server.py checks the whole mapping against the
+    model's dump)."""
+
     __slots__ = ("result", "_headed")
 
-    def __init__(self, result: ListToolsResult) -> None:
-        self.result = result
+    def __init__(self, tools: list[Dialect | models.StaticTool]) -> None:
+        self.result: dict[str, Any] = {
+            **ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True),
+            "tools": [
+                {"name": t.NAME, "description": t.DESCRIPTION, "inputSchema": t.INPUT_SCHEMA} for t in tools
+            ],
+        }
         self._headed: dict[str, dict[str, Any]] | None = None
 
     def headed(self) -> dict[str, dict[str, Any]]:
@@ -68,9 +82,9 @@ class _Listing:
         need not pay."""
         if self._headed is None:
             self._headed = {
-                t.name: t.input_schema
-                for t in self.result.tools
-                if '"x-mcp-header"' in json.dumps(t.input_schema)
+                t["name"]: t["inputSchema"]
+                for t in self.result["tools"]
+                if '"x-mcp-header"' in json.dumps(t["inputSchema"])
             }
         return self._headed
 
@@ -86,14 +100,13 @@ def _listing(stored: bool = False) -> _Listing:
         listed: list[Dialect | models.StaticTool] = [*DIALECTS.values(), models.LIST_MODELS]
         if stored:
             listed += [tool for _, tool in _stored_tools()]
-        tools = [Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
         if len(_listed) > 4:  # a test registering dialects one after another
             _listed.clear()
-        _listed[key] = _Listing(ListToolsResult(tools=tools))
+        _listed[key] = _Listing(listed)
     return _listed[key]
 
 
-def _tools(stored: bool = False) -> ListToolsResult:
+def _tools(stored: bool = False) -> dict[str, Any]:
     return _listing(stored).result
 
 
@@ -145,7 +158,9 @@ def build_server(
     listed_models = _models(backend)
     stored_tools = {tool.NAME: (storage, tool) for storage, tool in _stored_tools()} if store else {}
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: object) -> ListToolsResult:
+    # Any: the SDK's runner serializes a mapping as it does a model (`HandlerResult`), which the
+    # `on_list_tools` annotation does not say (see `_Listing`).
+    async def list_tools(ctx: ServerRequestContext[Any], params: object) -> Any:
         return _tools(store is not None)
 
     def tool_input_schema(name: str) -> dict[str, Any] | None:

@@ -228,17 +228,17 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
     lookup = served.build_server(store=store).get_tool_input_schema  # type: ignore[arg-type]
     assert lookup is not None
     listing = served._tools(stored)
-    assert ("responses_retrieve" in [t.name for t in listing.tools]) is stored
-    for tool in listing.tools:
-        assert "x-mcp-header" not in str(tool.input_schema)
-        assert lookup(tool.name) is None  # nothing to compare: no property declares a header
+    assert ("responses_retrieve" in [t["name"] for t in listing["tools"]]) is stored
+    for tool in listing["tools"]:
+        assert "x-mcp-header" not in str(tool["inputSchema"])
+        assert lookup(tool["name"]) is None  # nothing to compare: no property declares a header
     assert lookup("no_such_tool") is None
     # A tool that declares one (none of ours does yet) is handed over as listed.
     headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
     routed = served.models.StaticTool(NAME="routed", DESCRIPTION="Routed by region.", INPUT_SCHEMA=headed)
     monkeypatch.setattr(served.models, "LIST_MODELS", routed)  # listed in its place
     monkeypatch.setattr(served, "_listed", {})
-    assert "routed" in [t.name for t in served._tools(stored).tools]
+    assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
     assert lookup("routed") == headed and lookup("chat_complete") is None
 
 

@@ -7,8 +7,10 @@ import logging
 
 import jsonschema
 import pytest
+from mcp_types import ListToolsResult, Tool
 
-from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model import server
+from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.dialects.writing import Said
 from agent_as_model.adapters.tools import models
 from tests.scripted_host import ScriptedHost, connect
@@ -70,6 +72,30 @@ async def test_lists_every_registered_tool_with_valid_schemas(era: str) -> None:
             # Says what it does on each era.
             assert "sampling/createMessage" in description and "2026-07-28" in description
             assert "InputRequiredResult" in description
+
+
+def _as_models(listed: list[Dialect | models.StaticTool]) -> ListToolsResult:
+    return ListToolsResult(
+        tools=[Tool(name=t.NAME, description=t.DESCRIPTION, input_schema=t.INPUT_SCHEMA) for t in listed]
+    )
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["plain", "stored"])
+def test_the_listing_is_the_mapping_its_model_dumps_to(stored: bool) -> None:
+    # The server returns tools/list as the wire mapping, made once (server._Listing): it must be
+    # what the SDK would dump the ListToolsResult of the same tools to, envelope and all.
+    listed: list[Dialect | models.StaticTool] = [*DIALECTS.values(), models.LIST_MODELS]
+    if stored:
+        listed += [tool for _, tool in server._stored_tools()]
+    dumped = _as_models(listed).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert server._tools(stored) == dumped
+
+
+async def test_a_client_reads_the_listing_as_the_models_of_the_tools(era: str) -> None:
+    async with connect(era) as client:
+        listed = await client.list_tools()
+    expected = _as_models([*DIALECTS.values(), models.LIST_MODELS])
+    assert listed.tools == expected.tools
 
 
 async def test_every_example_is_accepted_by_the_server(era: str) -> None:
