@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from agent_as_model.adapters.store import SealedStore
 
 CallHandler = Callable[
-    [ServerRequestContext[Any], CallToolRequestParams], Awaitable[CallToolResult | InputRequiredResult]
+    [ServerRequestContext[Any], CallToolRequestParams],
+    Awaitable[CallToolResult | InputRequiredResult | dict[str, Any]],
 ]
 
 
@@ -48,7 +49,7 @@ def call_handler(
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> CallToolResult | InputRequiredResult:
+    ) -> CallToolResult | InputRequiredResult | dict[str, Any]:
         arguments = params.arguments or {}
         dialect = DIALECTS.get(params.name)
         if dialect is None:
@@ -72,12 +73,16 @@ def call_handler(
                 inner, carried = opened
                 params = params.model_copy(update={"request_state": inner})
             router = backends.CallRouter(ctx, params, backend, limits)
-            return await keeping.drive_kept(
+            result = await keeping.drive_kept(
                 dialect, dialect.storage, arguments, router, store, limits, carried
             )
-        # Who serves is the machine's `route` step, from the parsed request.
-        router = backends.CallRouter(ctx, params, backend, limits)
-        return await drive(CallRecord(dialect, arguments, router, limits))
+        else:
+            # Who serves is the machine's `route` step, from the parsed request.
+            router = backends.CallRouter(ctx, params, backend, limits)
+            result = await drive(CallRecord(dialect, arguments, router, limits))
+        # A round that asks sends the host's tools in the form kept for them (`backends.wire_result`):
+        # not dumped again on every round one.
+        return backends.wire_result(result) if isinstance(result, InputRequiredResult) else result
 
     return call_tool
 

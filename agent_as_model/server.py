@@ -24,8 +24,6 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
-    CallToolResult,
-    InputRequiredResult,
     ListToolsResult,
 )
 from pydantic import ValidationError
@@ -173,11 +171,10 @@ def build_server(
 
     handler: CallHandler | None = None
 
-    def call_tool(
-        ctx: ServerRequestContext[Any], params: CallToolRequestParams
-    ) -> Awaitable[CallToolResult | InputRequiredResult]:
+    def call_tool(ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> Awaitable[Any]:
         # A plain function handing the SDK the handler's own coroutine, which the SDK awaits: no
-        # frame of ours between the SDK and the call.
+        # frame of ours between the SDK and the call. Any: a round that sends the host tools is its
+        # wire mapping (`CallHandler`), which the runner takes as it takes a model (see `list_tools`).
         nonlocal handler
         if handler is None:  # the first call: the call path is imported now (calls.py says why)
             handler = _call_handler(backend, limits, store, stored_tools, listed_models)

@@ -310,3 +310,60 @@ async def test_kept_definitions_over_real_stdio(mode: str) -> None:
         assert refused.is_error and "tools[1].function.parameters.properties.days.type" in text_of(refused)
     assert host.asked == 2
     assert wire_json(host, 0) == wire_json(host, 1)
+
+
+def test_a_round_that_asks_goes_out_as_the_mapping_its_model_dumps_to() -> None:
+    # calls.py hands the SDK a 2026-07-28 round one as its wire mapping, each sampling request's
+    # tools in the form kept for them (adapters/tools/wire.py): it must be what the SDK would
+    # dump the InputRequiredResult to, and sieve to the same wire form, kept tools or not.
+    from mcp_types import (
+        CreateMessageRequest,
+        CreateMessageRequestParams,
+        InputRequiredResult,
+        SamplingMessage,
+        Tool,
+    )
+    from mcp_types.methods import serialize_server_result
+
+    from agent_as_model.adapters.backends import wire_result
+    from agent_as_model.adapters.tools import wire
+
+    schema = {
+        "type": "object",
+        "properties": {"days": {"type": "integer", "minimum": 1.5}},
+        "required": ["days"],
+    }
+    kept = [Tool(name="lookup", description="Looks it up.", input_schema=schema)]
+    fresh = [Tool(name="other", input_schema={"type": "object"})]
+    wire.keep(kept, 100)
+
+    def asking(tools: list[Tool] | None) -> CreateMessageRequest:
+        message = SamplingMessage(role="user", content=TextContent(type="text", text="q"))
+        params = CreateMessageRequestParams(messages=[message], max_tokens=5, system_prompt="s", tools=tools)
+        return CreateMessageRequest(params=params)
+
+    for requests in (
+        {"completion": asking(None)},
+        {"completion": asking(kept)},
+        {"completion_0": asking(kept + fresh), "completion_1": asking(fresh)},  # several (n)
+        {"completion_0": asking([]), "completion_1": asking(kept)},  # an empty list is sent as one
+    ):
+        result = InputRequiredResult(input_requests=requests, request_state="{}")
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        went = wire_result(result)
+        if len(requests) == 1 and requests["completion"].params.tools is None:
+            assert went is result  # no tools to put in: the SDK dumps the model itself
+            continue
+        mapped = went if isinstance(went, dict) else {}
+        assert mapped == dumped
+        sieved = serialize_server_result("tools/call", "2026-07-28", mapped)
+        assert json.dumps(sieved) == json.dumps(serialize_server_result("tools/call", "2026-07-28", dumped))
+    # Kept tools' forms are the ones kept; any other tools are dumped as the SDK would, also when
+    # an entry under the first one's id was kept for other objects, or holds fewer or more.
+    assert wire.dumped(kept)[0] is wire.dumped(kept)[0]
+    assert wire.dumped(fresh)[0] is not wire.dumped(fresh)[0]
+    assert wire.dumped(kept + fresh) == [wire.dump(kept[0]), wire.dump(fresh[0])]
+    wire._DUMPS.put(id(fresh[0]), ((kept[0],), [wire.dump(kept[0])]), 1)
+    assert wire.dumped(fresh) == [wire.dump(fresh[0])]
+    assert wire.dumped([]) == []
+    wire.forget()

@@ -43,6 +43,7 @@ from mcp_types import (
     ToolUseContent,
 )
 
+from agent_as_model.adapters.tools import wire
 from agent_as_model.adapters.tools.definitions import read_key
 from agent_as_model.adapters.tools.describe import host_description
 from agent_as_model.adapters.tools.names import NameMap
@@ -103,12 +104,15 @@ def _kept_forward(request: Request, tool_blocks: bool) -> Forward | None:
         to_host = {caller: host for host, caller in from_host.items()}
         found = (from_host, frozenset(from_host), _host_tools(request.tools, to_host))
         _FORWARDS.put(key, found, 2 * len(key[1]))  # as its reading is counted
+        # And their wire form beside them, for a 2026-07-28 round one (adapters/tools/wire.py).
+        wire.keep(found[2], 2 * len(key[1]))
     return found
 
 
 def forget_forwards() -> None:
-    """Empty the kept forwards (tests)."""
+    """Empty the kept forwards and their wire forms (tests)."""
     _FORWARDS.clear()
+    wire.forget()
 
 
 def build_payload_for(record: CallRecord) -> None:

@@ -28,7 +28,7 @@ from agent_as_model.adapters.backends.base import (
     SamplingSupport,
     Suspension,
 )
-from agent_as_model.adapters.backends.mrtr import ModernRoundTrip
+from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, wire_result
 from agent_as_model.adapters.backends.router import CallRouter, is_modern
 from agent_as_model.adapters.backends.sampling import LegacySampling
 
@@ -105,4 +105,5 @@ __all__ = [
     "Suspension",
     "connect",
     "is_modern",
+    "wire_result",
 ]

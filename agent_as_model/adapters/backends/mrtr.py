@@ -42,6 +42,7 @@ from mcp_types import (
 
 from agent_as_model import __version__
 from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension, echoed
+from agent_as_model.adapters.tools import wire
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.records import Record
 
@@ -216,6 +217,32 @@ def merge_choices(
 
 def _dump(answer: Any) -> Any:
     return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+# Each sampling request's tools, left out of a result's dump and put back in their kept wire form.
+_NO_TOOLS = {"input_requests": {"__all__": {"params": {"tools"}}}}
+
+
+def wire_result(result: InputRequiredResult) -> InputRequiredResult | dict[str, Any]:
+    """`result` as it goes to the SDK: a round that sends the host tools as its wire mapping, the
+    model's dump with each request's tools in the form kept for them (adapters/tools/wire.py), so
+    a call that repeats its tools does not have them dumped again on every round one; the SDK's
+    runner takes the mapping as it takes the model, and sieves it the same way. A round without
+    tools goes as the model: the SDK's own dump of it costs no more."""
+    requests = result.input_requests or {}
+    tools = {
+        key: request.params.tools
+        for key, request in requests.items()
+        if isinstance(request, CreateMessageRequest) and request.params.tools is not None
+    }
+    if not any(tools.values()):
+        return result
+    dumped: dict[str, Any] = result.model_dump(
+        by_alias=True, mode="json", exclude_none=True, exclude=_NO_TOOLS
+    )
+    for key, sent in tools.items():
+        dumped["inputRequests"][key]["params"]["tools"] = wire.dumped(sent)
+    return dumped
 
 
 def ask(
