@@ -59,7 +59,7 @@ class _Listing:
     same mapping on every listing: six product schemas, ~1.8M instructions on the first (which a
     host waits for at start-up) and each one after. The envelope (the result's defaults, such as
     2026-07-28's `resultType` and cache fields) is the SDK's own dump of an empty listing; a tool
-    is the three keys its model dumps to (tests/test_server.py checks the whole mapping against the
+    is the three keys its model dumps to (tests/test_listing.py checks the whole mapping against the
     model's dump)."""
 
     __slots__ = ("result", "_headed")

@@ -104,7 +104,7 @@ def _kept_forward(request: Request, tool_blocks: bool) -> Forward | None:
         to_host = {caller: host for host, caller in from_host.items()}
         found = (from_host, frozenset(from_host), _host_tools(request.tools, to_host))
         _FORWARDS.put(key, found, 2 * len(key[1]))  # as its reading is counted
-        # And their wire form beside them, for a 2026-07-28 round one (adapters/tools/wire.py).
+        # And a place for their wire form, made by a 2026-07-28 round one (adapters/tools/wire.py).
         wire.keep(found[2], 2 * len(key[1]))
     return found
 

@@ -4,9 +4,10 @@ A product sends the same `tools` on every turn, and the server then sends the ho
 `Tool` objects each time: they are kept with the reading they came from (`states/build.py`,
 `_kept_forward`). A 2026-07-28 round one hands them to the SDK inside its `InputRequiredResult`,
 which the SDK dumps to JSON-ready dicts before its own sieve: ~24k instructions a tool, so ~239k
-for a 10-tool call, on every round one (issue 28). `keep` holds the kept tools' dumps beside those
-exact objects, and `dumped` gives them back for those objects only (any other tools are dumped as
-the SDK would), so what reaches the wire is the same either way (tests/test_tools_read_once.py).
+for a 10-tool call, on every round one (issue 28). `keep` marks the kept tools, `dumped` makes their
+dumps on the first round that sends them, keeps them beside those exact objects and gives them back
+for those objects only (any other tools are dumped as the SDK would), so what reaches the wire is
+the same either way (tests/test_tools_read_once.py).
 
 The dumps are shared, never changed: the SDK copies a result mapping and builds its wire form
 anew from it (its sieve validates and dumps it again).
@@ -34,9 +35,11 @@ def dump(tool: Tool) -> dict[str, Any]:
 
 
 def keep(tools: list[Tool], size: int) -> None:
-    """Keep the wire form of these tools beside them; `size` is what they are counted at."""
+    """Keep these tools' place for their wire form; `size` is what they are counted at. The form
+    is made on the first round that sends them (`dumped`), not here: a legacy call, or tools a
+    caller does not repeat, never needs it."""
     if tools:
-        _DUMPS.put(id(tools[0]), (tuple(tools), [dump(tool) for tool in tools]), size)
+        _DUMPS.put(id(tools[0]), [tuple(tools), None], size)
 
 
 def dumped(tools: list[Tool]) -> list[dict[str, Any]]:
@@ -45,9 +48,11 @@ def dumped(tools: list[Tool]) -> list[dict[str, Any]]:
     kept = _DUMPS.get(id(tools[0])) if tools else None
     # The entry holds its tools, so an id in it is never reused while it is kept; the objects
     # themselves say whether it is these tools' (a payload sends all of them or its own).
-    if kept is not None and len(kept[0]) == len(tools) and all(map(is_, kept[0], tools)):
-        return list(kept[1])
-    return [dump(tool) for tool in tools]
+    if kept is None or len(kept[0]) != len(tools) or not all(map(is_, kept[0], tools)):
+        return [dump(tool) for tool in tools]
+    if kept[1] is None:  # the first round that sends them (two at once only make it twice)
+        kept[1] = [dump(tool) for tool in tools]
+    return list(kept[1])
 
 
 def forget() -> None:
