@@ -139,10 +139,10 @@ def tool_result(
     )
 
 
-def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
+def commit_choices(record: CallRecord) -> None:
     """Several completions of one call (`n`), each committed on its own record: the product's
     object of them all, in order, with the first one's metadata and who counted the usage."""
-    dialect, request = record.dialect, record.request
+    dialect, request, choices = record.dialect, record.request, record.choices
     completions = [choice.completion for choice in choices]
     render = dialect.render_choices
     assert render is not None  # only a product that declares `choices` reads an `n`

@@ -59,6 +59,7 @@ def keep_read(record: CallRecord, suspension: Suspension) -> None:
     bytes (mrtr.py). (One of several completions, `n`, keeps its request too, though its retry
     reads the call's arguments in full: a state of several proves nothing to `validate`. Bounded
     like the rest; telling the completions apart would cost every call.)"""
+    record.asked = suspension.result
     call = suspension.call
     if call is None:
         return

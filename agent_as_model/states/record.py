@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_types import CallToolResult, CreateMessageRequestParams
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
 
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
 from agent_as_model.adapters.dialects.media import Fetched
@@ -72,6 +72,8 @@ class CallRecord:
         "large",
         "recalled",
         "fetched",
+        "choices",
+        "asked",
         "_request",
         "_payload",
         "_host_answer",
@@ -110,6 +112,10 @@ class CallRecord:
         # A proven 2026-07-28 retry's request as round one read it (`states/recall.py`), taken
         # once: False until asked, then the request, or None when the arguments must be read.
         self.recalled: Request | None | Literal[False] = False
+        # fan_out: one record per completion of a call that asked for several (`states/choices.py`).
+        self.choices: tuple[CallRecord, ...] = ()
+        # suspend: the round that asks (2026-07-28), what this request returns instead of a result.
+        self.asked: InputRequiredResult | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None

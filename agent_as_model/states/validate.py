@@ -68,11 +68,6 @@ def check_media(request: Request, part_bound: int, call_bound: int) -> None:
             )
 
 
-def asks_several(record: CallRecord) -> bool:
-    """Whether the call asks for several completions (each then walks the machine on its own)."""
-    return record.request.n > 1
-
-
 def check_choices(request: Request, max_n: int) -> None:
     """Several completions (spec section 10): within the server's bound, in an object (a text
     result holds one), and without a cursor (a cursor follows one conversation)."""
