@@ -68,9 +68,6 @@ VALIDATOR_CACHE_SIZE = 256
 VALIDATOR_CACHE_BYTES = 32 * 1024 * 1024
 _checked = BoundedCache(CHECKED_CACHE_SIZE)
 _validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
-# Set while a request whose arguments are proven read in full before is read again (a 2026-07-28
-# retry: `Router.arguments_proven`): its schemas passed these checks on that earlier round.
-PROVEN: ContextVar[bool] = ContextVar("schemas_proven", default=False)
 
 
 @functools.cache
@@ -106,8 +103,6 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     """
     if not isinstance(value, dict):
         raise caller_error(path, f"expected a JSON Schema object, got {type_name(value)}")
-    if PROVEN.get():
-        return value
     canonical = _canonical(value)
     digest = None if canonical is None else canonical[0]
     if digest is not None and _checked.get(digest) is not None:

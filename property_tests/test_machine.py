@@ -33,7 +33,14 @@ from mcp_types import (
     TextContent,
 )
 
-from agent_as_model.adapters.backends.base import HostAnswer, Route, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import (
+    HostAnswer,
+    Replayed,
+    Resumption,
+    Route,
+    SamplingSupport,
+    Suspension,
+)
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
@@ -79,11 +86,18 @@ def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
 
 ANSWER = text_answer('{"fine": true}')  # valid JSON: it meets chat_complete's output contract too
 REPAIRABLE = host_error("output_schema", "a repairable violation", repair="Your answer is wrong.")
-GUARDS = {row.trigger: row.guard for row in TABLE.transitions if row.guard is not None}
 
 
 def sources(row: Transition) -> tuple[str, ...]:
     return (row.source,) if isinstance(row.source, str) else row.source
+
+
+GUARDS = {
+    (row.trigger, source): row.guard
+    for row in TABLE.transitions
+    if row.guard is not None
+    for source in sources(row)
+}
 
 
 def legal_moves() -> dict[str, dict[str, str]]:
@@ -118,12 +132,14 @@ def new_record(
 SUSPENSION = Suspension(InputRequiredResult(input_requests={}, request_state="{}"), "0" * 32)
 
 
-def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
-    """`answer` takes the host's answer, `repair` the error it repairs and `suspend` the
-    suspension (what the round read is kept for the retry); the rest take nothing."""
-    if trigger == "suspend":
-        return (SUSPENSION,)
-    return (answer,) if trigger == "answer" else (REPAIRABLE,) if trigger == "repair" else ()
+def trigger_args(state: str, trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
+    """What the driver hands a trigger it fires from `state`: in an I/O state, the outcome of
+    what it awaited (the host's answer, or the suspension whose round one's reading is kept for
+    the retry); the state's `on_error` trigger, the error it repairs; nothing otherwise."""
+    row = machine.STATE[state]
+    if row.awaits is not None:
+        return (SUSPENSION,) if trigger == "suspend" else (answer,)
+    return (REPAIRABLE,) if trigger == row.on_error else ()
 
 
 def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> bool:
@@ -131,10 +147,10 @@ def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> bool:
     completions of a call that asked for several are walked to their end first, as the driver
     walks them in `awaiting_choices` before it fires what they came to."""
     if record.state == "awaiting_choices":
-        for choice in record.choices:
+        for choice in (c for c in record.choices if c.state == "validated"):
             for move in ("build", "dispatch", "answer", "interpret", "commit"):
-                assert machine.fire(choice, move, *trigger_args(move))
-    return machine.fire(record, trigger, *trigger_args(trigger, answer))
+                assert machine.fire(choice, move, *trigger_args(choice.state, move))
+    return machine.fire(record, trigger, *trigger_args(record.state, trigger, answer))
 
 
 @contextmanager
@@ -154,8 +170,8 @@ def step(record: CallRecord, trigger: str) -> None:
             fire(record, trigger)
         assert record.state == state, f"illegal {trigger} moved {state} to {record.state}"
     else:
-        guard = GUARDS.get(trigger)
-        allowed = guard is None or guard(record, *trigger_args(trigger))
+        guard = GUARDS.get((trigger, state))
+        allowed = guard is None or guard(record, *trigger_args(state, trigger))
         assert fire(record, trigger) is allowed
         expected = dest if allowed else state  # a guard that says no leaves the state where it was
         assert record.state == expected, f"{trigger} from {state} went to {record.state}, expected {expected}"
@@ -218,7 +234,35 @@ def test_every_state_is_reachable_and_every_live_state_can_finish() -> None:
 SCENARIOS: dict[str, Callable[[], CallRecord]] = {
     "repairs": lambda: new_record("chat_complete", WALK_ARGUMENTS["chat_complete"]),
     "several": lambda: new_record("chat_complete", SEVERAL),
+    # a 2026-07-28 retry its sealed state proves, and one of a repair round (round 0 replayed)
+    "proven retry": lambda: proven_record(()),
+    "proven repair": lambda: proven_record((Replayed(ANSWER, REPAIRABLE),)),
 }
+
+
+class ProvingRouter:
+    """The router of a 2026-07-28 retry whose sealed state binds the host's answers (`earlier`
+    rounds replayed, then ANSWER), routed to a stand-in era that asks any later round."""
+
+    def __init__(self, earlier: tuple[Replayed, ...]) -> None:
+        self.resumption = Resumption("0" * 32, earlier, ANSWER)
+        self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
+
+    def route(self, request: Request) -> Route:
+        return self.served
+
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption:
+        return self.resumption
+
+    def choices(self, n: int) -> list[ProvingRouter]:
+        return [self] * n
+
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
+        raise RuntimeError("one completion only")
+
+
+def proven_record(earlier: tuple[Replayed, ...]) -> CallRecord:
+    return CallRecord(DIALECTS["chat_complete"], WALK_ARGUMENTS["chat_complete"], ProvingRouter(earlier))
 
 
 def walks_of(scenario: str) -> dict[str, list[str]]:

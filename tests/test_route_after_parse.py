@@ -38,10 +38,7 @@ class RecordingRouter:
     def __init__(self) -> None:
         self.requests: list[Request] = []
 
-    def arguments_proven(self) -> bool:
-        return False
-
-    def proven_call(self) -> str | None:
+    def proven(self, fetched: tuple[str, ...] = ()) -> None:
         return None
 
     def route(self, request: Request) -> Route:

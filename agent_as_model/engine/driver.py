@@ -119,7 +119,7 @@ async def exchange(record: CallRecord) -> tuple[str, Any]:
     2026-07-28 ends this request with the round that asks."""
     route = record.route
     assert route is not None  # build, before every exchange, routed the call
-    outcome = await route.backend.exchange(record.built_payload, record.round_no, record.findings)
+    outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
     return ("suspend", outcome) if isinstance(outcome, Suspension) else ("answer", outcome)
 
 

@@ -33,6 +33,17 @@ from agent_as_model.states.interpret import checks_output, interpret_answer, tak
 from agent_as_model.states.recall import keep_read
 from agent_as_model.states.record import CallRecord
 from agent_as_model.states.repair import ask_again, may_repair
+from agent_as_model.states.resume import (
+    proven_as_read,
+    proven_retry,
+    repair_replayed,
+    replays_round,
+    resume_as_read,
+    resume_call,
+    resumes_off_loop,
+    take_bound_answer,
+    take_replayed,
+)
 from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
 
 Work = Callable[..., None]
@@ -93,12 +104,15 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate"),
-        State("validated", NOTHING_SENT, then="build", first=("fan_out",)),
+        State("received", NOTHING_SENT, then="validate", first=("resume",)),
+        State("validated", NOTHING_SENT, then="build", first=("fan_out", "resume")),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, awaits="host"),
         State("answered", ASKED, then="interpret", on_error="repair"),
         State("interpreted", ASKED, then="commit"),
+        # a 2026-07-28 retry proven by its sealed state: round one's reading, the state's answers
+        State("resumed", ASKED, then="answer", first=("replay",)),
+        State("replayed", ASKED, then="repair"),
         # several completions (`n`): each walks the machine on its own record, side by side
         State("awaiting_choices", MAY_HAVE_ASKED, awaits="choices"),
         State("chosen", ASKED, then="commit"),
@@ -125,6 +139,20 @@ TABLE = Table(
         # repair_attempts allow
         Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
         Transition("commit", "interpreted", "committed", commit_result, off_loop=large_input),
+        # a 2026-07-28 retry whose sealed state binds the host's answers to the payload these
+        # arguments make: round one's reading (read again only when nothing was kept), routed and
+        # planned as round one was, no checks again, no payload; the answers from the state
+        Transition(
+            "resume", "received", "resumed", resume_call, guard=proven_retry, off_loop=resumes_off_loop
+        ),
+        # ... proven once the arguments are read (fetched media), or one completion of several
+        Transition(
+            "resume", "validated", "resumed", resume_as_read, guard=proven_as_read, off_loop=large_input
+        ),
+        # a repair round's retry: each earlier round's answer and the repair it led to, again
+        Transition("replay", "resumed", "replayed", take_replayed, guard=replays_round),
+        Transition("repair", "replayed", "resumed", repair_replayed),
+        Transition("answer", "resumed", "answered", take_bound_answer),
         # several independent completions (`n`): one record each, from here, walked side by side
         # (the arguments are read once); answered, they are joined into the product's object; on
         # 2026-07-28 the ones still to be answered go in one round
@@ -135,7 +163,9 @@ TABLE = Table(
         # ways out: a caller error before anything was sent, a host contract violation after;
         # a completion of several that failed ends the call by the way out its own call took
         Transition("reject", ("received", "validated", "payload_ready", "awaiting_choices"), "rejected"),
-        Transition("violate", ("awaiting_host", "answered", "interpreted", "awaiting_choices"), "violated"),
+        Transition(
+            "violate", ("awaiting_host", "resumed", "answered", "interpreted", "awaiting_choices"), "violated"
+        ),
         # an internal fault in any live state (a bug of ours: logged, never shown to the client)
         Transition(
             "fault",
@@ -144,6 +174,8 @@ TABLE = Table(
                 "validated",
                 "payload_ready",
                 "awaiting_host",
+                "resumed",
+                "replayed",
                 "answered",
                 "interpreted",
                 "awaiting_choices",

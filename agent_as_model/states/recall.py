@@ -2,13 +2,13 @@
 (issue 28: the retry reads nothing twice).
 
 On 2026-07-28 a call is two requests with the same arguments. The retry's sealed state proves
-that (`Router.arguments_proven`: the SDK's seal binds the tool and the exact arguments, the state
-this server's version and the call's identity), so the neutral request round one read from them
-is the request the retry would read: parsing the conversation again would only make it a second
+that (`Router.proven`: the SDK's seal binds the tool and the exact arguments, the state this
+server's version and the call's identity), so the neutral request round one read from them is
+the request the retry would read: parsing the conversation again would only make it a second
 time. So the round that suspends keeps its request under the call's identity (the state carries
-it, `Suspension.call`), and a proven retry takes it instead of reading its arguments; a request
-that is not proven, or finds nothing kept (another worker's call, evicted, an earlier retry took
-it), is read in full as ever.
+it, `Suspension.call`), and a proven retry takes it instead of reading its arguments
+(`states/resume.py`); a request that is not proven, or finds nothing kept (another worker's
+call, evicted, an earlier retry took it), is read in full as ever.
 
 Bounded: a caller decides how many calls it starts and never retries, so the kept requests are
 held in a `BoundedCache` of at most `KEPT_ENTRIES` entries and `KEPT_BYTES` of their estimated
@@ -69,24 +69,18 @@ def keep_read(record: CallRecord, suspension: Suspension) -> None:
     _KEPT.put((record.tool, call), Kept(request, record.large, record.plan), estimated_size(request))
 
 
-def recalled(record: CallRecord) -> Request | None:
-    """A proven retry's request as its round one read it, taken once (None: read the arguments).
-    Asked by the received state's off-loop predicate and by validate: both see the same answer."""
-    kept = record.recalled
-    if kept is False:
-        kept = None
-        call = record.router.proven_call()
-        if call is not None:
-            found = _KEPT.take((record.tool, call))
-            if isinstance(found, Kept):
-                kept = found.request
-                if record.large is None:
-                    record.large = found.large
-                # Build takes it when the route is proven and its host takes tools as round
-                # one's did (`build_payload_for`): the plan is a function of the two.
-                record.plan = found.plan
-        record.recalled = kept
-    return kept
+def take_read(tool: str, call: str | None) -> Kept | None:
+    """What round one of the call kept for its proven retry, taken (a state presented again finds
+    nothing, and reads its arguments in full); None when nothing is kept."""
+    if call is None:
+        return None
+    found = _KEPT.take((tool, call))
+    return found if isinstance(found, Kept) else None
+
+
+def holds_read(tool: str, call: str | None) -> bool:
+    """Whether round one of the call kept what it read (without taking it)."""
+    return call is not None and _KEPT.get((tool, call)) is not None
 
 
 def estimated_size(request: Request) -> int:

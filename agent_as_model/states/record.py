@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult, SamplingMessage
 
-from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, Resumption, Route, Router
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -67,10 +67,10 @@ class CallRecord:
         "plan",
         "round_no",
         "findings",
-        "judged",
+        "repairs",
         "route",
         "large",
-        "recalled",
+        "resumption",
         "fetched",
         "choices",
         "asked",
@@ -100,18 +100,18 @@ class CallRecord:
         # What each earlier round's answer was found to break, in order (repair appends): the
         # backend is handed them with each round (`Backend.exchange`).
         self.findings: tuple[CallError, ...] = ()
-        # answer: set when the backend replayed an answer an earlier request already judged
-        # (`Replayed`): interpret raises this finding instead of checking the answer again.
-        self.judged: CallError | None = None
+        # What each repair added to the conversation, in order: the host's answer and what was
+        # wrong with it (repair appends; every later round's payload ends with them).
+        self.repairs: tuple[SamplingMessage, ...] = ()
         # build, first: who serves the call (None before: nothing can have been sent). A plain
         # field, not a checked one: the driver reads it on every round, and `backend` says None.
         self.route: Route | None = None
         # Whether the conversation counts as large (`validate.large_input`): counted once, read by
         # the two states that may leave the loop for it.
         self.large: bool | None = None
-        # A proven 2026-07-28 retry's request as round one read it (`states/recall.py`), taken
-        # once: False until asked, then the request, or None when the arguments must be read.
-        self.recalled: Request | None | Literal[False] = False
+        # resume: what a 2026-07-28 retry's sealed state binds, the host's answers of the rounds
+        # up to the one it was minted for (`states/resume.py`). None: the call is no such retry.
+        self.resumption: Resumption | None = None
         # fan_out: one record per completion of a call that asked for several (`states/choices.py`).
         self.choices: tuple[CallRecord, ...] = ()
         # suspend: the round that asks (2026-07-28), what this request returns instead of a result.
@@ -144,7 +144,7 @@ class CallRecord:
         self._request = request
 
     @property
-    def payload(self) -> CreateMessageRequestParams:  # build; repair extends it
+    def payload(self) -> CreateMessageRequestParams:  # build; a repair builds its round's
         value = self._payload  # a step reads it several times a call: checked inline
         if value is None:
             raise _unset("payload", "build")
@@ -153,11 +153,6 @@ class CallRecord:
     @payload.setter
     def payload(self, payload: CreateMessageRequestParams) -> None:
         self._payload = payload
-
-    @property
-    def built_payload(self) -> CreateMessageRequestParams | None:
-        """The payload, or None while a proven record's build has left it unbuilt."""
-        return self._payload
 
     @property
     def host_answer(self) -> HostAnswer:  # answer
@@ -173,7 +168,6 @@ class CallRecord:
     def forget_answer(self) -> None:
         """A repair round asks again: the answer it repaired is no longer this call's answer."""
         self._host_answer = None
-        self.judged = None
 
     @property
     def completion(self) -> Completion:  # interpret
