@@ -132,13 +132,35 @@ def new_record(
 SUSPENSION = Suspension(InputRequiredResult(input_requests={}, request_state="{}"), "0" * 32)
 
 
+# A stored response, as the store gives it back (`serve --store`): the input it answered and the
+# Response object, whose output leads the next input with it.
+STORED: dict[str, Any] = {
+    "input": [{"role": "user", "content": "a"}],
+    "response": {
+        "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "b"}]}
+        ]
+    },
+}
+# What the driver's I/O hands each trigger its outcome fires, by what the state awaits.
+AWAITED_OUTCOMES: dict[tuple[str, str], Any] = {
+    ("host", "suspend"): SUSPENSION,
+    ("choices", "answer"): None,
+    ("choices", "suspend"): SUSPENSION.result,
+    ("store_read", "read"): STORED,
+    ("store_write", "kept"): None,
+    ("store_write", "unkept"): "the store is down",
+}
+
+
 def trigger_args(state: str, trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
     """What the driver hands a trigger it fires from `state`: in an I/O state, the outcome of
-    what it awaited (the host's answer, or the suspension whose round one's reading is kept for
-    the retry); the state's `on_error` trigger, the error it repairs; nothing otherwise."""
+    what it awaited (the host's answer, the suspension whose round one's reading is kept for the
+    retry, a stored response, ...); the state's `on_error` trigger, the error it repairs; nothing
+    otherwise."""
     row = machine.STATE[state]
     if row.awaits is not None:
-        return (SUSPENSION,) if trigger == "suspend" else (answer,)
+        return (AWAITED_OUTCOMES.get((row.awaits, trigger), answer),)
     return (REPAIRABLE,) if trigger == row.on_error else ()
 
 
@@ -237,22 +259,49 @@ SCENARIOS: dict[str, Callable[[], CallRecord]] = {
     # a 2026-07-28 retry its sealed state proves, and one of a repair round (round 0 replayed)
     "proven retry": lambda: proven_record(()),
     "proven repair": lambda: proven_record((Replayed(ANSWER, REPAIRABLE),)),
+    # stored responses (`serve --store`): a call kept, one not kept, one continuing a stored
+    # response read from the store, and the retry of one whose state carries it
+    "stored": lambda: stored_record({"input": "hi"}),
+    "not stored": lambda: stored_record({"input": "hi", "store": False}),
+    "continued": lambda: stored_record({"input": "hi", "previous_response_id": RESP}),
+    "carried": lambda: stored_record({"input": "hi", "previous_response_id": RESP}, STORED),
+    # ... and the proven retries of those: of a call kept, of one continuing a stored response
+    "stored proven retry": lambda: stored_record({"input": "hi"}, router=ProvingRouter(())),
+    "carried proven retry": lambda: stored_record(
+        {"input": "hi", "previous_response_id": RESP}, STORED, ProvingRouter(())
+    ),
+    # a retry proven only once its arguments are read, with the media they fetched
+    "proven as read": lambda: CallRecord(
+        FETCHING, VALID_ARGUMENTS["generate"], ProvingRouter((), media=True)
+    ),
 }
+RESP = "resp_" + "ab" * 16
+
+
+def stored_record(
+    arguments: dict[str, Any], carried: dict[str, Any] | None = None, router: Any = None
+) -> CallRecord:
+    """A responses_create record on a server that keeps responses: the store itself is the
+    driver's to await, so the states see only that there is one."""
+    route = router or Route(FakeEra(ANSWER), SamplingSupport(declared=True))
+    store: Any = object()
+    return CallRecord(DIALECTS["responses_create"], arguments, route, store=store, carried=carried)
 
 
 class ProvingRouter:
     """The router of a 2026-07-28 retry whose sealed state binds the host's answers (`earlier`
     rounds replayed, then ANSWER), routed to a stand-in era that asks any later round."""
 
-    def __init__(self, earlier: tuple[Replayed, ...]) -> None:
+    def __init__(self, earlier: tuple[Replayed, ...], media: bool = False) -> None:
         self.resumption = Resumption("0" * 32, earlier, ANSWER)
         self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
+        self.media = media  # the state binds fetched media: it proves nothing before they are
 
     def route(self, request: Request) -> Route:
         return self.served
 
-    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption:
-        return self.resumption
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
+        return self.resumption if bool(fetched) == self.media else None
 
     def choices(self, n: int) -> list[ProvingRouter]:
         return [self] * n
@@ -265,16 +314,39 @@ def proven_record(earlier: tuple[Replayed, ...]) -> CallRecord:
     return CallRecord(DIALECTS["chat_complete"], WALK_ARGUMENTS["chat_complete"], ProvingRouter(earlier))
 
 
-def walks_of(scenario: str) -> dict[str, list[str]]:
-    """state -> the triggers of a shortest walk a real record of `scenario` takes to it: every
-    guard on the way allows it and every work succeeds (found by firing, not read off the graph)."""
+WAYS_OUT = frozenset(("reject", "violate", "fault"))
+
+
+def driver_triggers(record: CallRecord) -> list[str]:
+    """The triggers the driver may fire from where `record` stands: the state's next step (the
+    first guarded trigger its guard allows, else `then`; or each outcome of what it awaits), its
+    `on_error` trigger, and its ways out."""
+    state = machine.STATE[record.state]
+    if state.terminal:
+        return []
+    if state.awaits is not None:
+        onward = list(machine.AWAITED[state.awaits])
+    else:
+        onward = [machine.next_trigger(record, state)]
+    if state.on_error is not None:
+        onward.append(state.on_error)
+    return onward + sorted(WAYS_OUT & set(MOVES[record.state]))
+
+
+def walks_of(scenario: str) -> tuple[dict[str, list[str]], set[tuple[str, str]]]:
+    """state -> the triggers of a shortest walk the driver takes a real record of `scenario` to
+    it, every guard on the way allowing it and every work succeeding (found by firing, not read
+    off the graph); and the rows, (trigger, source), those walks take."""
     paths: dict[str, list[str]] = {INITIAL: []}
+    taken: set[tuple[str, str]] = set()
     queue = deque([INITIAL])
     while queue:
         state = queue.popleft()
-        for trigger, dest in sorted(MOVES[state].items()):
-            if dest in paths:
-                continue
+        here = SCENARIOS[scenario]()
+        for move in paths[state]:
+            assert fire(here, move)
+        for trigger in driver_triggers(here):
+            dest = MOVES[state][trigger]
             record = SCENARIOS[scenario]()
             for move in paths[state]:
                 assert fire(record, move)
@@ -282,20 +354,23 @@ def walks_of(scenario: str) -> dict[str, list[str]]:
                 moved = fire(record, trigger)
             except Exception:  # a work that fails here: not a way this call goes
                 continue
-            if moved and record.state == dest:
+            if not moved or record.state != dest:
+                continue
+            taken.add((trigger, state))
+            if dest not in paths:
                 paths[dest] = [*paths[state], trigger]
                 queue.append(dest)
-    return paths
+    return paths, taken
 
 
 @functools.cache
-def all_walks() -> dict[str, dict[str, list[str]]]:
+def all_walks() -> dict[str, tuple[dict[str, list[str]], set[tuple[str, str]]]]:
     return {scenario: walks_of(scenario) for scenario in SCENARIOS}
 
 
 def walk_to(target: str) -> tuple[str, list[str]]:
     """The scenario and the triggers of the shortest real walk to `target` of any scenario."""
-    walks = all_walks()
+    walks = {scenario: paths for scenario, (paths, _) in all_walks().items()}
     found = [(len(paths[target]), scenario) for scenario, paths in walks.items() if target in paths]
     assert found, f"no scenario's call reaches {target}"
     scenario = min(found)[1]
@@ -303,8 +378,16 @@ def walk_to(target: str) -> tuple[str, list[str]]:
 
 
 def test_every_state_is_reached_by_a_real_walk() -> None:
-    reached = set().union(*all_walks().values())
+    reached = set().union(*(paths for paths, _ in all_walks().values()))
     assert reached == set(STATES)
+
+
+def test_every_row_is_taken_by_a_real_walk() -> None:
+    """Each transition, from each of its sources, is fired on some kind of call and moves it
+    where the table says: no row is there for a call that cannot go that way."""
+    taken = set().union(*(rows for _, rows in all_walks().values()))
+    rows = {(row.trigger, source) for row in TABLE.transitions for source in sources(row)}
+    assert rows - taken == set()
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -393,6 +476,14 @@ class StandInDialect:
 
 FAULTY_PARSE: Dialect = StandInDialect(parse=_bug)
 FAULTY_RENDER: Dialect = StandInDialect(render=_bug)
+
+
+def _with_fetched_media(args: Mapping[str, Any], fetched: Any = None) -> Request:
+    return DIALECTS["generate"].parse(args)._replace(fetched=("0" * 64,))
+
+
+# Reads as if the arguments' media had been fetched (`serve --fetch-media`).
+FETCHING: Dialect = StandInDialect(parse=_with_fetched_media)
 
 
 def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:

@@ -2,8 +2,8 @@
 
 It holds no path of its own: from each state it does what the table says (fire the next trigger
 the state names, or in an I/O state await what the state names and fire the trigger of its
-outcome) until the call ends. What it awaits: the backend's exchange, and the completions of a
-call that asked for several.
+outcome) until the call ends. What it awaits: the backend's exchange, the completions of a call
+that asked for several, and the store of stored responses (`engine/keeping.py`).
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
@@ -20,15 +20,16 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from mcp import MCPError
-from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
+from agent_as_model.engine import keeping
 from agent_as_model.engine.machine import OFF_LOOP, STATE, fire, next_trigger, told, way_out
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
-from agent_as_model.states.commit import add_result_meta
+from agent_as_model.states.commit import add_result_meta, error_result
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
@@ -174,6 +175,8 @@ async def walk_choices(record: CallRecord) -> tuple[str, Any]:
 AWAITING: dict[str, Callable[[CallRecord], Awaitable[tuple[str, Any]]]] = {
     "host": exchange,
     "choices": walk_choices,
+    "store_read": keeping.read_stored,
+    "store_write": keeping.write_stored,
 }
 
 
@@ -191,7 +194,3 @@ def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
     if trigger is not None:  # a call that has already ended has no way out left to take
         fire(record, trigger)
     return told(stopped, record.state, who)
-
-
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

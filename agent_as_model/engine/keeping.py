@@ -1,16 +1,12 @@
-"""Stored responses around a call (spec section 13, `serve --store`): read before, keep after.
+"""Stored responses (spec section 13, `serve --store`): the store's I/O, which the driver awaits in
+the machine's states for it (`awaiting_store_read`, `awaiting_store_write`) as it awaits the
+backend in `awaiting_host`; the requestState of a continued call; and the `responses_retrieve` /
+`responses_delete` tools, which the store answers with no model asked.
 
-The store's I/O is the engine's, like the host's: the dialect says what to read and keep
-(`Dialect.storage`, pure), the call itself runs through the machine unchanged. Before anything is
-sent: a `previous_response_id` naming a stored response is read and its items lead the input; an
-id the store does not hold, a store that cannot be reached or a value that fails authentication
-ends the call there, with nothing sent. After the host answered: the response is kept under its
-id; a store that fails then loses nothing, the answer is returned with a warning that it was not
-stored. On 2026-07-28 only the round that answers keeps anything, under the call's identity, so a
-repeated retry finds its response kept already and returns that one: stored once.
-A continued call's 2026-07-28 state carries the stored value its chain was resolved against
-(`wrap`): the retry that brings the host's answer resolves against that, never the store again,
-so a store that fails between the rounds loses nothing either.
+What is read and kept, and what each outcome does to the call, is the states' (`states/stored.py`)
+and the product's (`Dialect.storage`). A continued call's 2026-07-28 state carries the stored value
+its chain was resolved against (`wrap`), so the retry that brings the host's answer does not read
+the store again, and a store that fails between the rounds loses nothing.
 """
 
 from __future__ import annotations
@@ -20,23 +16,18 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import anyio.to_thread
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import CallToolResult
 
-from agent_as_model.adapters.backends.base import Router
-from agent_as_model.adapters.dialects import Dialect
+from agent_as_model import cursors
 from agent_as_model.adapters.dialects.responses_storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
-from agent_as_model.engine.driver import drive, error_result
-from agent_as_model.errors import NOTHING_SENT, CallError, caller_error
-from agent_as_model.limits import DEFAULT_LIMITS, Limits
-from agent_as_model.states.commit import add_warning, tool_result
+from agent_as_model.errors import CallError, caller_error
+from agent_as_model.states.commit import error_result, tool_result
 from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
 
-PARAMETER = "previous_response_id"
 # A continued call's requestState, made by `wrap`. The SDK's RequestStateBoundary seals every
 # state (encrypted, authenticated, bound to the tool and its arguments), so a state that comes
 # back is one this server made for this very call: the stored value it carries can be trusted as
@@ -74,67 +65,34 @@ def unwrap(state: str | None) -> tuple[str | None, dict[str, Any]] | None:
     return envelope["inner"], envelope["kept"]
 
 
-async def drive_kept(
-    dialect: Dialect,
-    storage: Storage,
-    arguments: Mapping[str, Any],
-    router: Router,
-    keeper: SealedStore,
-    limits: Limits = DEFAULT_LIMITS,
-    carried: Mapping[str, Any] | None = None,
-) -> CallToolResult | InputRequiredResult:
-    """`carried`: the stored value a retry's state brought back (`unwrap`), used instead of
-    reading the store again."""
-    tool = dialect.NAME
-    stored: Mapping[str, Any] | None = None
+async def read_stored(record: CallRecord) -> tuple[str, Any]:
+    """awaiting_store_read: the stored response the call continues (a caller error, nothing sent,
+    for one the store does not hold, cannot be reached for, or cannot authenticate)."""
+    storing, store = record.storing, record.store
+    assert storing is not None and storing.previous is not None and store is not None  # the guard's
+    return "read", await _stored(store, storing.previous, cursors.PARAMETER)
+
+
+async def write_stored(record: CallRecord) -> tuple[str, Any]:
+    """awaiting_store_write: the response kept under its id; or kept already by an earlier request
+    of this call (`kept`, with that first one); or not kept, and why (`unkept`)."""
+    value, store = record.to_keep, record.store
+    assert value is not None and store is not None  # the guard's
+    ident = value["response"]["id"]
     try:
-        keep = storage.plan(arguments)
-        if keep is None:  # a cursor chain: the stateless alternative, the store stays out of it
-            return await drive(CallRecord(dialect, arguments, router, limits))
-        resolved = arguments
-        if keep.previous is not None:
-            # The caller's own arguments first, so an error names the caller's paths (the
-            # resolved input counts the stored items first). Off the loop: it may check schemas.
-            await anyio.to_thread.run_sync(dialect.parse, arguments)
-            stored = carried if carried is not None else await _stored(keeper, keep.previous, PARAMETER)
-            resolved = storage.resolve(arguments, stored)
-    except CallError as err:
-        return error_result(err.message(tool, NOTHING_SENT))
-    record = CallRecord(dialect, resolved, router, limits)
-    result = await drive(record)
-    if isinstance(result, InputRequiredResult) and stored is not None:
-        # Every round that asks, repair rounds too: the next retry must not need the store.
-        return result.model_copy(update={"request_state": wrap(result.request_state, stored)})
-    if not isinstance(result, CallToolResult) or result.is_error or result.structured_content is None:
-        return result  # a round that asks, or an error: nothing to keep
-    route = record.route  # an answered call was routed
-    response = storage.stamp(result.structured_content, route and route.identity, keep.previous)
-    if not keep.store:
-        return _with(result, response)
-    try:
-        if await keeper.add(response["id"], storage.keep(resolved, response)):
-            return _with(result, response)
+        if await store.add(ident, value):
+            return "kept", None
         # Kept already: a repeated retry of the round that answered. The first answer is the one.
-        first = await keeper.get(response["id"])
+        first = await store.get(ident)
         if first is not None:
-            return _with(result, storage.retrieved(first))
-        raise StoreUnavailable(f"{keeper.where}: {response['id']} was kept and is gone")
+            return "kept", first
+        raise StoreUnavailable(f"{store.where}: {ident} was kept and is gone")
     except (StoreUnavailable, Unreadable) as err:
-        log.warning("%s: %s was not stored: %s", tool, response["id"], err)
-        return _unkept(result, response, f"the store {err}")
+        log.warning("%s: %s was not stored: %s", record.tool, ident, err)
+        return "unkept", f"the store {err}"
     except Exception:  # our bug: the answer is still the caller's, the traceback the log's
-        log.exception("%s: %s was not stored", tool, response["id"])
-        return _unkept(result, response, "an internal error, see the server's log")
-
-
-def _unkept(result: CallToolResult, response: dict[str, Any], why: str) -> CallToolResult:
-    kept = _with(result, response)
-    add_warning(
-        kept,
-        f"this response was not stored ({why}): it cannot be retrieved, and a call continuing it "
-        f"with previous_response_id {response['id']} will be refused",
-    )
-    return kept
+        log.exception("%s: %s was not stored", record.tool, ident)
+        return "unkept", "an internal error, see the server's log"
 
 
 async def answer_stored_tool(
@@ -181,10 +139,3 @@ def _unknown(keeper: SealedStore, ident: str, path: str) -> CallError:
         f"created with store: false), it expired (responses live {keeper.ttl:g} s, --store-ttl), "
         "or it was deleted",
     )
-
-
-def _with(result: CallToolResult, response: dict[str, Any]) -> CallToolResult:
-    """The result with the Response object as kept, its metadata unchanged."""
-    made = tool_result(response)
-    made.meta = result.meta
-    return made

@@ -44,6 +44,20 @@ from agent_as_model.states.resume import (
     take_bound_answer,
     take_replayed,
 )
+from agent_as_model.states.stored import (
+    carries_stored,
+    commit_stamped,
+    continue_carried,
+    continue_stored,
+    keeps_responses,
+    plan_store,
+    reads_stored,
+    stamps_response,
+    stores_response,
+    take_kept,
+    validate_continued,
+    warn_unkept,
+)
 from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
 
 Work = Callable[..., None]
@@ -104,12 +118,19 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate", first=("resume",)),
+        State("received", NOTHING_SENT, then="validate", first=("plan_store", "resume")),
+        # stored responses (`serve --store`): which stored response the call continues, read
+        # from the store (or carried by a 2026-07-28 retry's state) before the arguments are read
+        State("store_planned", NOTHING_SENT, then="validate", first=("load", "carry", "resume")),
+        State("awaiting_store_read", NOTHING_SENT, awaits="store_read"),
+        State("continued", NOTHING_SENT, then="validate", first=("resume",)),
         State("validated", NOTHING_SENT, then="build", first=("fan_out", "resume")),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, awaits="host"),
         State("answered", ASKED, then="interpret", on_error="repair"),
-        State("interpreted", ASKED, then="commit"),
+        State("interpreted", ASKED, then="commit", first=("keep", "stamp")),
+        # the response kept under its id (`serve --store`)
+        State("awaiting_store_write", ASKED, awaits="store_write"),
         # a 2026-07-28 retry proven by its sealed state: round one's reading, the state's answers
         State("resumed", ASKED, then="answer", first=("replay",)),
         State("replayed", ASKED, then="repair"),
@@ -125,7 +146,9 @@ TABLE = Table(
     ),
     transitions=(
         # Transition(trigger, source(s), dest, work, guard, off_loop)
-        Transition("validate", "received", "validated", validate_call, off_loop=validates_off_loop),
+        Transition(
+            "validate", ("received", "store_planned"), "validated", validate_call, off_loop=validates_off_loop
+        ),
         # who serves the call, chosen from the parsed request (the era, the operator's provider),
         # then what it is sent
         Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
@@ -139,11 +162,39 @@ TABLE = Table(
         # repair_attempts allow
         Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
         Transition("commit", "interpreted", "committed", commit_result, off_loop=large_input),
+        # stored responses (`serve --store`), for a product whose API keeps them: before anything
+        # is read, which stored response the call continues and whether its own is kept; the
+        # stored one read (or carried by a 2026-07-28 retry's state), its items leading the input
+        # the arguments are then read with, once; after the answer, the response stamped with its
+        # id and kept, or, when the store fails, returned with a warning
+        Transition("plan_store", "received", "store_planned", plan_store, guard=keeps_responses),
+        Transition("load", "store_planned", "awaiting_store_read", guard=reads_stored),
+        Transition("read", "awaiting_store_read", "continued", continue_stored),
+        Transition("carry", "store_planned", "continued", continue_carried, guard=carries_stored),
+        Transition("validate", "continued", "validated", validate_continued, off_loop=validates_off_loop),
+        Transition(
+            "keep",
+            "interpreted",
+            "awaiting_store_write",
+            commit_stamped,
+            guard=stores_response,
+            off_loop=large_input,
+        ),
+        Transition("kept", "awaiting_store_write", "committed", take_kept),
+        Transition("unkept", "awaiting_store_write", "committed", warn_unkept),
+        Transition(
+            "stamp", "interpreted", "committed", commit_stamped, guard=stamps_response, off_loop=large_input
+        ),
         # a 2026-07-28 retry whose sealed state binds the host's answers to the payload these
         # arguments make: round one's reading (read again only when nothing was kept), routed and
         # planned as round one was, no checks again, no payload; the answers from the state
         Transition(
-            "resume", "received", "resumed", resume_call, guard=proven_retry, off_loop=resumes_off_loop
+            "resume",
+            ("received", "store_planned", "continued"),
+            "resumed",
+            resume_call,
+            guard=proven_retry,
+            off_loop=resumes_off_loop,
         ),
         # ... proven once the arguments are read (fetched media), or one completion of several
         Transition(
@@ -162,7 +213,19 @@ TABLE = Table(
         Transition("commit", "chosen", "committed", commit_choices),
         # ways out: a caller error before anything was sent, a host contract violation after;
         # a completion of several that failed ends the call by the way out its own call took
-        Transition("reject", ("received", "validated", "payload_ready", "awaiting_choices"), "rejected"),
+        Transition(
+            "reject",
+            (
+                "received",
+                "store_planned",
+                "awaiting_store_read",
+                "continued",
+                "validated",
+                "payload_ready",
+                "awaiting_choices",
+            ),
+            "rejected",
+        ),
         Transition(
             "violate", ("awaiting_host", "resumed", "answered", "interpreted", "awaiting_choices"), "violated"
         ),
@@ -171,6 +234,9 @@ TABLE = Table(
             "fault",
             (
                 "received",
+                "store_planned",
+                "awaiting_store_read",
+                "continued",
                 "validated",
                 "payload_ready",
                 "awaiting_host",
@@ -180,6 +246,7 @@ TABLE = Table(
                 "interpreted",
                 "awaiting_choices",
                 "chosen",
+                "awaiting_store_write",
             ),
             "faulted",
         ),
@@ -188,10 +255,16 @@ TABLE = Table(
 )
 
 # What the driver awaits in an I/O state, and the triggers its outcomes fire: the backend's
-# exchange (an answer, or on 2026-07-28 the round that asks), and the completions of a call that
-# asked for several (all answered, or some still to be asked).
+# exchange (an answer, or on 2026-07-28 the round that asks), the completions of a call that
+# asked for several (all answered, or some still to be asked), the stored response a call
+# continues (read: a failure is a caller error, the way out), and the response kept (or not).
 AWAITED: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"host": ("answer", "suspend"), "choices": ("answer", "suspend")}
+    {
+        "host": ("answer", "suspend"),
+        "choices": ("answer", "suspend"),
+        "store_read": ("read",),
+        "store_write": ("kept", "unkept"),
+    }
 )
 
 

@@ -139,6 +139,11 @@ def tool_result(
     )
 
 
+def error_result(message: str) -> CallToolResult:
+    """The tool result of a call that failed: its message, as an error."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
 def commit_choices(record: CallRecord) -> None:
     """Several completions of one call (`n`), each committed on its own record: the product's
     object of them all, in order, with the first one's metadata and who counted the usage."""

@@ -20,6 +20,8 @@ from agent_as_model.records import Record
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
+    from agent_as_model.adapters.dialects.responses_storage import Keep
+    from agent_as_model.adapters.store import SealedStore
 
 # How an output contract travels: as one required tool when the host takes tools, otherwise as
 # the schema in the system prompt (spec section 3).
@@ -74,6 +76,12 @@ class CallRecord:
         "fetched",
         "choices",
         "asked",
+        "store",
+        "carried",
+        "storing",
+        "given",
+        "stored",
+        "to_keep",
         "_request",
         "_payload",
         "_host_answer",
@@ -82,7 +90,13 @@ class CallRecord:
     )
 
     def __init__(
-        self, dialect: Dialect, arguments: Mapping[str, Any], router: Router, limits: Limits = DEFAULT_LIMITS
+        self,
+        dialect: Dialect,
+        arguments: Mapping[str, Any],
+        router: Router,
+        limits: Limits = DEFAULT_LIMITS,
+        store: SealedStore | None = None,
+        carried: Mapping[str, Any] | None = None,
     ) -> None:
         self.dialect = dialect
         self.arguments = arguments
@@ -116,6 +130,19 @@ class CallRecord:
         self.choices: tuple[CallRecord, ...] = ()
         # suspend: the round that asks (2026-07-28), what this request returns instead of a result.
         self.asked: InputRequiredResult | None = None
+        # Stored responses (`serve --store`, a product whose API keeps them: `states/stored.py`).
+        # The store, given only for such a product; what a 2026-07-28 retry's state carried of
+        # the stored response the call continues (read by its round one).
+        self.store = store
+        self.carried = carried
+        # plan_store: which stored response the call continues, and whether its response is kept.
+        self.storing: Keep | None = None
+        # read (or carry): the stored response the call continues, and the caller's arguments
+        # before its items were put in front of the input (errors name the caller's paths).
+        self.stored: Mapping[str, Any] | None = None
+        self.given: Mapping[str, Any] = arguments
+        # keep: what is written under the response's id (its input and the Response object).
+        self.to_keep: dict[str, Any] | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
