@@ -20,12 +20,12 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import keeping
+from agent_as_model.engine import stored_responses
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
+from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import error_result, tool_result
-from agent_as_model.states.record import CallRecord
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend
@@ -55,7 +55,7 @@ def call_handler(
         if dialect is None:
             if params.name in stored_tools and store is not None:
                 storage, tool = stored_tools[params.name]
-                return await keeping.answer_stored_tool(tool, storage, arguments, store)
+                return await stored_responses.answer_stored_tool(tool, storage, arguments, store)
             return _static_tool(params.name, arguments, listed_models, list(stored_tools))
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
@@ -67,9 +67,9 @@ def call_handler(
             # A continued call's retry carries the stored response in its (sealed) state: the
             # backend gets its own state back, and the call continues the one carried.
             try:
-                opened = keeping.unwrap(params.request_state)
+                opened = stored_responses.unwrap(params.request_state)
             except CallError as err:
-                return error_result(err.message(params.name, keeping.ANSWER_UNUSED))
+                return error_result(err.message(params.name, stored_responses.ANSWER_UNUSED))
             if opened is not None:
                 inner, carried = opened
                 params = params.model_copy(update={"request_state": inner})
@@ -83,7 +83,7 @@ def call_handler(
         if record.stored is not None:
             # Every round that asks, repair rounds too: the next retry must not need the store.
             result = result.model_copy(
-                update={"request_state": keeping.wrap(result.request_state, record.stored)}
+                update={"request_state": stored_responses.wrap(result.request_state, record.stored)}
             )
         # A round that asks sends the host's tools in the form kept for them (`backends.wire_result`):
         # not dumped again on every round one.

@@ -47,7 +47,7 @@ from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, STATES, TABLE, TERMINAL, IllegalTrigger, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
 from agent_as_model.neutral import Request
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
 from property_tests.strategies import TOOLS, texts

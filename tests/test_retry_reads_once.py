@@ -88,7 +88,7 @@ async def test_each_call_reads_its_arguments_once(era: str, parses: list[str]) -
     assert json.loads(text_of(second)) == expected(chain("Italy?"), "Rome.")
     # On 2026-07-28 each call is two requests; the retry took round one's read.
     assert parses == ["chat_complete", "chat_complete"]
-    assert recall.kept_count() == 0  # each retry took what its round kept
+    assert recall.remembered_count() == 0  # each retry took what its round kept
     assert host.asked == 2
 
 
@@ -181,7 +181,7 @@ async def test_a_caller_error_is_found_on_round_one_and_nothing_is_kept(era: str
         refused = await client.call_tool("chat_complete", broken)
     assert refused.is_error and "messages[1].role" in text_of(refused)
     assert "Nothing was sent to the host" in text_of(refused)
-    assert host.asked == 0 and recall.kept_count() == 0
+    assert host.asked == 0 and recall.remembered_count() == 0
 
 
 async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) -> None:
@@ -193,20 +193,20 @@ async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) ->
     assert result.structured_content == {"city": "Madrid"}, text_of(result)
     assert host.asked == 2
     assert parses == ["chat_complete"]  # round one read; the retries of both rounds took it
-    assert recall.kept_count() == 0
+    assert recall.remembered_count() == 0
 
 
 async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(
     parses: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recall, "_KEPT", BoundedCache(recall.KEPT_BYTES, max_entries=2))
+    monkeypatch.setattr(recall, "_READS", BoundedCache(recall.READS_BYTES, max_entries=2))
     async with connect(MODERN, ScriptedHost()) as client:
         session = client.session
         questions = [f"Country {n}?" for n in range(4)]
         rounds = [
             await session.call_tool("chat_complete", chain(q), allow_input_required=True) for q in questions
         ]
-        assert recall.kept_count() == 2  # started and never retried: the oldest went first
+        assert recall.remembered_count() == 2  # started and never retried: the oldest went first
         results = []
         for question, round_one in zip(questions, rounds, strict=True):
             assert isinstance(round_one, InputRequiredResult)

@@ -1,6 +1,7 @@
-"""Issue 21 item 4: the backend is chosen from the parsed request, by the machine's `route` step,
-after the arguments are read and before anything is sent; nothing is carried from before the
-machine into the call record but the call's router."""
+"""Issue 21 item 4: the backend is chosen from the parsed request, first thing in the machine's
+build step, after the arguments are read and before anything is sent; nothing is carried from
+before the machine into the call record but the call's router (and, for a product that keeps
+responses, the store and what a retry's state carried of one)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from agent_as_model.commands.standin_provider import StandInProvider
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 from tests.provider_harness import backend_of, provider_server
 from tests.scripted_host import ScriptedHost, connect
 

@@ -1,6 +1,6 @@
 """A caller's schema is checked once (issue 28): by the digest of its canonical JSON, in caches
-bounded in entries and size, and not at all on a 2026-07-28 retry whose sealed state proves its
-arguments were read in full by round one. A new or changed schema is still checked in full."""
+bounded in entries and size, and not at all on a 2026-07-28 retry that takes what round one read.
+A new or changed schema is still checked in full."""
 
 from __future__ import annotations
 
@@ -62,15 +62,23 @@ def test_a_changed_schema_is_checked_in_full_and_its_error_names_its_path(full_c
     assert full_checks == ["output_schema", "output_schema", "tools[1].function.parameters"]
 
 
-def test_a_proven_read_checks_nothing(full_checks: list[str]) -> None:
-    token = schemas.PROVEN.set(True)
-    try:
-        assert schemas.check_object_schema(WIDE, "output_schema") is WIDE
-    finally:
-        schemas.PROVEN.reset(token)
-    assert full_checks == []
-    schemas.check_object_schema(WIDE, "output_schema")  # outside the proof: checked
-    assert full_checks == ["output_schema"]
+async def test_a_retry_that_reads_its_arguments_again_checks_what_no_cache_holds(
+    full_checks: list[str],
+) -> None:
+    """2026-07-28: a proven retry whose round one's reading is not remembered (another worker's,
+    evicted) reads its arguments in full, like any call: a schema no cache holds is checked again,
+    and the call answers the same."""
+    from agent_as_model.states import recall
+
+    def forget_everything(params: CreateMessageRequestParams) -> str:
+        recall.forget_all()
+        schemas._checked.clear()
+        return '{"f1": "x"}'
+
+    async with connect("2026-07-28", ScriptedHost(forget_everything)) as client:
+        structured = await client.call_tool("chat_complete", SCHEMA_ARGUMENTS)
+    assert structured.structured_content == {"f1": "x"}, text_of(structured)
+    assert full_checks == ["output_schema", "output_schema"]  # round one, and the retry in full
 
 
 def test_the_cache_is_bounded_in_entries_and_in_size() -> None:
@@ -115,9 +123,10 @@ async def test_repeated_calls_check_each_schema_once(era: str, full_checks: list
         structured = await client.call_tool("chat_complete", SCHEMA_ARGUMENTS)
         assert structured.structured_content == {"f1": "x"}, text_of(structured)
         assert full_checks[2:] == ["output_schema"]
-        # On 2026-07-28 each retry read its arguments after the host emptied the cache: proven by
-        # its sealed state, it checked nothing (the two asserts above hold only so). The host left
-        # the cache empty, so the next two calls check in full once more, and only once each.
+        # On 2026-07-28 each retry came after the host emptied the cache: proven by its sealed
+        # state, it took round one's reading and checked nothing (the two asserts above hold only
+        # so). The host left the cache empty, so the next two calls check in full once more, and
+        # only once each.
         full_checks.clear()
         again = await client.call_tool(
             "chat_complete", {**ARGUMENTS, "messages": [{"role": "user", "content": "r"}]}

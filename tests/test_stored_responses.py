@@ -16,7 +16,7 @@ from mcp_types import CreateMessageRequestParams, InputRequiredResult
 from openai.types.responses import Response
 
 from agent_as_model.adapters.store import DEFAULT_TTL, SealedStore, StoreSettings
-from agent_as_model.engine import keeping
+from agent_as_model.engine import stored_responses
 from agent_as_model.errors import CallError
 from agent_as_model.server import build_server, open_store
 from agent_as_model.states.commit import RESULT_META, WARNINGS
@@ -397,15 +397,15 @@ async def test_a_continued_state_carries_the_chain_sealed(store: SealedStore) ->
 
 def test_a_malformed_kept_state_is_an_error_naming_request_state() -> None:
     inner = '{"v":3}'
-    assert keeping.unwrap(keeping.wrap(inner, {"input": [], "response": {}})) == (
+    assert stored_responses.unwrap(stored_responses.wrap(inner, {"input": [], "response": {}})) == (
         inner,
         {"input": [], "response": {}},
     )
-    assert keeping.unwrap(inner) is None and keeping.unwrap(None) is None
-    broken = keeping.wrap(inner, {})[:-5]
-    for bad in (broken, keeping.wrap(inner, {}).replace('"v":1', '"v":2')):
+    assert stored_responses.unwrap(inner) is None and stored_responses.unwrap(None) is None
+    broken = stored_responses.wrap(inner, {})[:-5]
+    for bad in (broken, stored_responses.wrap(inner, {}).replace('"v":1', '"v":2')):
         with pytest.raises(CallError) as caught:
-            keeping.unwrap(bad)
+            stored_responses.unwrap(bad)
         assert caught.value.path == "requestState"
 
 

@@ -3,7 +3,7 @@
 It holds no path of its own: from each state it does what the table says (fire the next trigger
 the state names, or in an I/O state await what the state names and fire the trigger of its
 outcome) until the call ends. What it awaits: the backend's exchange, the completions of a call
-that asked for several, and the store of stored responses (`engine/keeping.py`).
+that asked for several, and the store of stored responses (`engine/stored_responses.py`).
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
@@ -25,12 +25,12 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine import keeping
-from agent_as_model.engine.machine import OFF_LOOP, STATE, fire, next_trigger, told, way_out
+from agent_as_model.engine import stored_responses
+from agent_as_model.engine.machine import OFF_LOOP, STATE, fire, next_trigger, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
+from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import add_result_meta, error_result
-from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
 
@@ -75,17 +75,17 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
         asked = record.asked
         return record.result if asked is None else asked
     except CallError as err:
-        message = err.message(record.tool, leave(record, err.kind, _who(record)))
+        message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
-        return _told_by(record, error_result(message))
+        return _naming_backend(record, error_result(message))
     except MissingCapability as err:
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            err.message(record.tool, leave(record, "capability")),
+            err.message(record.tool, take_way_out(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
     except MCPError:  # -32021 from one of several completions: told by that completion already
-        leave(record, "capability")
+        take_way_out(record, "capability")
         raise
     except anyio.get_cancelled_exc_class():
         # The client withdrew the request (notifications/cancelled), or its HTTP stream went
@@ -96,13 +96,13 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        sent = leave(record, "fault", _who(record))
-        return _told_by(
+        sent = take_way_out(record, "fault", _who(record))
+        return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
         )
 
 
-def _told_by(record: CallRecord, result: CallToolResult) -> CallToolResult:
+def _naming_backend(record: CallRecord, result: CallToolResult) -> CallToolResult:
     """An error result says which backend the call had (spec section 9), once one was chosen:
     a provider's failure reads as the provider's."""
     backend = record.backend
@@ -128,8 +128,8 @@ class ChoiceFailed(CallError):
     """A completion of several that failed: the call fails, naming it, by the way out the
     completion's own call took (`kind`: what failed in it)."""
 
-    def __init__(self, index: int, n: int, told: str, kind: str) -> None:
-        super().__init__("", told, kind)  # type: ignore[arg-type]  # a fault's kind is none of a CallError's
+    def __init__(self, index: int, n: int, said: str, kind: str) -> None:
+        super().__init__("", said, kind)  # type: ignore[arg-type]  # a fault's kind is none of a CallError's
         self.index, self.n = index, n
 
     def message(self, tool: str, tail: str = "") -> str:
@@ -175,8 +175,8 @@ async def walk_choices(record: CallRecord) -> tuple[str, Any]:
 AWAITING: dict[str, Callable[[CallRecord], Awaitable[tuple[str, Any]]]] = {
     "host": exchange,
     "choices": walk_choices,
-    "store_read": keeping.read_stored,
-    "store_write": keeping.write_stored,
+    "store_read": stored_responses.read_stored,
+    "store_write": stored_responses.write_stored,
 }
 
 
@@ -185,7 +185,7 @@ def _who(record: CallRecord) -> str | None:
     return None if backend is None else backend.who
 
 
-def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
+def take_way_out(record: CallRecord, failure: str, who: str | None = None) -> str:
     """Take the table's way out for this kind of failure; returns what the caller is told about
     the host (or `who` the backend asked instead), decided by the table from where the call
     stopped and where it ended."""
@@ -193,4 +193,4 @@ def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
     trigger = way_out(stopped, failure)
     if trigger is not None:  # a call that has already ended has no way out left to take
         fire(record, trigger)
-    return told(stopped, record.state, who)
+    return what_reached_host(stopped, record.state, who)

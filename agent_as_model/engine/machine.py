@@ -27,11 +27,11 @@ from typing import Any
 from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.records import Record
 from agent_as_model.states.build import build_payload_for
+from agent_as_model.states.call import CallRecord
 from agent_as_model.states.choices import asks_several, split_choices, take_asked
 from agent_as_model.states.commit import commit_choices, commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
-from agent_as_model.states.recall import keep_read
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.recall import remember_read
 from agent_as_model.states.repair import ask_again, may_repair
 from agent_as_model.states.resume import (
     proven_as_read,
@@ -153,10 +153,11 @@ TABLE = Table(
         # then what it is sent
         Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
         Transition("dispatch", "payload_ready", "awaiting_host"),
-        # the backend: the legacy era always answers; the modern era answers on a bound retry
+        # the backend answers: the host through sampling, or a provider (on 2026-07-28 the host's
+        # answer comes with the call's retry, which resumes: below)
         Transition("answer", "awaiting_host", "answered", take_answer),
-        # the modern era's round that asks: what it read is kept for its retry
-        Transition("suspend", "awaiting_host", "suspended", keep_read),
+        # the modern era's round that asks: what it read is remembered for its retry
+        Transition("suspend", "awaiting_host", "suspended", remember_read),
         Transition("interpret", "answered", "interpreted", interpret_answer, off_loop=checks_output),
         # an answer that broke the output contract: ask again with the error, while
         # repair_attempts allow
@@ -186,7 +187,7 @@ TABLE = Table(
             "stamp", "interpreted", "committed", commit_stamped, guard=stamps_response, off_loop=large_input
         ),
         # a 2026-07-28 retry whose sealed state binds the host's answers to the payload these
-        # arguments make: round one's reading (read again only when nothing was kept), routed and
+        # arguments make: round one's reading (read again only when none is remembered), routed and
         # planned as round one was, no checks again, no payload; the answers from the state
         Transition(
             "resume",
@@ -378,7 +379,7 @@ def way_out(state: str, failure: str) -> str | None:
     return trigger if (trigger, state) in MOVES else ways.otherwise
 
 
-def told(left: str, now: str, who: str | None = None) -> str:
+def what_reached_host(left: str, now: str, who: str | None = None) -> str:
     """What a caller is told about the host when its call was in `left` and is now in `now`: what
     `now` tells, or for a state that tells nothing of its own (a fault), what `left` told.
 

@@ -62,7 +62,7 @@ from agent_as_model.neutral import (
     has_tool_blocks,
 )
 from agent_as_model.states import emulation
-from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
+from agent_as_model.states.call import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
 from agent_as_model.states.validate import check_conversation
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mcp_types import InputRequiredResult
 
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 
 
 def asks_several(record: CallRecord) -> bool:

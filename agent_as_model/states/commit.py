@@ -21,7 +21,7 @@ from agent_as_model.adapters.dialects import media, usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states import emulation
-from agent_as_model.states.record import CallRecord, WithoutTools
+from agent_as_model.states.call import CallRecord, WithoutTools
 
 log = logging.getLogger("agent_as_model")
 

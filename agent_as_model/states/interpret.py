@@ -33,8 +33,8 @@ from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states import emulation
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.call import CallRecord, HostPlan
 from agent_as_model.states.fence import fenced_body
-from agent_as_model.states.record import CallRecord, HostPlan
 
 if TYPE_CHECKING:
     from agent_as_model.neutral import StopReason

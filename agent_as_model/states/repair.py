@@ -20,7 +20,7 @@ from mcp_types import SamplingMessage, TextContent, ToolResultContent
 from agent_as_model.adapters.backends.base import echoed_blocks
 from agent_as_model.errors import CallError
 from agent_as_model.states.build import STRUCTURED_TOOL, build_payload
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 
 
 def may_repair(record: CallRecord, err: CallError) -> bool:

@@ -4,7 +4,7 @@ On 2026-07-28 a call is two requests with the same arguments (spec section 2), a
 already read them, checked the conversation (tool-turn order, a cursor) and built the payload.
 When the retry's sealed state binds the host's answers to exactly that payload (`Router.proven`;
 `backends/mrtr.py` says what binds it), nothing of that is done again: the retry takes the
-request round one read (`states/recall.py`; read now, in full, when nothing is kept), routes it
+request round one read (`states/recall.py`; read now, in full, when none is remembered), routes it
 and puts it to the host as round one did (the plan, which interpret reads), and takes the answers
 the state holds, with no exchange and no payload. Each step is a row of the machine's table,
 with its guard, beside the steps of a call that is read and sent.
@@ -19,8 +19,8 @@ from __future__ import annotations
 from agent_as_model.adapters.backends.base import Resumption
 from agent_as_model.errors import CallError
 from agent_as_model.states.build import check_sampling, has_tool_blocks_in, plan_for
+from agent_as_model.states.call import CallRecord, HostPlan
 from agent_as_model.states.recall import holds_read, take_read
-from agent_as_model.states.record import CallRecord, HostPlan
 from agent_as_model.states.repair import add_repair
 from agent_as_model.states.validate import checks_caller_schemas, large_input, read_arguments
 
@@ -40,15 +40,15 @@ def resume_call(record: CallRecord) -> None:
     """received -> resumed: the request round one of this call read from these very arguments,
     how it was put to the host, and the answers the state binds."""
     resumption = _proven(record, ())
-    kept = take_read(record.tool, resumption.call)
-    if kept is None:  # another worker's round one, evicted, or a state presented again
+    read = take_read(record.tool, resumption.call)
+    if read is None:  # another worker's round one, evicted, or a state presented again
         record.request = read_arguments(record)
         _resume(record, None)
         return
-    record.request = kept.request
+    record.request = read.request
     if record.large is None:
-        record.large = kept.large
-    _resume(record, kept.plan)
+        record.large = read.large
+    _resume(record, read.plan)
 
 
 def resume_as_read(record: CallRecord) -> None:
@@ -63,22 +63,23 @@ def _proven(record: CallRecord, fetched: tuple[str, ...]) -> Resumption:
     return resumption
 
 
-def _resume(record: CallRecord, kept: HostPlan | None) -> None:
+def _resume(record: CallRecord, round_one: HostPlan | None) -> None:
     request = record.request
     route = record.route = record.router.route(request)
     check_sampling(route)
     # Round one's plan, when its host took tools as this one does (the plan is a function of the
     # request and that): nothing per tool is worked out again.
-    if kept is not None and kept.host_tools == route.support.tools:
-        record.plan = kept
+    if round_one is not None and round_one.host_tools == route.support.tools:
+        record.plan = round_one
     else:
         tool_blocks = has_tool_blocks_in(request)
         record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
 
 
 def resumes_off_loop(record: CallRecord) -> bool:
-    """Whether resuming reads the arguments in a worker thread: nothing was kept for it, and the
-    reading may check a caller's schema or its conversation is large (`validates_off_loop`)."""
+    """Whether resuming reads the arguments in a worker thread: round one's reading is not
+    remembered, and reading them may check a caller's schema or the conversation is large
+    (`validates_off_loop`)."""
     resumption = record.router.proven()
     if resumption is not None and holds_read(record.tool, resumption.call):
         return False

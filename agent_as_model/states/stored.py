@@ -1,7 +1,7 @@
 """Stored responses (spec section 13, `serve --store`): the work of the states that read and keep
 them, for a product whose API keeps responses (its `Dialect.storage` says what is read and kept).
 
-The store's I/O is the driver's, in states of its own, as the host's is (`engine/keeping.py`):
+The store's I/O is the driver's, in states of its own, as the host's is (`engine/stored_responses.py`):
 before anything is sent, a `previous_response_id` naming a stored response is read, and its items
 lead the input the call's arguments are read with (once); an id the store does not hold, a store
 that cannot be reached or a value that fails authentication ends the call there, with nothing
@@ -22,8 +22,8 @@ from mcp_types import CallToolResult
 
 from agent_as_model.adapters.dialects.responses_storage import Storage
 from agent_as_model.errors import CallError
+from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import add_warning, commit_result, tool_result
-from agent_as_model.states.record import CallRecord
 from agent_as_model.states.validate import validate_call
 
 

@@ -21,7 +21,7 @@ from agent_as_model import cursors
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:

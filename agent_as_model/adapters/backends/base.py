@@ -135,9 +135,10 @@ class Resumption(Record):
     """A 2026-07-28 retry proven by its sealed state: the state binds the host's answers to
     exactly the payloads these arguments make, so round one's reading, checks and payload hold,
     and the answers need no exchange. `call`: the call's identity the state carries (None: it
-    carries none), under which round one kept what it read (`states/recall.py`). `earlier`: the
-    rounds before the one the state was minted for, replayed (a repair round's retry). `answer`:
-    the host's answer to that round, or the host error of an answer that is no sampling result."""
+    carries none), under which round one remembered what it read (`states/recall.py`).
+    `earlier`: the rounds before the one the state was minted for, replayed (a repair round's
+    retry). `answer`: the host's answer to that round, or the host error of an answer that is no
+    sampling result."""
 
     call: str | None
     earlier: tuple[Replayed, ...]
@@ -146,7 +147,7 @@ class Resumption(Record):
 
 class Suspension(Record):
     """This request ends here: the host must answer and retry (2026-07-28). `call`: the call's
-    identity its state carries, under which what this round read is kept for the retry
+    identity its state carries, under which what this round read is remembered for the retry
     (`states/recall.py`)."""
 
     result: InputRequiredResult

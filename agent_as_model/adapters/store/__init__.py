@@ -3,7 +3,7 @@
 
 `StoreSettings` is what the operator chose; `open_store` makes the sealed store it names. Which
 responses are stored and how a chain is resolved is the Responses dialect's (`dialects/
-responses_storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
+responses_storage.py`); when it is done around a call, the engine's (`engine/stored_responses.py`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from agent_as_model.adapters.dialects.responses_storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.errors import CallError, caller_error
+from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import error_result, tool_result
-from agent_as_model.states.record import CallRecord
 
 log = logging.getLogger("agent_as_model")
 
