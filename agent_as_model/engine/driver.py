@@ -26,7 +26,7 @@ from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
 from agent_as_model.engine import stored_responses
-from agent_as_model.engine.machine import OFF_LOOP, STATE, fire, next_trigger, way_out, what_reached_host
+from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.call import CallRecord
@@ -45,9 +45,12 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                 trigger, outcome = await AWAITING[awaits](record)
                 fire(record, trigger, outcome)
                 continue
-            trigger = next_trigger(record, state)
+            for step in STEPS[state.name]:  # the first the table allows: `then` is last, unguarded
+                guard = step[1]
+                if guard is None or guard(record):
+                    break
+            trigger, _, away = step
             try:
-                away = OFF_LOOP.get((trigger, state.name))
                 if away is not None and away(record):
                     # A check against a caller's schema, or a large conversation: bounded, but
                     # long enough to stall every other request if it ran on the event loop.

@@ -325,13 +325,23 @@ def _compile(table: Table) -> dict[tuple[str, str], Move]:
 # `fire` reads the dict itself: a read through the read-only view costs a call more per step.
 _MOVES = _compile(TABLE)
 MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_MOVES)
-# The rows whose work the driver may run off the event loop, by (trigger, source).
-OFF_LOOP: Mapping[tuple[str, str], Guard] = MappingProxyType(
+# The driver's next step from each live state that awaits nothing, in the order it tries them:
+# (trigger, guard, off_loop) for each trigger of `first`, then `then`'s, unguarded. The driver
+# fires the first whose guard allows it; `off_loop` says when its work leaves the event loop.
+Step = tuple[str, Guard | None, Guard | None]
+_OFF_LOOP = {(row.trigger, source): row.off_loop for row in TABLE.transitions for source in sources(row)}
+STEPS: Mapping[str, tuple[Step, ...]] = MappingProxyType(
     {
-        (row.trigger, source): row.off_loop
-        for row in TABLE.transitions
-        if row.off_loop is not None
-        for source in sources(row)
+        state.name: tuple(
+            (
+                trigger,
+                _MOVES[trigger, state.name][1] if trigger != state.then else None,
+                _OFF_LOOP[trigger, state.name],
+            )
+            for trigger in (*state.first, state.then)
+        )
+        for state in TABLE.states
+        if state.then is not None
     }
 )
 
@@ -339,12 +349,10 @@ OFF_LOOP: Mapping[tuple[str, str], Guard] = MappingProxyType(
 def next_trigger(record: CallRecord, state: State) -> str:
     """The trigger the driver fires next from `state`, a live state that awaits nothing: the
     first guarded trigger of `first` whose guard allows it, else `then`."""
-    for trigger in state.first:
-        guard = _MOVES[trigger, state.name][1]
-        if guard is not None and guard(record):
+    for trigger, guard, _ in STEPS[state.name]:
+        if guard is None or guard(record):
             return trigger
-    assert state.then is not None  # the table gives every live state that awaits nothing its trigger
-    return state.then
+    raise AssertionError(f"{state.name}: `then` is tried last, unguarded")
 
 
 def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
