@@ -1,7 +1,8 @@
 """The call record: everything one tool call knows, filled in by the states that own each field.
 
-It lives with the states (the floor that does the work on it); the engine moves it along the
-machine and never looks inside beyond `state`.
+It lives with the states (the floor that does the work on it). The engine moves it along the
+machine by `state`, and its driver reads what the I/O it awaits for the call needs (the route and
+the round's payload, the completions of several, the store) and what the call ends with.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ class CallRecord:
         # What each repair added to the conversation, in order: the host's answer and what was
         # wrong with it (repair appends; every later round's payload ends with them).
         self.repairs: tuple[SamplingMessage, ...] = ()
-        # build, first: who serves the call (None before: nothing can have been sent). A plain
-        # field, not a checked one: the driver reads it on every round, and `backend` says None.
+        # build (or resume), first: who serves the call (None before: nothing can have been sent).
+        # A plain field, not a checked one: the driver reads it on every round, and `backend`
+        # says None.
         self.route: Route | None = None
         # Whether the conversation counts as large (`validate.large_input`): counted once, read by
         # the two states that may leave the loop for it.
