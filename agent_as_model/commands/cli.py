@@ -310,7 +310,7 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
 async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS, store: Any = None) -> None:
     """Serve until the host closes stdin, then close the store (SQLite then folds its
     write-ahead log back into the file and removes it)."""
-    from agent_as_model.commands import stdio
+    from agent_as_model.transports import stdio
 
     freeze_heap()
     try:

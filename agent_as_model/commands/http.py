@@ -434,8 +434,8 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     and under several workers the legacy refusal."""
     from starlette.routing import Route
 
-    from agent_as_model.commands.http_guards import FrameCheck, HostForm, health
     from agent_as_model.server import build_server
+    from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
 
     server = server or build_server()
     security = transport_security(settings)
@@ -472,11 +472,11 @@ def app_from_environment() -> ASGIApp:
     limits = limits_of_json(json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     from types import SimpleNamespace
 
-    from agent_as_model.commands import http_holds
     from agent_as_model.commands.cli import freeze_heap, usage_error
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.engine import offload
     from agent_as_model.server import open_store
+    from agent_as_model.transports.http import holds as http_holds
 
     offload.share_the_gil()  # a worker process of its own (uvicorn's --workers)
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
@@ -497,9 +497,9 @@ PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 
 
-# The guarded h11 protocol (commands/http_holds.py), loaded by uvicorn in each worker by this path.
-HTTP_PROTOCOL = "agent_as_model.commands.http_holds:GuardedH11Protocol"
-HTTP_LOOP = "agent_as_model.commands.http_holds:PacedAcceptLoop"  # uvicorn calls it for each worker's loop
+# The guarded h11 protocol (transports/http/holds.py), loaded by uvicorn in each worker by this path.
+HTTP_PROTOCOL = "agent_as_model.transports.http.holds:GuardedH11Protocol"
+HTTP_LOOP = "agent_as_model.transports.http.holds:PacedAcceptLoop"  # uvicorn calls it for each worker's loop
 
 
 def fit_descriptors(max_connections: int) -> int:
