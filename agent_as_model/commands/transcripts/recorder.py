@@ -152,7 +152,7 @@ async def serve_recorded(
             recorder.provider_settings(settings_json(provider))
             tap = recorder.provider_exchange
         server = build_server(provider=provider, provider_tap=tap, limits=limits)
-        gc.freeze()  # as `serve` does (cli.py freeze_heap): start-up out of the collector's reach
+        gc.freeze()  # as `serve` does (`transports.freeze_heap`): start-up out of the collector's reach
         # The same hygienic reader as a plain `serve`, over the tapped wire.
         with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):
             await stdio.serve(server, wire_in.read, wire_out.write, max_frame=limits.max_frame)
