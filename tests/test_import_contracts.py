@@ -136,7 +136,9 @@ def test_a_circle_through_a_package_init_breaks_the_module_contract(tmp_path: Pa
         {
             "__init__.py": "",
             "pkg/__init__.py": "NAME = 'pkg'\n\n\ndef child():\n    from circles.pkg import child\n",
-            "pkg/child.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from circles.pkg import NAME\n",
+            "pkg/child.py": (
+                "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from circles.pkg import NAME\n"
+            ),
         },
     )
     assert done.returncode == 1, done.stdout + done.stderr
