@@ -302,7 +302,7 @@ def _call_handler(
     from agent_as_model.calls import call_handler
 
     if first and gc.get_freeze_count() > 0:
-        # Serving froze its start-up heap (commands/cli.py, `freeze_heap`); what the call path's
+        # Serving froze its start-up heap (`transports.freeze_heap`); what the call path's
         # modules made lives as long, so the collector need not walk it either. What else is
         # live now is this call's, freed by its counts as before; only a cycle it made is kept.
         gc.freeze()

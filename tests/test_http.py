@@ -17,8 +17,7 @@ import pytest
 from mcp import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from agent_as_model.commands import cli
-from agent_as_model.commands import http as http_serve
+from agent_as_model.commands import cli, http_options
 from tests import http_servers
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost
@@ -54,7 +53,7 @@ def open_server() -> Iterator[HttpServer]:
 @pytest.fixture(scope="module")
 def guarded_server() -> Iterator[HttpServer]:
     with http_servers.running(
-        "--max-body-bytes", str(SMALL_BODY), env={http_serve.AUTH_TOKEN_ENV: TOKEN}
+        "--max-body-bytes", str(SMALL_BODY), env={http_options.AUTH_TOKEN_ENV: TOKEN}
     ) as s:
         yield s
 
@@ -155,44 +154,44 @@ def refusal(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def test_a_non_loopback_bind_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
     err = refusal(capsys, "--host", "0.0.0.0")
     assert "--host 0.0.0.0 is not a loopback address" in err and "--auth-token" in err
 
 
 def test_a_configured_provider_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
-    monkeypatch.setenv(http_serve.PROVIDER_ENV, "anthropic")
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.setenv(http_options.PROVIDER_ENV, "anthropic")
     err = refusal(capsys)
     assert "a provider backend is configured (anthropic)" in err and "--auth-token" in err
 
 
 def test_a_provider_flag_counts_too(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
-    monkeypatch.delenv(http_serve.PROVIDER_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.PROVIDER_ENV, raising=False)
     err = refusal(capsys, "--provider", "openai", "--provider-model", "m")
     assert "a provider backend is configured (openai)" in err and "--auth-token" in err
     parser = cli._parser()
     args = parser.parse_args(["serve", "--http", "--provider", "openai", "--auth-token", TOKEN])
-    settings = http_serve.settings_from_args(parser, args)
+    settings = http_options.settings_from_args(parser, args)
     assert settings is not None and settings.auth_token == TOKEN
 
 
 def test_any_host_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
     # '*' switches the DNS-rebinding check off: on loopback without a token a web page could call in.
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
     err = refusal(capsys, "--allowed-host", "*")
     assert "--allowed-host '*'" in err and "--auth-token" in err
     parser = cli._parser()
     args = parser.parse_args(["serve", "--http", "--allowed-host", "*", "--auth-token", TOKEN])
-    settings = http_serve.settings_from_args(parser, args)
+    settings = http_options.settings_from_args(parser, args)
     assert settings is not None and settings.allowed_hosts == ("*",)
 
 
 def test_a_token_from_the_environment_allows_a_non_loopback_bind(monkeypatch: Any) -> None:
-    monkeypatch.setenv(http_serve.AUTH_TOKEN_ENV, TOKEN)
+    monkeypatch.setenv(http_options.AUTH_TOKEN_ENV, TOKEN)
     parser = cli._parser()
-    settings = http_serve.settings_from_args(
+    settings = http_options.settings_from_args(
         parser, parser.parse_args(["serve", "--http", "--host", "0.0.0.0"])
     )
     assert settings is not None and settings.auth_token == TOKEN and settings.host == "0.0.0.0"

@@ -252,7 +252,8 @@ async def test_what_each_wildcard_bind_accepts(bind: str, host: str, accepted: b
     from mcp.server.transport_security import TransportSecurityMiddleware
     from starlette.requests import Request
 
-    from agent_as_model.commands.http import HttpSettings, transport_security
+    from agent_as_model.transports.http.app import transport_security
+    from agent_as_model.transports.http.settings import HttpSettings
 
     check = TransportSecurityMiddleware(transport_security(HttpSettings(host=bind, auth_token="t")))
     scope = {"type": "http", "method": "POST", "headers": [(b"host", host.encode())]}

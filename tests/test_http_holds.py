@@ -19,8 +19,9 @@ import pytest
 import uvicorn
 from mcp_types import CallToolResult, TextContent
 
-from agent_as_model.commands import cli, http_holds
-from agent_as_model.commands import http as http_serve
+from agent_as_model.commands import cli, http_options
+from agent_as_model.transports.http import holds, workers
+from agent_as_model.transports.http.settings import HttpSettings
 from tests import http_servers
 from tests.http_servers import HttpServer, http_client
 
@@ -186,15 +187,15 @@ async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server
 # The flags and their variables.
 
 
-def settings(argv: list[str]) -> http_serve.HttpSettings:
+def settings(argv: list[str]) -> HttpSettings:
     parser = cli._parser()
-    made = http_serve.settings_from_args(parser, parser.parse_args(["serve", "--http", *argv]))
+    made = http_options.settings_from_args(parser, parser.parse_args(["serve", "--http", *argv]))
     assert made is not None
     return made
 
 
 def test_the_holds_default_to_their_documented_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    for hold in http_serve.HOLDS:
+    for hold in http_options.HOLDS:
         monkeypatch.delenv(hold.env, raising=False)
     made = settings([])
     assert (made.header_timeout, made.body_timeout, made.max_connections) == (10.0, 60.0, 1000)
@@ -243,9 +244,9 @@ def test_connections_that_do_not_fit_the_descriptor_limit_are_cut_to_fit(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
         if hard != resource.RLIM_INFINITY:
-            fitted = http_serve.fit_descriptors(hard + 10)
-            assert fitted == hard - http_serve.FD_HEADROOM
-        assert http_serve.fit_descriptors(10) == 10
+            fitted = workers.fit_descriptors(hard + 10)
+            assert fitted == hard - workers.FD_HEADROOM
+        assert workers.fit_descriptors(10) == 10
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
@@ -303,7 +304,7 @@ def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
         assert "generate: cancelled by the client in state awaiting_host" in logged, logged
 
 
-BURST = 5 * http_holds.ACCEPT_BATCH
+BURST = 5 * holds.ACCEPT_BATCH
 
 
 def accepted_per_turn(loop_class: type[asyncio.AbstractEventLoop]) -> list[int]:
@@ -344,15 +345,15 @@ def test_a_burst_of_connections_is_set_up_a_batch_a_turn() -> None:
     """asyncio's own loop sets up the whole burst in one turn (what held every other request);
     the server's loop takes ACCEPT_BATCH a turn, and still every connection of the burst."""
     stock = accepted_per_turn(asyncio.SelectorEventLoop)
-    paced = accepted_per_turn(http_holds.PacedAcceptLoop)
+    paced = accepted_per_turn(holds.PacedAcceptLoop)
     assert sum(stock) == sum(paced) == BURST
-    assert max(stock) > http_holds.ACCEPT_BATCH, stock
-    assert max(paced) <= http_holds.ACCEPT_BATCH and len(paced) >= BURST // http_holds.ACCEPT_BATCH, paced
+    assert max(stock) > holds.ACCEPT_BATCH, stock
+    assert max(paced) <= holds.ACCEPT_BATCH and len(paced) >= BURST // holds.ACCEPT_BATCH, paced
 
 
 def test_uvicorn_runs_the_paced_loop() -> None:
-    config = uvicorn.Config("agent_as_model.commands.http:app_from_environment", loop=http_serve.HTTP_LOOP)
-    assert config.get_loop_factory() is http_holds.PacedAcceptLoop
+    config = uvicorn.Config(workers.APP_FACTORY, loop=workers.HTTP_LOOP)
+    assert config.get_loop_factory() is holds.PacedAcceptLoop
 
 
 async def test_a_burst_past_the_batch_is_answered_every_one(era: str) -> None:

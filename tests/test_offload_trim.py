@@ -79,7 +79,7 @@ def test_the_trim_is_glibcs_and_looked_up_only_when_first_asked_for() -> None:
         [
             sys.executable,
             "-c",
-            "import sys, agent_as_model.commands.cli, agent_as_model.commands.stdio, agent_as_model.server;"
+            "import sys, agent_as_model.commands.cli, agent_as_model.transports.stdio, agent_as_model.server;"
             "print('ctypes' in sys.modules)",
         ],
         capture_output=True,

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agent_as_model.commands.stdio import MAX_PENDING
+from agent_as_model.transports.stdio import MAX_PENDING
 from tests.test_stdio_hygiene import WAIT, handshake, spawn
 from tests.wire_capture import modern_meta
 
