@@ -25,7 +25,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 
 from agent_as_model.adapters.backends.base import Router
 from agent_as_model.adapters.dialects import Dialect
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.engine.driver import drive, error_result

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.adapters.dialects.options import StopParameter
 from agent_as_model.adapters.dialects.parse import parse_request
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.dialects.writing import Writing
 from agent_as_model.adapters.tools.definitions import ToolShape

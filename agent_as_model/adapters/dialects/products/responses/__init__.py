@@ -14,8 +14,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, media, options, responses_storage, usage
+from agent_as_model.adapters.dialects import common, contracts, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
+from agent_as_model.adapters.dialects.products.responses import storage
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
     Reading,
@@ -643,5 +644,5 @@ DIALECT = Dialect(
         choice_schema=_CHOICE_SCHEMA,
     ),
     writing=WRITING,
-    storage=responses_storage.STORAGE,
+    storage=storage.STORAGE,
 )
