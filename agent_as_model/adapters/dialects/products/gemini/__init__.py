@@ -15,7 +15,7 @@ caller's side, for the fuzzer and the property tests). This module builds the `D
 from __future__ import annotations
 
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
-from agent_as_model.adapters.dialects.products.gemini.config import read_output, view
+from agent_as_model.adapters.dialects.products.gemini.config import config_view, read_output
 from agent_as_model.adapters.dialects.products.gemini.input_schema import (
     CHOICE_SCHEMA,
     INPUT_SCHEMA,
@@ -69,7 +69,7 @@ DIALECT = Dialect(
         native_output=read_output,
         hints=HINTS,
         refused=REFUSED,
-        view=view,
+        view=config_view,
         choices="candidateCount",
     ),
     read_conversation=read_conversation,

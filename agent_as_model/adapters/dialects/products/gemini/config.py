@@ -1,5 +1,5 @@
 """generationConfig and toolConfig: the body's view for the shared readers. Limits, stop sequences
-and the output contract live in `generationConfig`, the tool choice in `toolConfig`; the `view`
+and the output contract live in `generationConfig`, the tool choice in `toolConfig`; `config_view`
 lifts them to the flat names the shared readers look for, with the path the caller wrote for each,
 so errors name it. `read_output` is the product's own way to ask for JSON: responseMimeType
 `application/json`, with responseSchema or responseJsonSchema.
@@ -31,7 +31,7 @@ from agent_as_model.schemas import check_object_schema
 _LIFTED = (*LIFTED_CONFIG, "max_tokens", "tool_choice")
 
 
-def view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, str]]:
+def config_view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, str]]:
     """The arguments as the shared readers read them: all of them (every one passed the unknown-key
     check, so a shared parameter reaches its reader here as it does for every other dialect), under
     generationConfig's keys and toolConfig's choice, lifted to the flat names those readers look
