@@ -12,10 +12,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common, media, options
-from agent_as_model.adapters.dialects.products.responses.keys import ITEM_KEYS, ROLES, TEXT_KEYS, TEXT_TYPES
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Media, OutputContract, Text, ToolResult, ToolUse
+
+ROLES = ("user", "assistant", "system", "developer")
+# The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
+TEXT_TYPES = ("input_text", "output_text", "text")
+_TEXT_KEYS = ("text", "input_text")
+# The keys of the SDK's own item types (output items dumped and passed back as input): `phase`,
+# `async` (`async_` in a pydantic dump), `caller` and `namespace` are accepted when null, or with
+# a value that changes nothing (`_check_item_extras`).
+ITEM_KEYS = {
+    "message": ("role", "content", "type", "id", "status", "phase"),
+    "function_call": (
+        "type",
+        "call_id",
+        "name",
+        "arguments",
+        "id",
+        "status",
+        "async",
+        "async_",
+        "caller",
+        "namespace",
+    ),
+    "function_call_output": ("type", "call_id", "output", "id", "status", "caller", "name", "namespace"),
+}
 
 
 def read_conversation(args: Mapping[str, Any], turns: Turns) -> None:
@@ -76,7 +99,7 @@ def _read_items(items: list[Any], turns: Turns) -> None:
 def _call_output(ident: str, output: object, path: str, turns: Turns) -> ToolResult:
     """A function's output: text, or a list of parts; `input_image` parts keep their place among the texts."""
     if type(output) is not list or not any(_is_image(part) for part in output):
-        return ToolResult(ident, common.text_of_content(output, path, TEXT_TYPES, TEXT_KEYS, "\n"))
+        return ToolResult(ident, common.text_of_content(output, path, TEXT_TYPES, _TEXT_KEYS, "\n"))
     parts = tuple(_image_or_text(part, f"{path}[{j}]", turns) for j, part in enumerate(output))
     return ToolResult(ident, "\n".join(p.text for p in parts if isinstance(p, Text)), parts=parts)
 
@@ -184,7 +207,7 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     if role == "user" and type(content) is list and any(_is_image(part) for part in content):
         _read_images(content, f"{path}.content", turns, path)
         return
-    text = common.text_of_content(item["content"], f"{path}.content", TEXT_TYPES, TEXT_KEYS, "\n")
+    text = common.text_of_content(item["content"], f"{path}.content", TEXT_TYPES, _TEXT_KEYS, "\n")
     if role in ("system", "developer"):
         turns.fold(role, text)
     else:
@@ -209,7 +232,7 @@ def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> N
 
 def _image_or_text(part: Any, where: str, turns: Turns) -> Text | Media:
     if not _is_image(part):
-        return Text(common.text_of_part(part, where, TEXT_TYPES, TEXT_KEYS))
+        return Text(common.text_of_part(part, where, TEXT_TYPES, _TEXT_KEYS))
     common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
     if part.get("file_id") is not None:
         raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
