@@ -37,7 +37,7 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
-    from agent_as_model.adapters.dialects.responses_storage import Storage
+    from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
 

@@ -38,7 +38,6 @@ from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, STATES, TABLE, TERMINAL, IllegalTrigger, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
-from agent_as_model.neutral import Request
 from agent_as_model.states.record import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
@@ -275,22 +274,28 @@ def _bug(*args: object) -> Any:
 
 
 class StandInDialect:
-    """Reads and renders like `generate`, except where a test plants a bug."""
+    """Reads and renders like `generate`, except where a test plants a bug: in its conversation
+    reader (the dialect's own code the parse path runs) or in its renderer."""
 
     NAME = "generate"
     DESCRIPTION = "stand-in"
     INPUT_SCHEMA = DIALECTS["generate"].INPUT_SCHEMA
     body = DIALECTS["generate"].body
+    tools = DIALECTS["generate"].tools
+    render_object = DIALECTS["generate"].render_object
     answers_media = False
 
     def __init__(
-        self, *, parse: Callable[..., Request] | None = None, render: Callable[..., Any] | None = None
+        self,
+        *,
+        read_conversation: Callable[..., None] | None = None,
+        render: Callable[..., Any] | None = None,
     ):
-        self.parse = parse or DIALECTS["generate"].parse
+        self.read_conversation = read_conversation or DIALECTS["generate"].read_conversation
         self.render = render or DIALECTS["generate"].render
 
 
-FAULTY_PARSE: Dialect = StandInDialect(parse=_bug)
+FAULTY_PARSE: Dialect = StandInDialect(read_conversation=_bug)
 FAULTY_RENDER: Dialect = StandInDialect(render=_bug)
 
 

@@ -18,6 +18,7 @@ import pytest
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.dialects.common import text_result
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.neutral import Completion, ToolUse
 from agent_as_model.states.commit import tool_result
 
@@ -105,7 +106,9 @@ def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[st
     """The JS made these transcripts from gemini request bodies by the rules of docs/cursors.md;
     the dialect must read the same body into the same entries, and the cursor must verify."""
     model, tool, cursor = vector["model"], vector["tool"], vector["cursor"]
-    request = DIALECTS[tool].parse({**vector["request"], "model": model, "previous_response_id": cursor})
+    request = parse_request(
+        DIALECTS[tool], {**vector["request"], "model": model, "previous_response_id": cursor}
+    )
     assert request.chain is not None
     assert list(request.chain.history) == vector.get("history", vector["transcript"])
     if any(e["role"] == "assistant" for e in vector["transcript"]):

@@ -21,10 +21,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult, TextContent
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects import dialect
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.caches import BoundedCache
 from agent_as_model.server import build_server
-from agent_as_model.states import recall
+from agent_as_model.states import recall, validate
 from tests.scripted_host import ScriptedHost, connect, text_answer
 
 pytestmark = pytest.mark.anyio
@@ -56,13 +56,12 @@ def text_of(result: CallToolResult) -> str:
 def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The tools whose arguments a dialect read, in order, from an empty keep."""
     seen: list[str] = []
-    real = dialect.parse_request
 
     def counted(d: Any, args: Any, fetched: Any = None) -> Any:
         seen.append(d.NAME)
-        return real(d, args, fetched)
+        return parse_request(d, args, fetched)
 
-    monkeypatch.setattr(dialect, "parse_request", counted)
+    monkeypatch.setattr(validate, "parse_request", counted)
     recall.forget_all()
     yield seen
     recall.forget_all()
@@ -255,7 +254,7 @@ def test_the_estimated_size_counts_what_the_caller_sends_beside_the_conversation
 def dialect_request(messages: list[dict[str, str]], **extra: Any) -> Any:
     from agent_as_model.adapters.dialects import DIALECTS
 
-    return DIALECTS["chat_complete"].parse({"messages": messages, **extra})
+    return parse_request(DIALECTS["chat_complete"], {"messages": messages, **extra})
 
 
 @pytest.mark.stdio

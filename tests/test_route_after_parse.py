@@ -11,6 +11,7 @@ import pytest
 
 from agent_as_model.adapters.backends.base import Route, SamplingSupport
 from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.commands.standin_provider import StandInProvider
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import caller_error
@@ -78,7 +79,7 @@ def test_arguments_that_do_not_parse_never_reach_the_router() -> None:
 
 def test_a_route_serves_as_its_own_router() -> None:
     route = Route(object(), SamplingSupport(declared=True))  # type: ignore[arg-type]
-    request = DIALECTS["generate"].parse({"prompt": "q"})
+    request = parse_request(DIALECTS["generate"], {"prompt": "q"})
     assert route.route(request) is route
 
 

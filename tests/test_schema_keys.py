@@ -21,6 +21,7 @@ import pytest
 from mcp import Client
 
 from agent_as_model.adapters.dialects import DIALECTS, Dialect, extensions, register, unregister
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.errors import CallError
 from tests import test_extra_dialect
 from tests.scripted_host import ERAS, ScriptedHost, connect
@@ -91,7 +92,7 @@ def full_path(dialect: Dialect) -> dict[str, Any]:
 def parse_noting(dialect: Dialect, args: Mapping[str, Any]) -> tuple[set[str], CallError | None]:
     reads = Reads(args)
     try:
-        dialect.parse(reads)
+        parse_request(dialect, reads)
     except CallError as err:
         return reads.keys_read, err
     return reads.keys_read, None

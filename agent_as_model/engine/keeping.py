@@ -25,7 +25,8 @@ from mcp_types import CallToolResult, InputRequiredResult
 
 from agent_as_model.adapters.backends.base import Router
 from agent_as_model.adapters.dialects import Dialect
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.engine.driver import drive, error_result
@@ -95,7 +96,7 @@ async def drive_kept(
         if keep.previous is not None:
             # The caller's own arguments first, so an error names the caller's paths (the
             # resolved input counts the stored items first). Off the loop: it may check schemas.
-            await anyio.to_thread.run_sync(dialect.parse, arguments)
+            await anyio.to_thread.run_sync(parse_request, dialect, arguments)
             stored = carried if carried is not None else await _stored(keeper, keep.previous, PARAMETER)
             resolved = storage.resolve(arguments, stored)
     except CallError as err:

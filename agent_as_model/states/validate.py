@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 
 from agent_as_model import cursors, schemas
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
@@ -35,7 +36,7 @@ def validate_call(record: CallRecord) -> None:
     # the arguments again checks none; everything else is read as ever.
     proven = schemas.PROVEN.set(record.router.arguments_proven())
     try:
-        request = record.dialect.parse(record.arguments, record.fetched)
+        request = parse_request(record.dialect, record.arguments, record.fetched)
     finally:
         schemas.PROVEN.reset(proven)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:

@@ -2,8 +2,8 @@
 `responses_retrieve` and `responses_delete`, kept in embedded SQLite or shared Redis.
 
 `StoreSettings` is what the operator chose; `open_store` makes the sealed store it names. Which
-responses are stored and how a chain is resolved is the Responses dialect's (`dialects/
-responses_storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
+responses are stored and how a chain is resolved is the Responses product's (`dialects/products/
+responses/storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
 """
 
 from __future__ import annotations
