@@ -16,7 +16,9 @@ def era(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-@pytest.fixture
+# Module-scoped, as the anyio plugin's own: a module-scoped async fixture (one server process
+# shared by a file's tests) needs a backend that lives at least as long.
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
 

@@ -32,10 +32,10 @@ from agent_as_model.commands.fuzz.runner import Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_file
 from agent_as_model.commands.transcripts.fileformat import dump_record
 from tests.broken_cursor_servers import ANSWERS_BEFORE_LOSS
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.stdio
 
-ROOT = Path(__file__).resolve().parent.parent
 BOTH = "legacy,2026-07-28"
 SUMMARY = re.compile(r"^(?:incomplete \(the server was lost\): )?(\d+) chains, (\d+) calls, (\d+) failures$")
 BY_RULE = "calls by rule: "

@@ -15,11 +15,11 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import MCPError
-from mcp_types import CallToolResult, TextContent
 
 from agent_as_model.commands import cli
 from agent_as_model.commands import http as http_serve
 from tests import http_servers
+from tests.helpers import listed_tools, text_of
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost
 
@@ -27,22 +27,9 @@ pytestmark = pytest.mark.anyio
 
 TOKEN = "s3cret-token-for-tests"
 SMALL_BODY = 2048
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
 MISSING_CAPABILITY = -32021
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 PING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -59,12 +46,6 @@ def guarded_server() -> Iterator[HttpServer]:
         yield s
 
 
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
-
-
 def test_healthz_answers_ok(open_server: HttpServer) -> None:
     answer = httpx2.get(f"{open_server.base}/healthz")
     assert answer.status_code == 200
@@ -74,7 +55,7 @@ def test_healthz_answers_ok(open_server: HttpServer) -> None:
 async def test_tools_are_listed_over_http(open_server: HttpServer, era: str) -> None:
     async with http_client(open_server.url, era) as client:
         listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == listed_tools()
 
 
 async def test_chat_complete_is_answered_by_the_host_over_http(open_server: HttpServer, era: str) -> None:

@@ -25,11 +25,6 @@ VERSION = {"legacy": "2025-11-25", "2026-07-28": "2026-07-28"}
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def server() -> Iterator[HttpServer]:
     with http_servers.running() as running:
         yield running

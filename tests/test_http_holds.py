@@ -45,11 +45,6 @@ INITIALIZE = {
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def strict_server() -> Iterator[HttpServer]:
     with http_servers.running(
         "--header-timeout",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 # An install or run of the name from the package index: `uvx [options] agent-as-model`, a uvx
 # host command whose arguments start with it, and `pip install` of the name (quoted or not).

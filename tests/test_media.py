@@ -344,14 +344,12 @@ async def stdio_call(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One tools/call to the installed command over real stdio, recorded with `--redact`, the
     host answering `answer`: the sampling request it got, and the tool's result."""
-    import sys
-    from pathlib import Path
-
     import anyio
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    command = Path(sys.executable).parent / "agent-as-model"
-    serve = [str(command), "serve", "--record", str(recording), "--redact", *flags]
+    from tests.helpers import COMMAND
+
+    serve = [str(COMMAND), "serve", "--record", str(recording), "--redact", *flags]
     process = await anyio.open_process(serve)
     assert process.stdin is not None and process.stdout is not None
     stdout = BufferedByteReceiveStream(process.stdout)

@@ -18,20 +18,13 @@ from openai.types.chat import ChatCompletion
 
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
+from tests.helpers import object_of, server_params
 from tests.scripted_host import ScriptedHost, connect
-from tests.test_stdio import server_params
 
 pytestmark = pytest.mark.anyio
 
 Q = {"role": "user", "content": "Name a colour."}
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
-
-
-def object_of(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    obj = json.loads(result.content[0].text)
-    assert obj == result.structured_content
-    return obj
 
 
 def said(text: str, stop: str = "endTurn", model: str = "host-model") -> CreateMessageResult:

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 import agent_as_model
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.stdio
 
-ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = re.compile(r"<!-- install:begin -->\n```sh\n(.*?)```\n<!-- install:end -->", re.DOTALL)
 HOME_ENV = "~/.agent-as-model"
 OFFLINE = ["--no-deps", "--no-index", "--no-build-isolation"]

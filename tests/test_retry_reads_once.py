@@ -10,28 +10,25 @@ answers the same. Legacy reads each call once, as ever.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client, MCPError
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult, TextContent
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import dialect
 from agent_as_model.caches import BoundedCache
 from agent_as_model.server import build_server
 from agent_as_model.states import recall
+from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect, text_answer
 
 pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
 KEY = "completion"
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 
 
 def chain(question: str = "Spain?") -> dict[str, Any]:
@@ -44,12 +41,6 @@ def expected(arguments: dict[str, Any], answer: str) -> dict[str, str]:
     """The result a chain call must give: the answer and the cursor over the history plus it."""
     history = [*arguments["messages"], {"role": "assistant", "content": answer}]
     return {"completion": answer, "response_id": cursors.mint("agent-default", "chat_complete", history)}
-
-
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 @pytest.fixture
@@ -262,7 +253,7 @@ def dialect_request(messages: list[dict[str, str]], **extra: Any) -> Any:
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
 async def test_chains_and_repeated_retries_over_real_stdio(mode: str) -> None:
     host = ScriptedHost("Madrid.", "Rome.")
-    params = StdioServerParameters(command=str(COMMAND), args=[])
+    params = server_params()
     async with Client(params, mode=mode, sampling_callback=host) as client:
         first = await client.call_tool("chat_complete", chain())
         assert json.loads(text_of(first)) == expected(chain(), "Madrid.")

@@ -4,23 +4,20 @@ arguments were read in full by round one. A new or changed schema is still check
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, CreateMessageRequestParams, TextContent
+from mcp_types import CreateMessageRequestParams
 
 from agent_as_model import schemas
 from agent_as_model.adapters.tools import definitions
 from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import CallError
+from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
@@ -36,12 +33,6 @@ WIDE = {"type": "object", "properties": {f"f{n}": {"type": "string"} for n in ra
 # tool), so a call carries one or the other.
 ARGUMENTS: dict[str, Any] = {"messages": [{"role": "user", "content": "q"}], "tools": TOOLS}
 SCHEMA_ARGUMENTS: dict[str, Any] = {"messages": [{"role": "user", "content": "q"}], "output_schema": WIDE}
-
-
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 def test_an_equal_schema_is_checked_once_whatever_its_key_order(full_checks: list[str]) -> None:
@@ -167,7 +158,7 @@ async def test_a_changed_schema_after_cached_ones_is_refused_with_its_path(
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_cached_schemas_over_real_stdio(mode: str) -> None:
     host = ScriptedHost("text", '{"f1": "x"}', "text", '{"f1": "x"}')
-    params = StdioServerParameters(command=str(COMMAND), args=[])
+    params = server_params()
     async with Client(params, mode=mode, sampling_callback=host) as client:
         for _ in range(2):
             plain = await client.call_tool("chat_complete", ARGUMENTS)

@@ -23,8 +23,8 @@ from mcp import Client
 from agent_as_model.adapters.dialects import DIALECTS, Dialect, extensions, register, unregister
 from agent_as_model.errors import CallError
 from tests import test_extra_dialect
+from tests.helpers import server_params
 from tests.scripted_host import ERAS, ScriptedHost, connect
-from tests.test_stdio import server_params
 
 # Every registered dialect: the built-in ones, and the test dialect registered below.
 NAMES = [*DIALECTS, test_extra_dialect.NAME]

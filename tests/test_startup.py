@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_as_model import __version__
+from tests.helpers import ROOT
 from tests.scripted_host import ERAS
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _loaded_after(code: str, *modules: str) -> list[bool]:

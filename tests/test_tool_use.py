@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Writing
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn
 from agent_as_model.adapters.tools.names import host_name
 from tests.agent_loop import next_request, tool_answer
+from tests.helpers import writing_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -34,12 +35,6 @@ def native_tool(tool: str) -> Any:
     assert shape is not None
     written = shape.write_tool("get_weather", "Weather for a city.", SCHEMA)
     return written if shape.group is None else shape.group([written])[0]
-
-
-def writing_of(tool: str) -> Writing:
-    declared = DIALECTS[tool].writing
-    assert declared is not None
-    return declared
 
 
 def loop_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:

@@ -7,24 +7,21 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
+from mcp_types import SamplingCapability, SamplingToolsCapability, TextContent
 
 from agent_as_model.adapters.tools import definitions
 from agent_as_model.engine import driver
 from agent_as_model.states import build
 from tests.agent_loop import tool_answer
+from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 
 
 def tool(name: str, properties: dict[str, Any], description: str = "Looks it up.") -> dict[str, Any]:
@@ -43,12 +40,6 @@ TOOLS = [
     tool("weather.get", {"days": {"type": "integer", "minimum": 1}}, "d" * 1500),  # renamed, cut
 ]
 MESSAGES = [{"role": "user", "content": "q"}]
-
-
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 def wire_json(host: ScriptedHost, index: int) -> str:
@@ -299,7 +290,7 @@ def test_a_kept_reading_holds_nothing_of_the_callers() -> None:
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_kept_definitions_over_real_stdio(mode: str) -> None:
     host = ScriptedHost("one", "two", "three")
-    params = StdioServerParameters(command=str(COMMAND), args=[])
+    params = server_params()
     tools = SamplingCapability(tools=SamplingToolsCapability())
     async with Client(params, mode=mode, sampling_callback=host, sampling_capabilities=tools) as client:
         for _ in range(2):

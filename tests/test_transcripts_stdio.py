@@ -26,11 +26,11 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 import agent_as_model
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
 from agent_as_model.commands.transcripts.fileformat import FORMAT, load
+from tests.helpers import COMMAND
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "modern")
 # A guard against a hung server, not a budget: a frame is waited for until it comes (a start on a
 # loaded machine takes many seconds of CPU, four servers start at once here), and only a server
@@ -39,11 +39,6 @@ HANG_GUARD = 300.0
 SEALED = re.compile(rb'"v1\.[A-Za-z0-9_-]+"')
 RANDOM_HEX = re.compile(rb"\b(resp|msg)_[0-9a-f]{32}\b")
 CREATED_AT = re.compile(rb'(\\?"created_at\\?":\s*)\d+')  # also inside JSON text (quotes escaped)
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @dataclass

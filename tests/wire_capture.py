@@ -30,8 +30,8 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from tests.doc_blocks import GeneratedBlocks
+from tests.helpers import COMMAND
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "modern")
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
@@ -288,7 +288,6 @@ if __name__ == "__main__":
 
 
 __all__ = [
-    "COMMAND",
     "REGENERATE",
     "RawStdio",
     "capture_all",
