@@ -16,6 +16,8 @@ import httpx2
 import pytest
 from mcp import MCPError
 
+from agent_as_model.adapters.dialects import DIALECTS, register, unregister
+from agent_as_model.adapters.dialects.products import prompt
 from agent_as_model.commands import cli
 from agent_as_model.commands import http as http_serve
 from tests import http_servers
@@ -199,7 +201,7 @@ def test_stdio_stays_the_default() -> None:
 
 
 @pytest.mark.parametrize("stored", [False, True])
-def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeypatch: Any) -> None:
+def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool) -> None:
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
     # lookup itself, so no POST runs the tools/list handler, and a schema without header
     # declarations is not even handed over to be walked (issue 28).
@@ -214,13 +216,19 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
         assert "x-mcp-header" not in str(tool["inputSchema"])
         assert lookup(tool["name"]) is None  # nothing to compare: no property declares a header
     assert lookup("no_such_tool") is None
-    # A tool that declares one (none of ours does yet) is handed over as listed.
-    headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
-    routed = served.models.StaticTool(NAME="routed", DESCRIPTION="Routed by region.", INPUT_SCHEMA=headed)
-    monkeypatch.setattr(served.models, "LIST_MODELS", routed)  # listed in its place
-    monkeypatch.setattr(served, "_listed", {})
-    assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
-    assert lookup("routed") == headed and lookup("chat_complete") is None
+    # A tool that declares one (none of ours does yet: a dialect registered here) is handed over
+    # as listed.
+    own = prompt.DIALECT.INPUT_SCHEMA
+    region = {"type": "string", "x-mcp-header": "Region"}
+    headed = {**own, "properties": {**own["properties"], "region": region}}
+    register(prompt.DIALECT._replace(NAME="routed", INPUT_SCHEMA=headed))
+    try:
+        assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
+        schema = lookup("routed")
+        assert schema == DIALECTS["routed"].INPUT_SCHEMA and schema["properties"]["region"] == region
+        assert lookup("chat_complete") is None
+    finally:
+        unregister("routed")
 
 
 async def test_an_undeclared_mcp_param_header_changes_nothing(open_server: HttpServer) -> None:

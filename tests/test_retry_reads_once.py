@@ -19,7 +19,6 @@ from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredR
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import dialect
-from agent_as_model.caches import BoundedCache
 from agent_as_model.server import build_server
 from agent_as_model.states import recall
 from tests.helpers import server_params, text_of
@@ -187,34 +186,34 @@ async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) ->
     assert recall.kept_count() == 0
 
 
-async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(
-    parses: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recall, "_KEPT", BoundedCache(recall.KEPT_BYTES, max_entries=2))
+async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(parses: list[str]) -> None:
+    # As many calls as are kept, started and never retried, then two more: the two oldest go.
+    questions = [f"Country {n}?" for n in range(recall.KEPT_ENTRIES + 2)]
     async with connect(MODERN, ScriptedHost()) as client:
         session = client.session
-        questions = [f"Country {n}?" for n in range(4)]
         rounds = [
             await session.call_tool("chat_complete", chain(q), allow_input_required=True) for q in questions
         ]
-        assert recall.kept_count() == 2  # started and never retried: the oldest went first
+        assert recall.kept_count() == recall.KEPT_ENTRIES
         results = []
-        for question, round_one in zip(questions, rounds, strict=True):
+        for at in (0, 1, -2, -1):  # the two evicted calls, and the two newest
+            round_one = rounds[at]
             assert isinstance(round_one, InputRequiredResult)
             results.append(
                 await session.call_tool(
                     "chat_complete",
-                    chain(question),
+                    chain(questions[at]),
                     input_responses={KEY: text_answer("Somewhere.")},
                     request_state=round_one.request_state,
                     allow_input_required=True,
                 )
             )
-    for question, result in zip(questions, results, strict=True):
+    for at, result in zip((0, 1, -2, -1), results, strict=True):
         assert isinstance(result, CallToolResult) and not result.is_error, result
-        assert json.loads(text_of(result)) == expected(chain(question), "Somewhere.")
-    # Four round ones, and the two evicted calls' retries read in full.
-    assert parses == ["chat_complete"] * 6
+        assert json.loads(text_of(result)) == expected(chain(questions[at]), "Somewhere.")
+    # Every round one, and the two evicted calls' retries read in full; the newest two took theirs.
+    assert parses == ["chat_complete"] * (len(questions) + 2)
+    assert recall.kept_count() == recall.KEPT_ENTRIES - 2
 
 
 def test_the_estimated_size_grows_with_the_texts_and_the_turns() -> None:

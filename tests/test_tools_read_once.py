@@ -355,11 +355,17 @@ def test_a_round_that_asks_goes_out_as_the_mapping_its_model_dumps_to() -> None:
         sieved = serialize_server_result("tools/call", "2026-07-28", mapped)
         assert json.dumps(sieved) == json.dumps(serialize_server_result("tools/call", "2026-07-28", dumped))
     # Kept tools' forms are the ones kept; any other tools are dumped as the SDK would, also when
-    # an entry under the first one's id was kept for other objects, or holds fewer or more.
+    # the entry under the first one's id was kept for other objects after it, or fewer or more.
     assert wire.dumped(kept)[0] is wire.dumped(kept)[0]
     assert wire.dumped(fresh)[0] is not wire.dumped(fresh)[0]
     assert wire.dumped(kept + fresh) == [wire.dump(kept[0]), wire.dump(fresh[0])]
-    wire._DUMPS.put(id(fresh[0]), ((kept[0],), [wire.dump(kept[0])]), 1)
-    assert wire.dumped(fresh) == [wire.dump(fresh[0])]
+    pair = [Tool(name=name, input_schema={"type": "object"}) for name in ("one", "two")]
+    wire.keep(pair, 1)
+    form = wire.dumped(pair)[0]
+    assert wire.dumped(pair)[0] is form  # kept
+    swapped = [pair[0], Tool(name="two", input_schema={"type": "object"})]  # an equal, other second
+    for other in (swapped, pair[:1], [*pair, fresh[0]]):
+        again = wire.dumped(other)
+        assert again == [wire.dump(tool) for tool in other] and again[0] is not form
     assert wire.dumped([]) == []
     wire.forget()
