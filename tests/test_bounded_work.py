@@ -1,4 +1,4 @@
-"""Issue 26 items 1-3: the work of one request is linear and bounded, and stops when its bound is
+"""The work of one request is linear and bounded, and stops when its bound is
 hit. A conversation and its tool results are read in one pass; a host's fenced answer is found
 by a scan, never a backtracking regular expression; a caller's schema has a budget of steps
 counted inside the validator, and patterns a bound on their compiled size; large inputs and
@@ -35,7 +35,7 @@ def test_the_fence_scan_finds_what_the_expression_found(text: str) -> None:
 
 
 def test_the_fence_scan_reads_a_fence_and_a_long_run_of_blanks() -> None:
-    # The issue's answer: the expression's two `[ \t]*` side by side backtracked in its square.
+    # What the scan is for: the expression's two `[ \t]*` side by side backtracked in its square.
     assert fenced_body("```" + " " * 60_000) is None
     assert fenced_body("```" + " \t" * 30_000 + "json" + " " * 30_000 + "\n{}\n```") == "{}"
 

@@ -115,7 +115,7 @@ def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[st
         minted = cursors.result_cursor(model, tool, history, last["content"])
         rendered = DIALECTS[tool].render(completion, request, minted)
         assert isinstance(rendered, dict)
-        # The usage is this server's estimate (issue 22), not part of the cursor contract the
+        # The usage is this server's estimate, not part of the cursor contract the
         # second implementation writes: the rest is compared byte for byte.
         usage = rendered.pop("usageMetadata")
         assert usage["totalTokenCount"] == usage["promptTokenCount"] + usage["candidatesTokenCount"] > 0

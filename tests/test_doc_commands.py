@@ -1,4 +1,4 @@
-"""Issue 29: every shell example in README.md and docs/ runs as written.
+"""Every shell example in README.md and docs/ runs as written.
 
 A fenced ```sh block is preceded by one marker comment:
 

@@ -1,4 +1,4 @@
-"""Issue 27 over REAL stdio with the installed command: what only a real wire can carry (a NaN
+"""Faults over REAL stdio with the installed command: what only a real wire can carry (a NaN
 written by the host, an id that is not one, an answer that cannot be read), on both eras where
 eras apply. The in-process side is tests/test_faults.py."""
 

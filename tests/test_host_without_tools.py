@@ -1,4 +1,4 @@
-"""Issue 25: tool use on hosts that sample without `sampling.tools`: never dropped silently, a
+"""Tool use on hosts that sample without `sampling.tools`: never dropped silently, a
 demanding choice refused, emulated on the operator's request (`serve --host-without-tools`).
 
 Every scripted host here declares `sampling` but not `sampling.tools` (`connect(era, host)`

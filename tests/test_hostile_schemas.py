@@ -1,4 +1,4 @@
-"""Issue 13 item 1: a caller's schema cannot freeze the server. Its patterns are matched within a
+"""A caller's schema cannot freeze the server. Its patterns are matched within a
 time bound (`--schema-timeout`); a check that runs out of it is a clear error naming the pattern's
 place in the schema and the bound, on both eras; the next call works. (How long a concurrent call
 waits meanwhile is measured by benchmarks/bench_hostile.py, not here.)"""

@@ -204,7 +204,7 @@ def test_stdio_stays_the_default() -> None:
 def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool) -> None:
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
     # lookup itself, so no POST runs the tools/list handler, and a schema without header
-    # declarations is not even handed over to be walked (issue 28).
+    # declarations is not even handed over to be walked.
     from agent_as_model import server as served
 
     store = object() if stored else None

@@ -1,4 +1,4 @@
-"""Issue 27 over real HTTP (`serve --http` processes): invalid ids, over-long numbers and lone
+"""Faults over real HTTP (`serve --http` processes): invalid ids, over-long numbers and lone
 surrogates named under the request's id, a legacy host answer that cannot be read ending its
 call at once, `/healthz` (in test_http.py) and the Host header's form."""
 

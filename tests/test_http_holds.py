@@ -1,4 +1,4 @@
-"""What a slow or abandoned HTTP client may hold (issue 26, item 5), over a real `serve --http`:
+"""What a slow or abandoned HTTP client may hold, over a real `serve --http`:
 half-sent headers and bodies are answered 408 and closed, a flood of connections cannot lock a
 host out, and abandoned legacy handshakes are reaped so new hosts get in again.
 

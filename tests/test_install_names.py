@@ -1,4 +1,4 @@
-"""Issue 11 item 6: no doc or message installs the other program. The name `agent-as-model` on
+"""No doc or message installs the other program. The name `agent-as-model` on
 the package index belongs to another project (the reference server), so `uvx agent-as-model` and
 `pip install agent-as-model[...]` run that one, not this. Only the README's warning that says so
 and the fuzz doc's lines about that very reference implementation may name them."""

@@ -106,7 +106,7 @@ def test_typescript_host(node: str, era: str) -> None:
             "model": "ts-host-model",
             "finish_reason": "stop",
             "backend": "host",
-            "requested_model": "agent-default",  # issue 22: the alias asked for, who counted the usage
+            "requested_model": "agent-default",  # the alias asked for, who counted the usage
             "usage": "estimated",
         }
     }

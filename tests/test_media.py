@@ -1,4 +1,4 @@
-"""Issue 24: inline images and audio reach the host's model, checked before anything is sent.
+"""Inline images and audio reach the host's model, checked before anything is sent.
 
 Bodies are built with the products' own SDK types (openai, anthropic, google-genai); the PNG and
 the WAV are made here (zlib + struct, the wave module); the scripted host checks the bytes it got.
@@ -715,7 +715,7 @@ async def test_an_image_in_a_tool_result_follows_its_text_for_a_host_without_too
 
 
 # The `draw` tool of the histories above, in each product's shape: with it, a server that
-# emulates tool use (`--host-without-tools emulate`, issue 25) renders the history as its text.
+# emulates tool use (`--host-without-tools emulate`) renders the history as its text.
 DRAW_TOOLS: dict[str, list[Any]] = {
     "messages_create": [{"name": "draw", "input_schema": {"type": "object"}}],
     "responses_create": [{"type": "function", "name": "draw", "parameters": {"type": "object"}}],

@@ -1,4 +1,4 @@
-"""Issue 22 item 2: `n` (chat) and `candidateCount` (Gemini) ask for that many independent
+"""`n` (chat) and `candidateCount` (Gemini) ask for that many independent
 completions: before 2026-07-28 that many sampling requests in flight at once, on 2026-07-28 that
 many inputRequests in one round. Each is validated, repaired and cut on its own; `serve --max-n`
 bounds them; `n > 1` with a text result is an error that says to ask for `object`."""

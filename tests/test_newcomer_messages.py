@@ -1,4 +1,4 @@
-"""Issue 29: the first five minutes. Every message a new user meets says what to do next.
+"""A newcomer's first five minutes: every message a new user meets says what to do next.
 
 The command-line tests run the installed `agent-as-model` console script as a subprocess; the
 ones about terminals run it under a pseudo-terminal (stderr, and stdin where it matters, on the

@@ -1,4 +1,4 @@
-"""Issue 10 items 2 and 5: the operator's settings as flags and environment variables of `serve`,
+"""The operator's settings as flags and environment variables of `serve`,
 start-up errors as one line with exit status 2, and a provider-served call over real stdio."""
 
 from __future__ import annotations

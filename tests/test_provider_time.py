@@ -1,4 +1,4 @@
-"""Issue 27 item 4: a provider's time is bounded from request to last byte, per attempt and per
+"""A provider's time is bounded from request to last byte, per attempt and per
 call; Retry-After is honoured only within the time left. Real HTTP through the real SDK clients
 against the stand-in provider on 127.0.0.1, on both eras. No timed assertions: each test shows
 the bound by what the call says and how many requests the provider heard."""

@@ -1,4 +1,4 @@
-"""Issue 10 item 9: a recording of a provider-served session holds the provider exchanges (the
+"""A recording of a provider-served session holds the provider exchanges (the
 request body and the answer; never the key nor the auth headers), `replay` plays them back with no
 network and no key, and `--redact` covers their text. Over real stdio with the installed command."""
 

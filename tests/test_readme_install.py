@@ -1,4 +1,4 @@
-"""Issue 11 item 6: the README installs *this* project. Its install snippet is followed into a
+"""The README installs *this* project. Its install snippet is followed into a
 fresh virtual environment, and the command it installs must print this checkout's version.
 
 The snippet's lines run as written, with two test-only changes so the test needs no network and

@@ -1,7 +1,7 @@
-"""Issue 13 item 2: repairs stay linear on 2026-07-28. The sealed state carries what each earlier
-round's answer was found to break, so the retry of round n checks only round n's answer: a call
-with `repair_attempts: 5` whose host never gets it right checks 6 answers on both eras (it
-checked 21 on 2026-07-28 before: every retry replayed and re-checked every earlier answer)."""
+"""Repairs stay linear on 2026-07-28. The sealed state carries what each earlier round's answer
+was found to break, so the retry of round n checks only round n's answer, not every earlier one
+again: a call with `repair_attempts: 5` whose host never gets it right checks 6 answers on both
+eras."""
 
 from __future__ import annotations
 

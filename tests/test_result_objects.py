@@ -1,4 +1,4 @@
-"""Issue 22 items 1, 3 and 4: `result: "object"` returns the product's own response object,
+"""`result: "object"` returns the product's own response object,
 valid for the official SDK's type; its `model` is the model that answered (the alias asked for
 stays in `_meta`); its `usage` is counted by the provider, by the host when its result says, or
 estimated and marked so. Both eras, in-process, and once over real stdio with `serve --result`.
@@ -235,7 +235,7 @@ async def test_responses_has_usage_and_echoes_what_was_sent(era: str) -> None:
         )
         with_tools = await client.call_tool(
             "responses_create",
-            # "none": on this host without sampling.tools a demanding choice is refused (issue 25).
+            # "none": on this host without sampling.tools a demanding choice is refused.
             {"input": "Weather?", "tools": [tool], "tool_choice": "none", "parallel_tool_calls": False},
         )
     response = Response.model_validate(object_of(result))

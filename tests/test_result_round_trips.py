@@ -1,4 +1,4 @@
-"""Issue 22 item 6: an object returned with `result: "object"`, passed back as the next call's
+"""An object returned with `result: "object"`, passed back as the next call's
 history the way the SDKs do (`messages.append(completion.choices[0].message)`,
 `messages.append({"role": "assistant", "content": message.content})`), continues the
 conversation on both eras, its cursor (the object's `id`) included."""

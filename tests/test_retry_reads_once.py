@@ -1,4 +1,4 @@
-"""Issue 28 item 3: the 2026-07-28 retry reads nothing twice.
+"""The 2026-07-28 retry reads nothing twice.
 
 Round one of a call reads its arguments into a neutral request and keeps it under the call's
 identity (states/recall.py); the retry, proven by its sealed state to carry exactly those

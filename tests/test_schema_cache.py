@@ -1,4 +1,4 @@
-"""A caller's schema is checked once (issue 28): by the digest of its canonical JSON, in caches
+"""A caller's schema is checked once: by the digest of its canonical JSON, in caches
 bounded in entries and size, and not at all on a 2026-07-28 retry whose sealed state proves its
 arguments were read in full by round one. A new or changed schema is still checked in full."""
 

@@ -1,4 +1,4 @@
-"""Issue 21 item 2: for every registered dialect (the test dialect of test_extra_dialect.py
+"""For every registered dialect (the test dialect of test_extra_dialect.py
 included), each key its listed input schema names is read by the parse path, and each key the
 parse path reads is listed.
 

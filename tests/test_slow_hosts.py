@@ -1,4 +1,4 @@
-"""Issue 13 item 3: a slow or silent host. Before 2026-07-28 the server waits at most
+"""A slow or silent host. Before 2026-07-28 the server waits at most
 `--host-timeout` for a sampling answer, then ends the call with a clear error and cancels the
 outstanding request (the host sees notifications/cancelled); while waiting, a call that carries a
 progressToken gets notifications/progress. On 2026-07-28 the server never waits for the host (the

@@ -1,4 +1,4 @@
-"""Issue 12 item 4: start-up pays only for what it uses (what is imported, not how long it takes)."""
+"""Start-up pays only for what it uses (what is imported, not how long it takes)."""
 
 from __future__ import annotations
 

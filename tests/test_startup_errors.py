@@ -1,4 +1,4 @@
-"""Issue 11 item 5: a configuration the server cannot start with is one clear line on stderr and
+"""A configuration the server cannot start with is one clear line on stderr and
 exit status 2, never a traceback. Run through the installed `agent-as-model` command."""
 
 from __future__ import annotations

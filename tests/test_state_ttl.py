@@ -1,4 +1,4 @@
-"""Issue 13 item 4: the sealed requestState's lifetime is `--state-ttl`, and a refused state says
+"""The sealed requestState's lifetime is `--state-ttl`, and a refused state says
 why, naming what to change. The JSON-RPC code and `data` stay the SDK's (-32602,
 {"reason": "invalid_request_state"}); only the message gains the reason.
 

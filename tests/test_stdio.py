@@ -206,7 +206,7 @@ async def test_responses_create(stdio: Connection) -> None:
         "object": "response",
         "created_at": response["created_at"],
         "status": "completed",
-        "model": "scripted-model",  # the model that answered (issue 22)
+        "model": "scripted-model",  # the model that answered
         "instructions": "Be kind.",
         "parallel_tool_calls": True,
         "tool_choice": "auto",

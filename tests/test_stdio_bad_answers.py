@@ -1,6 +1,7 @@
-"""Issue 13 items 6 and 2 over REAL stdio with the installed command, on both eras: an answer with
-no content is a host violation, and a call with repairs asks the host once per round and ends
-with the same error on both eras (its linear checking is counted in tests/test_linear_repairs.py)."""
+"""Bad answers of the host over REAL stdio with the installed command, on both eras: an answer
+with no content is a host violation, and a call with repairs asks the host once per round and
+ends with the same error on both eras (that each answer is checked once is tested in
+tests/test_repair_checks.py)."""
 
 from __future__ import annotations
 

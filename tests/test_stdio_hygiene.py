@@ -1,4 +1,4 @@
-"""Issue 13 item 5: stdio hygiene, over REAL stdio with the installed command, on both eras.
+"""Stdio hygiene, over REAL stdio with the installed command, on both eras.
 
 Every bad line gets an error reply (never silence), is logged at WARNING with its first bytes,
 and the connection stays usable: after each one, a real call on the era under test still works.

@@ -1,5 +1,5 @@
 """Tool use and structured output through the installed command over REAL stdio, on both eras,
-with a host that declares sampling.tools (issue 3: every behaviour at least once over stdio)."""
+with a host that declares sampling.tools (every behaviour runs at least once over stdio)."""
 
 from __future__ import annotations
 

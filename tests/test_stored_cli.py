@@ -1,4 +1,4 @@
-"""Stored responses from the command line (issue 23): `serve --store` / `--store-ttl` and their
+"""Stored responses from the command line: `serve --store` / `--store-ttl` and their
 environment variables, their usage errors, and a stored chain over real stdio with the installed
 command."""
 

@@ -1,4 +1,4 @@
-"""The SQLite store's own promises (issue 23, item 2): the file is in WAL mode; every database
+"""The SQLite store's own promises: the file is in WAL mode; every database
 call, closing included, runs in a worker thread under the store's lock, never on the event loop;
 and the store is closed when the server stops, over stdio and in an HTTP worker."""
 

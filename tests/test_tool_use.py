@@ -1,4 +1,4 @@
-"""Spec section 4 and issue 3: tool definitions forwarded, tool calls in results, tool results
+"""Spec section 4: tool definitions forwarded, tool calls in results, tool results
 going back in, so an agent loop runs for many turns, on both eras, through the SDK Client."""
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ async def test_without_sampling_tools_the_tools_are_dropped_with_a_warning(
     assert result.content[0].text == "plain answer"
     assert "tools" not in host.wire() and "toolChoice" not in host.wire()
     assert any("sampling.tools" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records)
-    # Never silently (issue 25): the result says the tools did not travel, and why.
+    # Never silently: the result says the tools did not travel, and why.
     meta = (result.meta or {})["agent-as-model/result"]
     assert meta["tools"]["forwarded"] is False and meta["tools"]["handling"] == "dropped"
     assert "sampling.tools" in meta["tools"]["reason"]

@@ -1,4 +1,4 @@
-"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
+"""Tool definitions read once: an array of definitions a call repeats is kept by the
 array as written (every type and key order), in a cache bounded in entries and bytes; a changed
 definition is read and checked again, and a kept reading sends the host byte for byte the same
 sampling request as a fresh one."""

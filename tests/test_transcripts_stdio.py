@@ -1,4 +1,4 @@
-"""Issue 5 over REAL stdio: `serve --record` records exactly what travelled and changes nothing on
+"""Recordings over REAL stdio: `serve --record` records exactly what travelled and changes nothing on
 the wire, and its recordings replay to a match in-process and against a server command.
 
 A raw peer drives the installed command with hand-written lines (odd spacing, escapes, a CRLF
@@ -114,7 +114,7 @@ async def legacy_session(peer: RawPeer) -> None:
     await peer.send_frame(answer(sampling["id"], "Grüße"))
     await peer.receive()
     await peer.send("this is not JSON")
-    assert (await peer.receive())["error"]["code"] == -32700  # answered, never dropped (issue 13)
+    assert (await peer.receive())["error"]["code"] == -32700  # answered, never dropped
     await peer.send_frame(call(3, "responses_create", {"input": "Hi", "instructions": "Be kind."}))
     sampling = await peer.receive()
     await peer.send_frame(answer(sampling["id"], "Hello!"))
