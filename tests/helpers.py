@@ -55,6 +55,31 @@ def run_command(*args: str, cwd: Path | None = None, **env: str) -> subprocess.C
     )
 
 
+# A legacy host's handshake as raw JSON-RPC, for the tests that speak to a server in bytes: the
+# `initialize` request, then this notification.
+LEGACY_VERSION = "2025-11-25"
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def initialize_request(
+    capabilities: dict[str, Any] | None = None,
+    *,
+    request_id: int | str = 1,
+    client: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A legacy host's `initialize` request, declaring `capabilities` (none by default)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": capabilities or {},
+            "clientInfo": client or {"name": "raw-host", "version": "1"},
+        },
+    }
+
+
 def text_of(result: CallToolResult) -> str:
     """The text of a tool result, which is always one text block."""
     assert len(result.content) == 1, result.content

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import pytest
 
-from tests.helpers import BIN, ROOT, command_environment
+from tests.helpers import BIN, INITIALIZED, ROOT, command_environment, initialize_request
 from tests.http_servers import free_port
 
 pytestmark = pytest.mark.stdio
@@ -46,17 +46,8 @@ GUARD = 600  # a hang guard, not a budget
 BANNER = "agent-as-model: serving MCP"
 COMMENT = re.compile(r"\s+#.*$")
 HOST_FRAMES = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "doc-stand-in-host", "version": "0"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    initialize_request(),
+    INITIALIZED,
     {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_models", "arguments": {}}},
 ]
 

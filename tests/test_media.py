@@ -347,7 +347,7 @@ async def stdio_call(
     import anyio
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    from tests.helpers import COMMAND
+    from tests.helpers import COMMAND, INITIALIZED, initialize_request
 
     serve = [str(COMMAND), "serve", "--record", str(recording), "--redact", *flags]
     process = await anyio.open_process(serve)
@@ -364,14 +364,9 @@ async def stdio_call(
         return frame
 
     try:
-        hello = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"sampling": {}},
-            "clientInfo": {"name": "h", "version": "1"},
-        }
-        await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        await send(initialize_request({"sampling": {}}))
         await receive()
-        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await send(INITIALIZED)
         call = {"name": tool, "arguments": arguments}
         await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         sampling = result = await receive()

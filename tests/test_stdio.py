@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, CreateMessageRequestParams
 
 import agent_as_model
 from tests import sdk_truth
-from tests.helpers import listed_tools, run_command, server_params, text_of
+from tests.helpers import INITIALIZED, initialize_request, listed_tools, run_command, server_params, text_of
 from tests.scripted_host import ERAS, ScriptedHost
 from tests.wire_capture import modern_meta, spawn
 
@@ -326,20 +326,9 @@ async def test_stdout_carries_only_json_rpc(era: str) -> None:
         async with spawn(stderr=stderr, env={"AGENT_AS_MODEL_LOG_LEVEL": "DEBUG"}) as peer:
             call: dict[str, Any] = {"name": "generate", "arguments": {"prompt": "hi", "bogus": 1}}
             if era == "legacy":
-                await peer.send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": 1,
-                        "method": "initialize",
-                        "params": {
-                            "protocolVersion": "2025-11-25",
-                            "capabilities": {"sampling": {}},
-                            "clientInfo": {"name": "raw", "version": "0"},
-                        },
-                    }
-                )
+                await peer.send(initialize_request({"sampling": {}}))
                 await peer.receive_response(1)
-                await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                await peer.send(INITIALIZED)
             else:
                 call["_meta"] = modern_meta()
             await peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})

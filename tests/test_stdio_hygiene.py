@@ -19,22 +19,13 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from tests.helpers import COMMAND
+from tests.helpers import COMMAND, INITIALIZED, initialize_request
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 WAIT = 60.0  # a guard against a hang, never a budget: every answer normally comes at once
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request(request_id="init")
 
 
 class Raw:
@@ -91,7 +82,7 @@ async def handshake(raw: Raw, era: str) -> None:
     if era == "legacy":
         await raw.send(INITIALIZE)
         assert "result" in await raw.receive()
-        await raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await raw.send(INITIALIZED)
 
 
 async def still_serves(raw: Raw, era: str) -> None:

@@ -26,7 +26,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 import agent_as_model
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
 from agent_as_model.commands.transcripts.fileformat import FORMAT, load
-from tests.helpers import COMMAND
+from tests.helpers import COMMAND, INITIALIZED, initialize_request
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -96,19 +96,10 @@ def call(request_id: int, tool: str, arguments: dict[str, Any], **extra: Any) ->
 
 
 async def legacy_session(peer: RawPeer) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"sampling": {}},
-            "clientInfo": {"name": "räw-host", "version": "1"},
-        },
-    }
+    initialize = initialize_request({"sampling": {}}, client={"name": "räw-host", "version": "1"})
     await peer.send(json.dumps(initialize))  # spaces and \u escapes: not the compact form
     await peer.receive()
-    await peer.send_frame({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await peer.send_frame(INITIALIZED)
     await peer.send(json.dumps(call(2, "generate", {"prompt": "Ünïcødé ✓"}), ensure_ascii=False), end="\r\n")
     sampling = await peer.receive()
     await peer.send_frame(answer(sampling["id"], "Grüße"))
