@@ -124,7 +124,7 @@ def test_over_the_server_nothing_is_sent_and_the_next_call_works(
             text = result.content[0].text  # type: ignore[union-attr]
             if result.is_error and host.asked:
                 # A valid body whose limits the scripted text answer breaks (a required tool
-                # choice): a host violation, the host asked once (issue 11's kept limits).
+                # choice): a host violation, never taken as valid, the host asked once.
                 assert text.startswith(f"{NAME}: ") and text.endswith("its answer was not used."), text
                 assert host.asked == 1
             elif result.is_error:

@@ -25,7 +25,6 @@ from agent_as_model.states.commit import tool_result
 VECTORS_DIR = Path(__file__).parent / "vectors"
 RAW = (VECTORS_DIR / "cursors.json").read_text(encoding="ascii")
 VECTORS: list[dict[str, Any]] = json.loads(RAW)
-TOOLS = ("chat_complete", "messages_create", "responses_create", "gemini_generate_content", "generate")
 
 
 def by_name(vector: dict[str, Any]) -> str:
@@ -34,7 +33,7 @@ def by_name(vector: dict[str, Any]) -> str:
 
 def test_the_vectors_cover_the_ground() -> None:
     assert len({v["name"] for v in VECTORS}) == len(VECTORS), "vector names must be unique"
-    assert {v["tool"] for v in VECTORS} == set(TOOLS)
+    assert {v["tool"] for v in VECTORS} == set(DIALECTS)
     roles = {e["role"] for v in VECTORS for e in v["transcript"]}
     assert roles == {"system", "developer", "user", "assistant", "tool"}
     assert any("envelopes" in v for v in VECTORS)
@@ -119,7 +118,7 @@ def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[st
         minted = cursors.result_cursor(model, tool, history, last["content"])
         rendered = DIALECTS[tool].render(completion, request, minted)
         assert isinstance(rendered, dict)
-        # The usage is this server's estimate (issue 22), not part of the cursor contract the
+        # The usage is this server's estimate, not part of the cursor contract the
         # second implementation writes: the rest is compared byte for byte.
         usage = rendered.pop("usageMetadata")
         assert usage["totalTokenCount"] == usage["promptTokenCount"] + usage["candidatesTokenCount"] > 0

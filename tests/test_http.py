@@ -15,10 +15,12 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import MCPError
-from mcp_types import CallToolResult, TextContent
 
+from agent_as_model.adapters.dialects import DIALECTS, register, unregister
+from agent_as_model.adapters.dialects.products import prompt
 from agent_as_model.commands import cli, http_options
 from tests import http_servers
+from tests.helpers import listed_tools, text_of
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost
 
@@ -26,22 +28,9 @@ pytestmark = pytest.mark.anyio
 
 TOKEN = "s3cret-token-for-tests"
 SMALL_BODY = 2048
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
 MISSING_CAPABILITY = -32021
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 PING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +47,6 @@ def guarded_server() -> Iterator[HttpServer]:
         yield s
 
 
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
-
-
 def test_healthz_answers_ok(open_server: HttpServer) -> None:
     answer = httpx2.get(f"{open_server.base}/healthz")
     assert answer.status_code == 200
@@ -73,7 +56,7 @@ def test_healthz_answers_ok(open_server: HttpServer) -> None:
 async def test_tools_are_listed_over_http(open_server: HttpServer, era: str) -> None:
     async with http_client(open_server.url, era) as client:
         listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == listed_tools()
 
 
 async def test_chat_complete_is_answered_by_the_host_over_http(open_server: HttpServer, era: str) -> None:
@@ -217,10 +200,10 @@ def test_stdio_stays_the_default() -> None:
 
 
 @pytest.mark.parametrize("stored", [False, True])
-def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeypatch: Any) -> None:
+def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool) -> None:
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
     # lookup itself, so no POST runs the tools/list handler, and a schema without header
-    # declarations is not even handed over to be walked (issue 28).
+    # declarations is not even handed over to be walked.
     from agent_as_model import server as served
 
     store = object() if stored else None
@@ -232,13 +215,19 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
         assert "x-mcp-header" not in str(tool["inputSchema"])
         assert lookup(tool["name"]) is None  # nothing to compare: no property declares a header
     assert lookup("no_such_tool") is None
-    # A tool that declares one (none of ours does yet) is handed over as listed.
-    headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
-    routed = served.models.StaticTool(NAME="routed", DESCRIPTION="Routed by region.", INPUT_SCHEMA=headed)
-    monkeypatch.setattr(served.models, "LIST_MODELS", routed)  # listed in its place
-    monkeypatch.setattr(served, "_listed", {})
-    assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
-    assert lookup("routed") == headed and lookup("chat_complete") is None
+    # A tool that declares one (none of ours does yet: a dialect registered here) is handed over
+    # as listed.
+    own = prompt.DIALECT.INPUT_SCHEMA
+    region = {"type": "string", "x-mcp-header": "Region"}
+    headed = {**own, "properties": {**own["properties"], "region": region}}
+    register(prompt.DIALECT._replace(NAME="routed", INPUT_SCHEMA=headed))
+    try:
+        assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
+        schema = lookup("routed")
+        assert schema == DIALECTS["routed"].INPUT_SCHEMA and schema["properties"]["region"] == region
+        assert lookup("chat_complete") is None
+    finally:
+        unregister("routed")
 
 
 async def test_an_undeclared_mcp_param_header_changes_nothing(open_server: HttpServer) -> None:

@@ -29,11 +29,6 @@ CALL = {
 LEGACY = [(b"mcp-session-id", b"abc"), (b"mcp-protocol-version", b"2025-11-25")]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _scope(extra: list[tuple[bytes, bytes]]) -> dict[str, Any]:
     headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), *extra]
     return {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}

@@ -1,4 +1,4 @@
-"""What a slow or abandoned HTTP client may hold (issue 26, item 5), over a real `serve --http`:
+"""What a slow or abandoned HTTP client may hold, over a real `serve --http`:
 half-sent headers and bodies are answered 408 and closed, a flood of connections cannot lock a
 host out, and abandoned legacy handshakes are reaped so new hosts get in again.
 
@@ -23,6 +23,7 @@ from agent_as_model.commands import cli, http_options
 from agent_as_model.transports.http import holds, workers
 from agent_as_model.transports.http.settings import HttpSettings
 from tests import http_servers
+from tests.helpers import INITIALIZED, initialize_request
 from tests.http_servers import HttpServer, http_client
 
 pytestmark = pytest.mark.anyio
@@ -33,21 +34,6 @@ RESET = b"<reset>"
 MAX_CONNECTIONS = 6
 MAX_SESSIONS = 3
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "x", "version": "1"},
-    },
-}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +133,7 @@ async def test_a_flood_of_half_sent_requests_does_not_lock_a_host_out(
 
 def open_abandoned_session(server: HttpServer) -> httpx2.Response:
     """An initialize, and nothing after it: no `notifications/initialized`, no GET stream."""
-    return httpx2.post(server.url, json=INITIALIZE, headers=ACCEPT, timeout=CEILING)
+    return httpx2.post(server.url, json=initialize_request(), headers=ACCEPT, timeout=CEILING)
 
 
 async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server: HttpServer) -> None:
@@ -178,7 +164,7 @@ async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server
     first = answers[0].headers["mcp-session-id"]
     gone = httpx2.post(
         strict_server.url,
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        json=INITIALIZED,
         headers={**ACCEPT, "Mcp-Session-Id": first, "MCP-Protocol-Version": "2025-11-25"},
     )
     assert gone.status_code == 404
@@ -274,16 +260,15 @@ def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
     store keeps it: the call is cancelled, where it would otherwise have waited for
     --host-timeout (600 s) holding all it read. The server's log says so."""
     with http_servers.running(env={"AGENT_AS_MODEL_LOG_LEVEL": "INFO"}) as server:
-        init = {**INITIALIZE, "params": {**INITIALIZE["params"], "capabilities": {"sampling": {}}}}
-        opened = httpx2.post(server.url, json=init, headers=ACCEPT, timeout=CEILING)
+        opened = httpx2.post(
+            server.url, json=initialize_request({"sampling": {}}), headers=ACCEPT, timeout=CEILING
+        )
         session = {
             **ACCEPT,
             "Mcp-Session-Id": opened.headers["mcp-session-id"],
             "MCP-Protocol-Version": "2025-11-25",
         }
-        httpx2.post(
-            server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
-        )
+        httpx2.post(server.url, json=INITIALIZED, headers=session)
         call = {
             "jsonrpc": "2.0",
             "id": 7,

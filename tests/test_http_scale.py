@@ -35,11 +35,6 @@ INVALID_PARAMS = -32602
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def deployment() -> Iterator[tuple[HttpServer, HttpServer, HttpServer]]:
     """Two processes of one deployment (one key) and one of another deployment (another key)."""
     ours, theirs = {STATE_KEY_ENV: "k" * 43}, {STATE_KEY_ENV: "t" * 43}

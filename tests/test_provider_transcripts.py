@@ -1,4 +1,4 @@
-"""Issue 10 item 9: a recording of a provider-served session holds the provider exchanges (the
+"""A recording of a provider-served session holds the provider exchanges (the
 request body and the answer; never the key nor the auth headers), `replay` plays them back with no
 network and no key, and `--redact` covers their text. Over real stdio with the installed command."""
 
@@ -8,21 +8,19 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.commands.standin_provider import StandInProvider, Status, openai_reply
 from agent_as_model.commands.transcripts.command import replay_path
+from tests.helpers import COMMAND, server_params
 from tests.provider_harness import OPENAI_KEY
 from tests.scripted_host import ERAS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 SECRET = "the secret words of the caller"
 TOOL = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
 
@@ -40,7 +38,7 @@ async def _record(path: Path, era: str, standin: StandInProvider, redact: bool) 
     args += ["--provider-model", "model-one", "--provider-max-retries", "0"]
     env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY}
     results = []
-    async with Client(StdioServerParameters(command=str(COMMAND), args=args, env=env), mode=era) as client:
+    async with Client(server_params(*args, env=env), mode=era) as client:
         results.append(await client.call_tool("generate", {"prompt": SECRET}))
         chat = {"messages": [{"role": "user", "content": SECRET}], "tools": [TOOL]}
         results.append(await client.call_tool("chat_complete", chat))

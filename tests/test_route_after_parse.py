@@ -1,6 +1,6 @@
-"""Issue 21 item 4: the backend is chosen from the parsed request, by the machine's `route` step,
-after the arguments are read and before anything is sent; nothing is carried from before the
-machine into the call record but the call's router."""
+"""The backend is chosen from the parsed request by the call's router, asked once the arguments
+are read and before anything is sent; nothing is carried from before the machine into the call
+record but the call's router."""
 
 from __future__ import annotations
 

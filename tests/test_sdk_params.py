@@ -1,4 +1,4 @@
-"""Issue 22 item 5: every parameter the official SDKs define is known. For each tool, every
+"""Every parameter the official SDKs define is known. For each tool, every
 top-level key of the SDK's own create-params type (`openai` chat `CompletionCreateParams`,
 Responses `ResponseCreateParams`, `anthropic` `MessageCreateParams`, and `google-genai`
 `GenerateContentConfig` as it lands in the request body) is listed, is never an "unknown

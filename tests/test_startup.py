@@ -1,4 +1,4 @@
-"""Issue 12 item 4: start-up pays only for what it uses (what is imported, not how long it takes)."""
+"""Start-up pays only for what it uses (what is imported, not how long it takes)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_as_model import __version__
+from tests.helpers import ROOT
 from tests.scripted_host import ERAS
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _loaded_after(code: str, *modules: str) -> list[bool]:

@@ -1,4 +1,4 @@
-"""Issue 26 item 4: stdio backpressure, over REAL stdio with the installed command, on both eras.
+"""Stdio backpressure, over REAL stdio with the installed command, on both eras.
 
 A host that writes requests and never reads stdout: the server stops reading its requests once
 `MAX_PENDING` results wait to be written (so the host's own writes block, and the server's memory

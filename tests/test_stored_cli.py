@@ -1,4 +1,4 @@
-"""Stored responses from the command line (issue 23): `serve --store` / `--store-ttl` and their
+"""Stored responses from the command line: `serve --store` / `--store-ttl` and their
 environment variables, their usage errors, and a stored chain over real stdio with the installed
 command."""
 
@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.server import STATE_KEY_ENV
+from tests.helpers import COMMAND, server_params
 from tests.scripted_host import ScriptedHost
-from tests.test_provider_cli import COMMAND
 
 STORE_ENV = ("AGENT_AS_MODEL_STORE", "AGENT_AS_MODEL_STORE_TTL")
 
@@ -88,7 +87,7 @@ async def test_a_stored_chain_over_real_stdio(era: str, how: str, tmp_path: Path
     if how == "environment":  # what a host runs: the bare command, configured by its environment
         args, env = [], _env(AGENT_AS_MODEL_STORE=f"sqlite:{path}", AGENT_AS_MODEL_STORE_TTL="1h")
     host = ScriptedHost("Hello Ada.", "Ada.")
-    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    params = server_params(*args, env=env)
     async with Client(params, mode=era, sampling_callback=host) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         first = json.loads(

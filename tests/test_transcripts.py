@@ -1,4 +1,4 @@
-"""Issue 5, in-process: replaying recordings, reporting divergences, refusing damaged files, and the
+"""Recordings in-process: replaying them, reporting divergences, refusing damaged files, and the
 pure pieces (file format, redaction, normalisation, the tap, progress) on their own.
 
 The recordings replayed here are the fixtures in tests/fixtures/transcripts/, made over real stdio

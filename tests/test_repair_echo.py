@@ -1,4 +1,4 @@
-"""Issue 26 item 6: a repair round after a large bad answer fits the HTTP body limit. The repair
+"""A repair round after a large bad answer fits the HTTP body limit. The repair
 echoes the bad answer cut to a bound (`ECHO_LIMIT`), and on 2026-07-28 the sealed state carries
 that cut echo, not the whole answer, so the next round's request does not grow with the answer."""
 
