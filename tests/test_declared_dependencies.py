@@ -9,8 +9,10 @@ import ast
 import importlib.metadata
 import re
 import sys
-import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +27,11 @@ WITH_THEIR_OWNER = {
 
 
 def declared() -> set[str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    project: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = [*project["dependencies"]]
     for extra in project["optional-dependencies"].values():
         requirements += extra
