@@ -28,10 +28,11 @@ Every keyword the validator applies is one step of the check's budget (`--schema
 inside the validator (`_counted`), as is every pattern it searches (`patterns`), so a check that
 would take exponential time or memory (`$ref` fan-out, nested `oneOf`, patterns over many
 properties) raises `patterns.TooManySteps` and stops where it is. `uniqueItems` is our own: linear
-in the array (jsonschema's compares unhashable items pairwise). What a step costs does not grow
-with a value: jsonschema writes the value it checks into every error it makes, so the check reads
+in the array (jsonschema's compares unhashable items pairwise). No message a step makes grows with
+a value: jsonschema writes the value it checks into every error it makes, so the check reads
 quiet copies (`quieted`) whose repr is a constant, and a reason quotes a schema's values only as
-far as its limit (`_short`).
+far as its limit (`_short`). A keyword's own pass over one node's members (every name for
+`additionalProperties`, an `enum`'s values) is still one step.
 
 Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
 reject a string. Hosts differ in which formats they know, and a check we added would fail

@@ -383,11 +383,13 @@ class Redactor:
         content = result.get("content")
         if not isinstance(content, list):
             return frame
+        # A copy: provider exchanges are recorded on the event loop, frames on the tap's threads.
+        known = list(self._said.items())
         blocks = []
         for block in content:
             if isinstance(block, dict) and isinstance(block.get("text"), str) and SAID in block["text"]:
                 text = block["text"]
-                for said, stand_in in self._said.items():
+                for said, stand_in in known:
                     text = text.replace(SAID + said, SAID + stand_in)
                 block = {**block, "text": text}
             blocks.append(block)
