@@ -274,10 +274,13 @@ def _run(
             except ProviderUnavailable as err:
                 return _startup_failed(err)
         if store is not None:  # a store that cannot be opened is found here, not in each worker
-            from agent_as_model.commands.store_options import warn_without_state_key
+            from agent_as_model.commands.store_options import keep_state_key
             from agent_as_model.server import open_store
 
-            warn_without_state_key()  # before serve makes a key for its workers: it dies with them
+            try:
+                keep_state_key(store)  # before serve makes a key for its workers: it dies with them
+            except StartupError as err:  # a Redis store without the state key
+                return _startup_failed(err)
             anyio.run(open_store(store).aclose)
         from agent_as_model.transports.http import workers
 
@@ -293,12 +296,12 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
     from agent_as_model.transports import stdio
 
     try:
+        if store is not None:
+            from agent_as_model.commands.store_options import keep_state_key
+
+            keep_state_key(store)
         kept = None if store is None else open_store(store)
         server = build_server(provider=settings, limits=limits, store=kept)
-        if kept is not None:
-            from agent_as_model.commands.store_options import warn_without_state_key
-
-            warn_without_state_key()
     except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
