@@ -29,7 +29,7 @@ from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend
-    from agent_as_model.adapters.dialects.responses_storage import Storage
+    from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore
 
 CallHandler = Callable[

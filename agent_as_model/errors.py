@@ -27,6 +27,10 @@ NOTHING_SENT = "Nothing was sent to the host."
 QUOTE_LIMIT = 300
 
 
+# What comes before a provider's own message where an error quotes it (`--redact` finds it by this).
+SAID = "it said: "
+
+
 def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
     """A peer's message as an error quotes it: on one line, cut to `limit` with a mark saying so."""
     line = " ".join(text.split())

@@ -5,8 +5,9 @@ against from the caller or the host, so a pattern with catastrophic backtracking
 against thirty `a`s and a `b`) would otherwise run for minutes. Every such match made while a
 schema check runs (`bounded`) goes to the `regex` package with a `timeout`: the whole check
 shares one budget, `TIME_BOUND` seconds of CPU time (`serve --schema-timeout`), and the first
-match that runs out ends the check (`SchemaTimeout`). `regex` also releases the GIL while it
-matches a `str`, so a check running in a worker thread leaves the event loop free.
+match that runs out ends the check there and then (`SchemaTimeout`), inside jsonschema's loop.
+`regex` also releases the GIL while it matches a `str`, so a check running in a worker thread
+leaves the event loop free.
 
 jsonschema has no hook for its regex engine: its `pattern`, `patternProperties`,
 `additionalProperties` and `unevaluatedProperties` all call `re.search` from its `_keywords` and
@@ -16,9 +17,11 @@ keywords is bounded alike. The ECMA-262 differences this accepts are in docs/dec
 
 Matching is not the only cost a caller's schema sets. The whole check has a budget of steps
 (`STEP_BOUND`, `serve --schema-steps`): the validator counts one for each keyword it applies
-(`step`, called from inside jsonschema by `schemas`), so `$ref` fan-out, nested combinators and
-large `uniqueItems` end in `TooManySteps` once it is spent, and the thread doing the check stops
-there: nothing runs on after the call has ended. A pattern is compiled only when its compiled size
+(`step`, called from inside jsonschema by `schemas`) and one for each pattern it searches (a
+`patternProperties` of P patterns over an object of N properties is P x N searches in one keyword),
+so `$ref` fan-out, nested combinators, pattern searches and large `uniqueItems` end in
+`TooManySteps` once it is spent, and the thread doing the check stops there: nothing runs on after
+the call has ended. A pattern is compiled only when its compiled size
 (`compiled_size`, its counted repeats multiplied out) is within `MAX_PATTERN_SIZE`, else refused
 (`PatternTooLarge`): `(?:a{1000}){1000}`, 17 bytes, would compile to some 140 MB. Compiled
 patterns are cached within `CACHE_SIZE` of that same measure, not by count.
@@ -77,17 +80,25 @@ class SchemaTimeout(OverBudget):
 
 
 class TooManySteps(OverBudget):
-    """A schema check spent its budget of steps (keywords applied)."""
+    """A schema check spent its budget of steps (keywords applied, patterns searched). When the
+    last step was a pattern search, `pattern` is that pattern and `where` its place in the schema."""
 
-    def __init__(self, bound: int) -> None:
+    def __init__(self, bound: int, pattern: str | None = None, where: str | None = None) -> None:
         super().__init__(bound)
         self.bound = bound
+        self.pattern = pattern
+        self.where = where
 
     def reason(self) -> str:
-        return (
+        told = (
             f"could not be checked within its budget: the check took more than {self.bound} steps "
-            f"({STEPS_SETTING}; $ref fan-out, nested combinators or uniqueItems over a large array)"
+            f"({STEPS_SETTING}; $ref fan-out, nested combinators, pattern searches or uniqueItems "
+            "over a large array)"
         )
+        if self.pattern is None:
+            return told
+        shown = ascii(self.pattern) if len(self.pattern) <= 80 else "(a long pattern)"
+        return f"{told}, the last a search of the pattern {shown} (schema {self.where})"
 
 
 class PatternTooLarge(OverBudget):
@@ -137,18 +148,31 @@ class _Budget:
                 error.args = ()
         self.grouped.clear()
 
-    def search(self, pattern: str, string: str) -> Any:
+    def spend(self) -> None:
+        """One step: raises when the budget is spent, or when a pattern has run out of time."""
         if self.timed_out is not None:
-            return None  # the check is over: it ends in SchemaTimeout whatever this says
-        left = self.bound - (time.thread_time() - self.started)
-        if left <= 0:
-            self.timed_out = pattern
-            return None
+            raise _Ended
+        self.steps -= 1
+        if self.steps < 0:
+            raise TooManySteps(self.step_bound)
+
+    def search(self, pattern: str, string: str) -> Any:
+        """`pattern` searched in `string`: one step of the budget, within what is left of the time
+        bound. Running out of either ends the check here: jsonschema's loops (`patternProperties`
+        over every property, `additionalProperties` over every name) go no further."""
         try:
-            return _compiled(pattern).search(string, timeout=left)
-        except TimeoutError:
-            self.timed_out = pattern
-            return None
+            self.spend()
+        except TooManySteps as spent:
+            spent.pattern = str(pattern)
+            raise
+        left = self.bound - (time.thread_time() - self.started)
+        if left > 0:
+            try:
+                return _compiled(pattern).search(string, timeout=left)
+            except TimeoutError:
+                pass
+        self.timed_out = str(pattern)
+        raise _Ended
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("schema_budget", default=None)
@@ -168,13 +192,8 @@ def step() -> None:
     is spent, or when a pattern has run out of time, so the check stops at once. Outside a
     bounded check it does nothing."""
     budget = _BUDGET.get()
-    if budget is None:
-        return
-    if budget.timed_out is not None:
-        raise _Ended
-    budget.steps -= 1
-    if budget.steps < 0:
-        raise TooManySteps(budget.step_bound)
+    if budget is not None:
+        budget.spend()
 
 
 # Compiled patterns, bounded by their total compiled size.
@@ -301,8 +320,10 @@ def compiles(pattern: str) -> bool:
 
 @contextmanager
 def bounded(schema: Mapping[str, Any]) -> Iterator[None]:
-    """Match every pattern inside this block within one budget of `TIME_BOUND` seconds; raise
-    `SchemaTimeout` at the end of the block when a match ran out of it."""
+    """Run a check of `schema` inside this block within its budgets: `STEP_BOUND` steps (each
+    keyword applied and each pattern searched) and `TIME_BOUND` seconds of matching. A pattern that
+    runs out of time ends the block at once with `SchemaTimeout`; a spent budget with
+    `TooManySteps`."""
     install()
     budget = _Budget(TIME_BOUND.get(), time.thread_time(), STEP_BOUND.get())
     token = _BUDGET.set(budget)
@@ -310,8 +331,10 @@ def bounded(schema: Mapping[str, Any]) -> Iterator[None]:
         yield
     except _Ended:
         pass  # a pattern ran out of time, said below
-    except OverBudget:
+    except OverBudget as err:
         budget.untangle()
+        if isinstance(err, TooManySteps) and err.pattern is not None:
+            err.where = where(schema, err.pattern)
         raise
     finally:
         _BUDGET.reset(token)

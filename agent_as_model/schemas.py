@@ -14,7 +14,10 @@ sends the same tools and the same `response_format` on every turn, and checking 
 the draft's meta-schema costs some 1.9M instructions per property (issue 28), where its canonical
 text and digest cost a small fraction of that. Only a schema that passed is remembered (an error
 names the caller's path, which differs from call to call, and a failing check is cheap next to a
-passing one); a new or changed schema is checked in full, within the bounds below.
+passing one); a new or changed schema is checked in full, within the bounds below. `stats`
+says how the checks and the validators have served since the process started (how many schemas
+were checked in full, how many found checked before, how many values validated), for an
+operator, a benchmark or a test.
 - `first_violation`: where an instance breaks a schema, as a JSON pointer, and why, in words
   built from the schema alone. The instance is the host's answer, which may hold anything the
   caller asked for (secrets included), so no part of its values ever reaches an error message.
@@ -25,9 +28,14 @@ names the pattern, where it sits in the schema, and the bound. The schema check 
 exactly when that engine does, and when its compiled size is within `patterns.MAX_PATTERN_SIZE`.
 
 Every keyword the validator applies is one step of the check's budget (`--schema-steps`), counted
-inside the validator (`_counted`), so a check that would take exponential time or memory (`$ref`
-fan-out, nested `oneOf`) raises `patterns.TooManySteps` and stops where it is. `uniqueItems` is
-our own: linear in the array (jsonschema's compares unhashable items pairwise).
+inside the validator (`_counted`), as is every pattern it searches (`patterns`), so a check that
+would take exponential time or memory (`$ref` fan-out, nested `oneOf`, patterns over many
+properties) raises `patterns.TooManySteps` and stops where it is. `uniqueItems` is our own: linear
+in the array (jsonschema's compares unhashable items pairwise). No message a step makes grows with
+a value: jsonschema writes the value it checks into every error it makes, so the check reads
+quiet copies (`quieted`) whose repr is a constant, and a reason quotes a schema's values only as
+far as its limit (`_short`). A keyword's own pass over one node's members (every name for
+`additionalProperties`, an `enum`'s values) is still one step.
 
 Formats are annotations, not assertions (draft 2020-12's default): `"format": "email"` does not
 reject a string. Hosts differ in which formats they know, and a check we added would fail
@@ -44,6 +52,7 @@ import copy
 import functools
 import hashlib
 import json
+import threading
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -68,6 +77,9 @@ VALIDATOR_CACHE_SIZE = 256
 VALIDATOR_CACHE_BYTES = 32 * 1024 * 1024
 _checked = BoundedCache(CHECKED_CACHE_SIZE)
 _validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
+# What `stats` counts, under a lock of its own: the checks run in worker threads.
+_stats = {"checked_in_full": 0, "found_checked": 0, "validated": 0}
+_stats_lock = threading.Lock()
 
 
 @functools.cache
@@ -106,11 +118,36 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     canonical = _canonical(value)
     digest = None if canonical is None else canonical[0]
     if digest is not None and _checked.get(digest) is not None:
+        _count("found_checked")
         return value  # this very schema passed every check below before
+    _count("checked_in_full")
     _check_in_full(value, path)
     if digest is not None:
         _checked.put(digest, True, 1)
     return value
+
+
+def stats() -> dict[str, int]:
+    """How the checks and the validators have served since the process started, told without
+    timing anything: `checked_in_full`, the schemas `check_object_schema` checked against the
+    draft (passing or not); `found_checked`, those it found among the schemas that passed before
+    and did not check again; `validated`, the values `first_violation` validated against a schema
+    (a host's answer, a persona's request); `validators` and `validator_bytes`, the compiled
+    validators held now and the size of their schemas' text (within `VALIDATOR_CACHE_SIZE` and
+    `VALIDATOR_CACHE_BYTES`)."""
+    with _stats_lock:
+        counted = dict(_stats)
+    return {**counted, "validators": len(_validators), "validator_bytes": _validators.held}
+
+
+def forget_checked() -> None:
+    """Forget which schemas passed: the next check of each is made in full again."""
+    _checked.clear()
+
+
+def _count(what: str) -> None:
+    with _stats_lock:
+        _stats[what] += 1
 
 
 def _check_in_full(value: dict[str, Any], path: str) -> None:
@@ -181,11 +218,11 @@ def validator_for(schema: Mapping[str, Any]) -> Validator:
     """
     canonical = _canonical(schema)
     if canonical is None:  # not JSON: compiled for this use only, from the caller's own dict
-        return _draft202012()(copy.deepcopy(dict(schema)), registry=_no_retrieval())
+        return _draft202012()(quieted(copy.deepcopy(dict(schema))), registry=_no_retrieval())
     digest, text = canonical
     found = _validators.get(digest)
     if found is None:
-        found = _draft202012()(json.loads(text), registry=_no_retrieval())
+        found = _draft202012()(quieted(json.loads(text)), registry=_no_retrieval())
         _validators.put(digest, found, len(text))
     return found  # type: ignore[no-any-return]
 
@@ -244,6 +281,66 @@ def _same(value: object) -> Any:
     return ("other", id(value))
 
 
+# jsonschema writes the value it checks into the message of every error it makes (`type`: "{the
+# whole instance!r} is not of type ...", `enum`: the instance and every enum value), on every
+# failing branch of a combinator or a `$ref` fan-out, and the check never reads those messages:
+# its reason is worded from the schema by `_rule`. A value whose repr is a constant makes that
+# cost nothing, so a check reads a quiet copy of the instance, and a validator a quiet copy of its
+# schema: objects, arrays and strings longer than this print as `{...}`, `[...]`, `'...'`.
+QUIET_FROM = 80
+
+
+class _QuietDict(dict):  # type: ignore[type-arg]
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "{...}"
+
+
+class _QuietList(list):  # type: ignore[type-arg]
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "[...]"
+
+    def __getitem__(self, index: Any) -> Any:
+        # A slice is quiet too: `items: false` writes the items past the prefix into its message.
+        found = list.__getitem__(self, index)
+        return _QuietList(found) if isinstance(index, slice) else found
+
+
+class _QuietStr(str):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'...'"
+
+
+def quieted(value: Any) -> Any:
+    """A copy of a JSON value whose objects, arrays and long strings (keys too) have a constant
+    repr; equal to it, of the same types to `isinstance`. Linear, and iterative: a value nested
+    deeper than Python's recursion is copied all the same."""
+    root = [value]
+    pending: list[tuple[Any, Any]] = [(root, 0)]  # (container, key): the value to replace there
+    while pending:
+        parent, key = pending.pop()
+        item = parent[key]
+        if isinstance(item, str):
+            if len(item) > QUIET_FROM:
+                parent[key] = _QuietStr(item)
+        elif isinstance(item, dict):
+            copied = _QuietDict()
+            for name, child in item.items():
+                copied[_QuietStr(name) if isinstance(name, str) and len(name) > QUIET_FROM else name] = child
+            parent[key] = copied
+            pending.extend((copied, name) for name in copied)
+        elif isinstance(item, list):
+            copied_list = _QuietList(item)
+            parent[key] = copied_list
+            pending.extend((copied_list, index) for index in range(len(copied_list)))
+    return root[0]
+
+
 def _counted(keyword: Any) -> Any:
     """A keyword of the validator that first takes one step of the check's budget."""
 
@@ -294,6 +391,7 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
     """
     if schema is None:
         return None
+    _count("validated")
     strict = not_json(instance)
     if strict is not None:
         # A NaN satisfies `{"type": "number"}` in jsonschema, yet no JSON text can hold it: the
@@ -303,7 +401,7 @@ def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple
 
     try:
         with patterns.bounded(schema):
-            error = best_match(validator_for(schema).iter_errors(instance))
+            error = best_match(validator_for(schema).iter_errors(quieted(instance)))
     except RecursionError:
         # A recursive schema ("$ref": "#") and an answer nested thousands deep; it cannot be
         # shown valid, so it is not taken.
@@ -340,18 +438,20 @@ def _rule(error: ValidationError) -> str:
     if keyword in ("additionalProperties", "unevaluatedProperties"):
         # The unexpected names come from the instance: say which names are allowed instead.
         declared = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        listed = _names(list(declared))
-        allowed = f" (allowed: {listed})" if declared and len(listed) <= _QUOTE_LIMIT else ""
+        listed = _listing(declared, _QUOTE_LIMIT)
+        allowed = f" (allowed: {listed})" if declared and listed is not None else ""
         return f"has a property the schema does not allow{allowed}"
     if keyword == "enum":
-        listed = ", ".join(_quote(v) for v in expected)
-        return f"must be one of the enum values{_if_short(listed, ': ')}"
+        listed = _listing(expected, _QUOTE_LIMIT)
+        return "must be one of the enum values" + ("" if listed is None else f": {listed}")
     if keyword == "const":
-        return f"must equal the schema's const value{_if_short(_quote(expected), ' ')}"
+        shown = _short(expected, _QUOTE_LIMIT)
+        return "must equal the schema's const value" + ("" if shown is None else f" {shown}")
     if keyword in _BOUNDS:
         return _BOUNDS[keyword].format(expected)
     if keyword == "pattern":
-        return f"does not match the pattern{_if_short(_quote(expected), ' ')}"
+        shown = _short(expected, _QUOTE_LIMIT)
+        return "does not match the pattern" + ("" if shown is None else f" {shown}")
     if keyword in ("items", "unevaluatedItems") and expected is False:
         return "has more items than the schema allows"
     if keyword == "not":
@@ -391,16 +491,67 @@ def _json_type(value: object) -> str:
     return type_name(value)
 
 
+# A list of names (the required properties missing, say) is shown up to this many characters.
+_NAMES_LIMIT = 200
+
+
 def _names(names: list[Any]) -> str:
-    return ", ".join(_quote(name) for name in names)
+    """The names quoted and joined, as many as fit in `_NAMES_LIMIT` characters, then how many more."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        quoted = _short(name, _NAMES_LIMIT - used)
+        if quoted is None:
+            break
+        shown.append(quoted)
+        used += len(quoted) + 2
+    more = len(names) - len(shown)
+    if not more:
+        return ", ".join(shown)
+    return ", ".join([*shown, f"and {more} more"]) if shown else f"{more} of them"
+
+
+def _listing(values: Iterable[Any], limit: int) -> str | None:
+    """The values quoted and joined, if that takes at most `limit` characters; else None, having
+    written no more of it than that."""
+    parts: list[str] = []
+    used = -2
+    for value in values:
+        quoted = _short(value, limit - used - 2)
+        if quoted is None:
+            return None
+        parts.append(quoted)
+        used += len(quoted) + 2
+    return ", ".join(parts)
+
+
+def _short(value: object, limit: int) -> str | None:
+    """`value` as a reason quotes it (a string as Python writes it, anything else as JSON with
+    sorted keys), if that takes at most `limit` characters; else None. Written no further than the
+    limit: a schema's value may be megabytes, and a reason is made for every check that fails."""
+    if isinstance(value, str):
+        if len(value) + 2 > limit:
+            return None
+        quoted = ascii(str(value))
+        return quoted if len(quoted) <= limit else None
+    written: list[str] = []
+    size = 0
+    for chunk in _SORTED.iterencode(value):
+        size += len(chunk)
+        if size > limit:
+            return None
+        written.append(chunk)
+    return "".join(written)
+
+
+# Sorted keys, written piece by piece (`iterencode`), so `_short` can stop at its limit.
+_SORTED = json.JSONEncoder(sort_keys=True)
 
 
 def _quote(value: object) -> str:
-    return ascii(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
-
-
-def _if_short(text: str, lead: str) -> str:
-    return f"{lead}{text}" if len(text) <= _QUOTE_LIMIT else ""
+    """`value` as a reason quotes it (see `_short`), or, past `_NAMES_LIMIT`, says it is long."""
+    shown = _short(value, _NAMES_LIMIT)
+    return shown if shown is not None else "(a value too long to show)"
 
 
 def _pointer_parts(pointer: str) -> list[str]:

@@ -37,13 +37,16 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
-    from agent_as_model.adapters.dialects.responses_storage import Storage
+    from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
 REFUSED = "invalid_request_state"  # the SDK's `data.reason` for a refused requestState
 STATE_KEY_ENV = "AGENT_AS_MODEL_STATE_KEY"
+# The state keys that sealed before the current one, while what they sealed must still open: a
+# list separated by commas or whitespace (docs/security.md, "Rotating the state key").
+STATE_KEY_FALLBACKS_ENV = "AGENT_AS_MODEL_STATE_KEY_FALLBACKS"
 # Names no product: the dialects do (each tool's description says which API it takes).
 INSTRUCTIONS = (
     "Tools in the request shapes of AI products' own APIs, one tool per API, and a raw prompt. "
@@ -115,22 +118,44 @@ def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
 
 def open_store(settings: StoreSettings) -> SealedStore:
     """The operator's store, sealed with a key derived from the state key (or one for this
-    process, as for requestState). A store that cannot be opened is a `StartupError`."""
+    process, as for requestState), opening what the older keys sealed too. A store that cannot be
+    opened is a `StartupError`."""
     from agent_as_model.adapters.store import open_store as opened
 
-    return opened(settings, os.environ.get(STATE_KEY_ENV) or None)
+    current, older = state_keys()
+    return opened(settings, current, older)
+
+
+def state_keys() -> tuple[str | None, tuple[str, ...]]:
+    """The current state key (None: none given) and the older ones, in the order given, without
+    repeats or the current one."""
+    current = os.environ.get(STATE_KEY_ENV) or None
+    listed = os.environ.get(STATE_KEY_FALLBACKS_ENV, "").replace(",", " ").split()
+    return current, tuple(key for key in dict.fromkeys(listed) if key != current)
 
 
 def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurity:
     """Sealing keys for MRTR state: shared ones from the environment (several workers, restarts),
-    otherwise a per-process key. A state lives `ttl` seconds (`serve --state-ttl`)."""
-    key = os.environ.get(STATE_KEY_ENV)
-    if key:
-        try:
-            return RequestStateSecurity(keys=[key], ttl=ttl)
-        except ValueError as err:  # the SDK's message says what a key needs and how to make one
-            raise StartupError(f"{STATE_KEY_ENV}: {str(err).replace('keys[0]', 'the key')}") from None
-    return RequestStateSecurity.ephemeral(ttl=ttl)
+    otherwise a per-process key. The current key seals; the older ones still open what they
+    sealed. A state lives `ttl` seconds (`serve --state-ttl`)."""
+    current, older = state_keys()
+    if current is None and not older:
+        return RequestStateSecurity.ephemeral(ttl=ttl)
+    try:
+        # Without a current key, new states are sealed with one made for this process.
+        return RequestStateSecurity(keys=[current or os.urandom(32), *older], ttl=ttl)
+    except ValueError as err:  # the SDK's message says what a key needs and how to make one
+        raise StartupError(_key_refused(str(err))) from None
+
+
+def _key_refused(told: str) -> str:
+    """The SDK's refusal of a key of the ring (`keys[N] is 5 bytes`), naming the variable it
+    came from: N = 0 is the current key, the others are the older ones in their order."""
+    start = told.find("keys[") + len("keys[")
+    place = told[start : told.find("]", start)]
+    if not place.isdigit() or place == "0":
+        return f"{STATE_KEY_ENV}: {told.replace('keys[0]', 'the key')}"
+    return f"{STATE_KEY_FALLBACKS_ENV}: {told.replace(f'keys[{place}]', f'its key number {place}')}"
 
 
 def build_server(
@@ -302,7 +327,7 @@ def _call_handler(
     from agent_as_model.calls import call_handler
 
     if first and gc.get_freeze_count() > 0:
-        # Serving froze its start-up heap (commands/cli.py, `freeze_heap`); what the call path's
+        # Serving froze its start-up heap (`transports.freeze_heap`); what the call path's
         # modules made lives as long, so the collector need not walk it either. What else is
         # live now is this call's, freed by its counts as before; only a cycle it made is kept.
         gc.freeze()

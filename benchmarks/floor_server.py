@@ -254,11 +254,11 @@ async def _serve_lowlevel(transport: str) -> None:
     server = build_lowlevel_server()
     gc.freeze()  # as agent-as-model's serve does once its server is built
     if transport == "ours":
-        # agent-as-model's own stdio reader and writer (agent_as_model/commands/stdio.py), which
+        # agent-as-model's own stdio reader and writer (agent_as_model/transports/stdio.py), which
         # answers every bad line: with it, floor and server share the transport, and the ratio is
         # the cost of our code alone.
-        from agent_as_model.commands.stdio import serve_stdio
         from agent_as_model.limits import DEFAULT_MAX_FRAME
+        from agent_as_model.transports.stdio import serve_stdio
 
         await serve_stdio(server, max_frame=DEFAULT_MAX_FRAME)
         return

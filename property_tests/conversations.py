@@ -32,11 +32,10 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit, Writing, text_parts
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit, text_parts
 from property_tests.cursor_oracle import CHAT, MESSAGES, RESPONSES
-from property_tests.results import only_text
 from property_tests.strategies import json_values, texts
+from tests.helpers import text_of, writing_of
 
 # The products whose raw requests `cursor_oracle` reads from docs/cursors.md on its own: the tests of
 # test_cursor_server.py check their writers and the server against it. Every registered dialect,
@@ -130,12 +129,6 @@ def render(tool: str, conversation: Sequence[Unit], rnd: random.Random) -> dict[
     return writing_of(tool).write(list(conversation), rnd)
 
 
-def writing_of(tool: str) -> Writing:
-    declared = DIALECTS[tool].writing
-    assert declared is not None, f"{tool} declares no writing"
-    return declared
-
-
 # -- the host's side of a chain ---------------------------------------------------------------------
 
 
@@ -182,7 +175,7 @@ def continue_after(
     if tool == RESPONSES:
         given = args["input"]
         items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
-        output = json.loads(only_text(result))["output"]
+        output = json.loads(text_of(result))["output"]
         items += output
         called = [item["call_id"] for item in output if item["type"] == "function_call"]
         items += [
@@ -216,9 +209,9 @@ def completion_of(tool: str, result: CallToolResult) -> str:
     """The text a call returned as its answer, with cursors on, read by the dialect's `writing`:
     a text tool's `completion`; a Response's or a GenerateContentResponse's text, or the
     tool-call envelope when it holds calls."""
-    return writing_of(tool).read(only_text(result), result.structured_content).completion
+    return writing_of(tool).read(text_of(result), result.structured_content).completion
 
 
 def cursor_of(tool: str, result: CallToolResult) -> str:
     """The cursor a result carries: a text tool's `response_id`, a Response's `id`, ..."""
-    return writing_of(tool).read(only_text(result), result.structured_content).cursor
+    return writing_of(tool).read(text_of(result), result.structured_content).cursor

@@ -36,8 +36,9 @@ from property_tests.conversations import (
     tool_turns,
     writing_of,
 )
-from property_tests.results import error_text, only_text
+from property_tests.results import error_text
 from property_tests.strategies import texts
+from tests.helpers import text_of
 from tests.scripted_host import ERAS, ScriptedHost, connect
 
 NOTHING_SENT = "Nothing was sent to the host."
@@ -120,7 +121,7 @@ async def _chain(
         for turn in turns:
             asked = host.asked
             result = await client.call_tool(tool, request(tool, units, model, previous, rnd))
-            assert not result.is_error, only_text(result)
+            assert not result.is_error, text_of(result)
             assert host.asked == asked + 1
             completion = completion_of(tool, result)
             assert completion == expected_completion(turn)
@@ -180,7 +181,7 @@ async def _refused(era: str, tool: str, units: list[Unit], turn: HostTurn, chang
     kind, changed, model = change
     async with connect(era, host, tools=True) as client:
         first = await client.call_tool(tool, request(tool, units, None, "", rnd))
-        assert not first.is_error, only_text(first)
+        assert not first.is_error, text_of(first)
         cursor = cursor_of(tool, first)
         history = [*units, *answered(turn, completion_of(tool, first))]
         if isinstance(history[-1], Said) and history[-1].role == "assistant":

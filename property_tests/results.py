@@ -5,18 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
-
-def only_text(result: CallToolResult) -> str:
-    assert len(result.content) == 1 and isinstance(result.content[0], TextContent), result.content
-    return result.content[0].text
+from tests.helpers import text_of
 
 
 def completion_text(tool: str, result: CallToolResult) -> str:
     """The completion inside a successful result: plain text, or the Responses object's output_text."""
     assert not result.is_error, result.content
-    text = only_text(result)
+    text = text_of(result)
     if tool != "responses_create":
         return text
     response: dict[str, Any] = json.loads(text)
@@ -30,4 +27,4 @@ def completion_text(tool: str, result: CallToolResult) -> str:
 
 def error_text(result: CallToolResult) -> str:
     assert result.is_error, result.content
-    return only_text(result)
+    return text_of(result)

@@ -65,7 +65,7 @@ class Shape:
     roles: tuple[str, ...]
     part_types: tuple[str, ...]
     text_keys: tuple[str, ...]
-    # Part types the product now reads as media (issue 24; tests/test_media.py covers them): a
+    # Part types the product now reads as media (tests/test_media.py covers them): a
     # broken one is refused for what is wrong inside it, not as a kind the product does not take.
     media_types: tuple[str, ...] = ()
 

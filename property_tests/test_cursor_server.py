@@ -56,8 +56,9 @@ from property_tests.conversations import (
 )
 from property_tests.cursor_oracle import DEFAULT_MODEL, GENERATE, MESSAGES, RESPONSES
 from property_tests.registry_cursors import written_tools
-from property_tests.results import error_text, only_text
+from property_tests.results import error_text
 from property_tests.strategies import TOOLS, texts, valid_cases
+from tests.helpers import text_of
 from tests.scripted_host import ERAS, ScriptedHost, connect
 
 NOTHING_SENT = "Nothing was sent to the host."
@@ -121,7 +122,7 @@ async def run_chain(
     for turn in turns:
         asked = host.asked
         result = await client.call_tool(tool, args)
-        assert not result.is_error, only_text(result)
+        assert not result.is_error, text_of(result)
         assert host.asked == asked + 1
         completion = completion_of(tool, result)
         assert completion == expected_completion(turn)
@@ -332,7 +333,7 @@ async def passed_back(
     host = ScriptedHost("answered")
     async with connect(era, host, tools=True) as client:
         answered = await client.call_tool(tool, valid)
-        assert not answered.is_error, only_text(answered)
+        assert not answered.is_error, text_of(answered)
         assert host.asked == 1
         refused = await client.call_tool(changed_tool, changed_args)
         assert host.asked == 1
@@ -397,7 +398,7 @@ async def fork(
         assert f"expected {earlier.cursor} " in text and f"received {latest.cursor}." in text
         assert host.asked == asked
         forked = await client.call_tool(tool, {**cut, "previous_response_id": earlier.cursor})
-        assert not forked.is_error, only_text(forked)
+        assert not forked.is_error, text_of(forked)
         assert host.asked == asked + 1
         completion = completion_of(tool, forked)
         assert completion == expected_completion(branch)
@@ -431,7 +432,7 @@ async def anchor(
     async with connect(era, host, tools=True) as client:
         opening = {**render(RESPONSES, start, rnd), "tools": TOOL_DEFINITIONS}
         off = await client.call_tool(RESPONSES, opening)
-        ident = json.loads(only_text(off))["id"]
+        ident = json.loads(text_of(off))["id"]
         assert RESP_ID.fullmatch(ident), ident  # cursors off: an opaque Responses id
         if tool == RESPONSES:  # the same conversation, continued
             args = continue_after(RESPONSES, opening, off, first, rnd)
@@ -441,7 +442,7 @@ async def anchor(
             args = render(tool, other, rnd)
         args["previous_response_id"] = ident
         anchored = await client.call_tool(tool, args)
-        assert not anchored.is_error, only_text(anchored)
+        assert not anchored.is_error, text_of(anchored)
         assert host.asked == 2
     assert completion_of(tool, anchored) == answer
     assert cursor_of(tool, anchored) == oracle.next_cursor(tool, args, answer)
@@ -576,11 +577,11 @@ async def off_and_on(era: str, tool: str, args: dict[str, Any], turn: HostTurn, 
         off = await client.call_tool(tool, {**args, "previous_response_id": None} if null else args)
         on = await client.call_tool(tool, {**args, "previous_response_id": ""})
     assert host.asked == 2
-    text = only_text(off)
+    text = text_of(off)
     if tool == RESPONSES:
         body = json.loads(text)
         assert RESP_ID.fullmatch(body["id"]) and off.structured_content == body
-        with_cursor = json.loads(only_text(on))
+        with_cursor = json.loads(text_of(on))
         assert with_cursor["id"] == cursor_of(tool, on) != body["id"]
         assert _without_ids(with_cursor["output"]) == _without_ids(body["output"])
     elif turn.calls:  # the tool-call envelope, as text and as structuredContent

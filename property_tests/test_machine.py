@@ -459,31 +459,38 @@ def _bug(*args: object) -> Any:
 
 
 class StandInDialect:
-    """Reads and renders like `generate`, except where a test plants a bug."""
+    """Reads and renders like `generate`, except where a test plants a bug: in its conversation
+    reader (the dialect's own code the parse path runs) or in its renderer."""
 
     NAME = "generate"
     DESCRIPTION = "stand-in"
     INPUT_SCHEMA = DIALECTS["generate"].INPUT_SCHEMA
     body = DIALECTS["generate"].body
+    tools = DIALECTS["generate"].tools
+    render_object = DIALECTS["generate"].render_object
     answers_media = False
 
     def __init__(
-        self, *, parse: Callable[..., Request] | None = None, render: Callable[..., Any] | None = None
+        self,
+        *,
+        read_conversation: Callable[..., None] | None = None,
+        render: Callable[..., Any] | None = None,
     ):
-        self.parse = parse or DIALECTS["generate"].parse
+        self.read_conversation = read_conversation or DIALECTS["generate"].read_conversation
         self.render = render or DIALECTS["generate"].render
 
 
-FAULTY_PARSE: Dialect = StandInDialect(parse=_bug)
+FAULTY_PARSE: Dialect = StandInDialect(read_conversation=_bug)
 FAULTY_RENDER: Dialect = StandInDialect(render=_bug)
 
 
-def _with_fetched_media(args: Mapping[str, Any], fetched: Any = None) -> Request:
-    return DIALECTS["generate"].parse(args)._replace(fetched=("0" * 64,))
+def _with_fetched_media(args: Mapping[str, Any], turns: Any) -> None:
+    DIALECTS["generate"].read_conversation(args, turns)
+    turns.fetched_digests.append("0" * 64)
 
 
 # Reads as if the arguments' media had been fetched (`serve --fetch-media`).
-FETCHING: Dialect = StandInDialect(parse=_with_fetched_media)
+FETCHING: Dialect = StandInDialect(read_conversation=_with_fetched_media)
 
 
 def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:

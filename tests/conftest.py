@@ -1,5 +1,4 @@
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -16,7 +15,9 @@ def era(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-@pytest.fixture
+# Module-scoped, as the anyio plugin's own: a module-scoped async fixture (one server process
+# shared by a file's tests) needs a backend that lives at least as long.
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
 
@@ -37,19 +38,13 @@ def _no_invalid_responses() -> Iterator[None]:
 
 
 @pytest.fixture
-def full_checks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths of the schemas checked in full, from empty caches (the schema checks and the
-    tool definitions read once, tests/test_schema_cache.py and tests/test_tools_read_once.py)."""
-    seen: list[str] = []
-    check = schemas._check_in_full
-
-    def counted(value: dict[str, Any], path: str) -> None:
-        seen.append(path)
-        check(value, path)
-
-    monkeypatch.setattr(schemas, "_check_in_full", counted)
-    schemas._checked.clear()
+def checked_in_full() -> Iterator[Callable[[], int]]:
+    """How many callers' schemas have been checked in full since the test began, from empty
+    caches, as `schemas.stats` tells an operator (a schema found checked before is not checked
+    again, and not counted)."""
+    schemas.forget_checked()
     definitions.forget_read()
-    yield seen
-    schemas._checked.clear()
+    before = schemas.stats()["checked_in_full"]
+    yield lambda: schemas.stats()["checked_in_full"] - before
+    schemas.forget_checked()
     definitions.forget_read()

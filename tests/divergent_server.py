@@ -48,8 +48,8 @@ def build(mode: str) -> Server[Any]:
 
 
 async def serve(mode: str) -> None:
-    from agent_as_model.commands.stdio import serve_stdio
     from agent_as_model.limits import DEFAULT_LIMITS
+    from agent_as_model.transports.stdio import serve_stdio
 
     await serve_stdio(build(mode), max_frame=DEFAULT_LIMITS.max_frame)
 

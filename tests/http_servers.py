@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -20,9 +19,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.helpers import COMMAND
 from tests.scripted_host import ScriptedHost
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 READY_WAIT = 60.0  # seconds a server may take to import the SDK and bind on this loaded machine
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 SCRIPT = ROOT / "benchmarks" / "bench_cursors.py"
 
 

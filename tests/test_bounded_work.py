@@ -1,4 +1,4 @@
-"""Issue 26 items 1-3: the work of one request is linear and bounded, and stops when its bound is
+"""The work of one request is linear and bounded, and stops when its bound is
 hit. A conversation and its tool results are read in one pass; a host's fenced answer is found
 by a scan, never a backtracking regular expression; a caller's schema has a budget of steps
 counted inside the validator, and patterns a bound on their compiled size; large inputs and
@@ -35,26 +35,24 @@ def test_the_fence_scan_finds_what_the_expression_found(text: str) -> None:
 
 
 def test_the_fence_scan_reads_a_fence_and_a_long_run_of_blanks() -> None:
-    # The issue's answer: the expression's two `[ \t]*` side by side backtracked in its square.
+    # What the scan is for: the expression's two `[ \t]*` side by side backtracked in its square.
     assert fenced_body("```" + " " * 60_000) is None
     assert fenced_body("```" + " \t" * 30_000 + "json" + " " * 30_000 + "\n{}\n```") == "{}"
 
 
 # --- a caller's schema has a budget it cannot escape ---------------------------------------------
 
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import anyio  # noqa: E402
 import pytest  # noqa: E402
 from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from agent_as_model import patterns  # noqa: E402
 from agent_as_model.engine import offload  # noqa: E402
 from agent_as_model.limits import Limits  # noqa: E402
 from agent_as_model.server import build_server  # noqa: E402
+from tests.helpers import server_params  # noqa: E402
 from tests.scripted_host import ScriptedHost, connect  # noqa: E402
 
 STEPS = 2000
@@ -253,14 +251,11 @@ async def test_gemini_answers_thousands_of_responses_in_any_order(era: str) -> N
     assert f"c{n - 1}" in done.content[0].text
 
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
 @pytest.mark.anyio
 @pytest.mark.stdio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_schema_steps_flag_over_stdio(mode: str) -> None:
-    params = StdioServerParameters(command=str(COMMAND), args=["serve", "--schema-steps", str(STEPS)])
+    params = server_params("serve", "--schema-steps", str(STEPS))
     persona = {"name": "p", "input_schema": fan_out(40, "anyOf")}
     host = ScriptedHost("fine")
     async with Client(params, mode=mode, sampling_callback=host) as client:

@@ -18,13 +18,13 @@ import pytest
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.dialects.common import text_result
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.neutral import Completion, ToolUse
 from agent_as_model.states.commit import tool_result
 
 VECTORS_DIR = Path(__file__).parent / "vectors"
 RAW = (VECTORS_DIR / "cursors.json").read_text(encoding="ascii")
 VECTORS: list[dict[str, Any]] = json.loads(RAW)
-TOOLS = ("chat_complete", "messages_create", "responses_create", "gemini_generate_content", "generate")
 
 
 def by_name(vector: dict[str, Any]) -> str:
@@ -33,7 +33,7 @@ def by_name(vector: dict[str, Any]) -> str:
 
 def test_the_vectors_cover_the_ground() -> None:
     assert len({v["name"] for v in VECTORS}) == len(VECTORS), "vector names must be unique"
-    assert {v["tool"] for v in VECTORS} == set(TOOLS)
+    assert {v["tool"] for v in VECTORS} == set(DIALECTS)
     roles = {e["role"] for v in VECTORS for e in v["transcript"]}
     assert roles == {"system", "developer", "user", "assistant", "tool"}
     assert any("envelopes" in v for v in VECTORS)
@@ -105,7 +105,9 @@ def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[st
     """The JS made these transcripts from gemini request bodies by the rules of docs/cursors.md;
     the dialect must read the same body into the same entries, and the cursor must verify."""
     model, tool, cursor = vector["model"], vector["tool"], vector["cursor"]
-    request = DIALECTS[tool].parse({**vector["request"], "model": model, "previous_response_id": cursor})
+    request = parse_request(
+        DIALECTS[tool], {**vector["request"], "model": model, "previous_response_id": cursor}
+    )
     assert request.chain is not None
     assert list(request.chain.history) == vector.get("history", vector["transcript"])
     if any(e["role"] == "assistant" for e in vector["transcript"]):
@@ -116,7 +118,7 @@ def test_a_gemini_request_reads_into_the_transcript_and_verifies(vector: dict[st
         minted = cursors.result_cursor(model, tool, history, last["content"])
         rendered = DIALECTS[tool].render(completion, request, minted)
         assert isinstance(rendered, dict)
-        # The usage is this server's estimate (issue 22), not part of the cursor contract the
+        # The usage is this server's estimate, not part of the cursor contract the
         # second implementation writes: the rest is compared byte for byte.
         usage = rendered.pop("usageMetadata")
         assert usage["totalTokenCount"] == usage["promptTokenCount"] + usage["candidatesTokenCount"] > 0

@@ -1,4 +1,4 @@
-"""Issue 29: every shell example in README.md and docs/ runs as written.
+"""Every shell example in README.md and docs/ runs as written.
 
 A fenced ```sh block is preceded by one marker comment:
 
@@ -27,18 +27,16 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
+from tests.helpers import BIN, INITIALIZED, ROOT, command_environment, initialize_request
 from tests.http_servers import free_port
 
 pytestmark = pytest.mark.stdio
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
 VENV = BIN.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(
@@ -48,17 +46,8 @@ GUARD = 600  # a hang guard, not a budget
 BANNER = "agent-as-model: serving MCP"
 COMMENT = re.compile(r"\s+#.*$")
 HOST_FRAMES = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "doc-stand-in-host", "version": "0"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    initialize_request(),
+    INITIALIZED,
     {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_models", "arguments": {}}},
 ]
 
@@ -123,11 +112,6 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def environment(home: Path) -> dict[str, str]:
-    kept = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_AS_MODEL_")}
-    return {**kept, "HOME": str(home), "PATH": f"{BIN}{os.pathsep}{kept.get('PATH', '')}"}
-
-
 def serves_stdio(command: str) -> bool:
     words = shlex.split(command, comments=True)
     at = next((i for i, w in enumerate(words) if w.endswith("agent-as-model")), None)
@@ -165,7 +149,7 @@ def with_host(command: str, cwd: Path, env: dict[str, str]) -> subprocess.Comple
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.name for b in RUNNABLE])
 def test_a_runnable_example_runs_as_written(block: Block, workdir: Path) -> None:
-    env = environment(workdir)
+    env = command_environment(HOME=str(workdir))
     for command, shown in commands(block.body):
         if serves_stdio(command):
             done = with_host(command, workdir, env)
@@ -187,7 +171,7 @@ def test_a_runnable_example_runs_as_written(block: Block, workdir: Path) -> None
 
 @pytest.mark.parametrize("block", SERVES, ids=[b.name for b in SERVES])
 def test_a_serving_example_starts_and_says_where(block: Block, workdir: Path) -> None:
-    env = environment(workdir)
+    env = command_environment(HOME=str(workdir))
     exports: list[str] = []
     for command, _ in commands(block.body):
         if command.startswith("export "):

@@ -16,11 +16,6 @@ DOC = Path(__file__).parent.parent / "docs" / "eras.md"
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def captures() -> AsyncIterator[dict[str, list[tuple[str, dict[str, Any]]]]]:
     yield await capture_all()
 

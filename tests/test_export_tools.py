@@ -23,10 +23,10 @@ from agent_as_model.adapters.tools.export import export_tools
 from agent_as_model.commands.cli import _parser, main
 from agent_as_model.errors import CallError
 from tests.export_target_server import LONG_DESCRIPTION, TOOLS
+from tests.helpers import COMMAND
 
 pytestmark = pytest.mark.stdio
 
-COMMAND = str(Path(sys.executable).parent / "agent-as-model")
 TARGET = Path(__file__).with_name("export_target_server.py")
 SERVER = f"{sys.executable} {TARGET}"
 FORMATS = ("chat", "messages", "responses", "gemini")
@@ -37,7 +37,7 @@ WEATHER_SCHEMA = TOOLS[1].input_schema
 
 def export(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [COMMAND, "export-tools", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [str(COMMAND), "export-tools", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
 
 

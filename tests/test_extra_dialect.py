@@ -157,7 +157,7 @@ async def test_it_is_listed_with_its_schema_and_the_shared_keys(era: str) -> Non
         "previous_response_id",
     ]
     assert properties["backend"] == extensions.BACKEND
-    # No object shape of its own: `result` says so (issue 22).
+    # No object shape of its own: `result` says so.
     assert properties["result"] == extensions.RESULT_TEXT_ONLY
     assert listed[NAME].description == f"{NOTES.DESCRIPTION} {extensions.ERA}"
 

@@ -1,4 +1,4 @@
-"""Issue 21 item 3: a provider is one module. This test file is the module of a provider API
+"""A provider is one module. This test file is the module of a provider API
 defined nowhere else, OpenAI's Responses API through the official `openai` SDK, registered with
 one line (`PROVIDER_MODULES`), and served end to end against a stand-in of that API on 127.0.0.1:
 the request, the reply, the shared error handling and the help text's key variable, with no

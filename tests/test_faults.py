@@ -1,4 +1,4 @@
-"""Issue 27: every fault answered at once and truly, in-process on both eras through the SDK
+"""Every fault answered at once and truly, in-process on both eras through the SDK
 Client (the stdio and HTTP sides are in test_faults_stdio.py and test_http_faults.py)."""
 
 from __future__ import annotations

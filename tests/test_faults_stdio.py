@@ -1,4 +1,4 @@
-"""Issue 27 over REAL stdio with the installed command: what only a real wire can carry (a NaN
+"""Faults over REAL stdio with the installed command: what only a real wire can carry (a NaN
 written by the host, an id that is not one, an answer that cannot be read), on both eras where
 eras apply. The in-process side is tests/test_faults.py."""
 
@@ -9,28 +9,20 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import INITIALIZED, initialize_request
 from tests.test_stdio_hygiene import Raw, handshake, spawn, still_serves
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 NUMBER = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
-SAMPLING_INIT = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"sampling": {"tools": {}}},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+SAMPLING_INIT = initialize_request({"sampling": {"tools": {}}}, request_id="init")
 
 
 async def sampling_handshake(raw: Raw) -> None:
     await raw.send(SAMPLING_INIT)
     assert "result" in await raw.receive()
-    await raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await raw.send(INITIALIZED)
 
 
 async def call_and_get_asked(raw: Raw, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

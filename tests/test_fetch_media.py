@@ -1,4 +1,4 @@
-"""Issue 24 item 3: `serve --fetch-media`, remote images fetched behind address checks.
+"""`serve --fetch-media`, remote images fetched behind address checks.
 
 A local HTTP server (threading http.server on 127.0.0.1, a free port) serves the PNG; it is
 fetched only when `--fetch-media-allow 127.0.0.1` names it, since loopback is refused otherwise.

@@ -1,4 +1,4 @@
-"""Issue 11 item 7: `make fixtures` is idempotent. Re-recording an exchange that did not change
+"""`make fixtures` is idempotent. Re-recording an exchange that did not change
 leaves the file byte for byte (times, sealed tokens, random ids and `created_at` differ between any
 two recordings); a change on the wire replaces it."""
 

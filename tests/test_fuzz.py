@@ -1,4 +1,4 @@
-"""`agent-as-model fuzz` (issue 14), over real stdio: it passes against this server on both eras,
+"""`agent-as-model fuzz`, over real stdio: it passes against this server on both eras,
 and against deliberately broken servers (tests/broken_cursor_servers.py) it finds the failure,
 shrinks it to at most three calls, and writes a recording that replays to the same divergence.
 
@@ -32,10 +32,10 @@ from agent_as_model.commands.fuzz.runner import Progress
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_file
 from agent_as_model.commands.transcripts.fileformat import dump_record
 from tests.broken_cursor_servers import ANSWERS_BEFORE_LOSS
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.stdio
 
-ROOT = Path(__file__).resolve().parent.parent
 BOTH = "legacy,2026-07-28"
 SUMMARY = re.compile(r"^(?:incomplete \(the server was lost\): )?(\d+) chains, (\d+) calls, (\d+) failures$")
 BY_RULE = "calls by rule: "
@@ -221,7 +221,7 @@ def test_a_server_that_cannot_be_started_exits_2(capsys: pytest.CaptureFixture[s
     assert status == 2
     assert "cannot start" in err and "no-such-server" in err and "no such command" in err
     assert "nothing was fuzzed" in err
-    assert out == ""  # no `0 chains, 0 calls, 0 failures`: it would read like a pass (issue 29)
+    assert out == ""  # no `0 chains, 0 calls, 0 failures`: it would read like a pass
 
 
 def test_a_server_that_exits_at_once_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`gemini_generate_content` (issue 16): the generateContent shape, on both eras, driven by the
+"""`gemini_generate_content`: the generateContent shape, on both eras, driven by the
 official google-genai SDK itself.
 
 The SDK's async client talks to an in-memory HTTP transport that hands the body it posts to the

@@ -1,4 +1,4 @@
-"""Issue 25: tool use on hosts that sample without `sampling.tools`: never dropped silently, a
+"""Tool use on hosts that sample without `sampling.tools`: never dropped silently, a
 demanding choice refused, emulated on the operator's request (`serve --host-without-tools`).
 
 Every scripted host here declares `sampling` but not `sampling.tools` (`connect(era, host)`
@@ -21,13 +21,14 @@ from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionUse
 from openai.types.responses import EasyInputMessageParam, FunctionToolParam
 
 from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit, Writing
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Unit
 from agent_as_model.commands.standin_provider import openai_reply
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
 from agent_as_model.states import emulation
 from tests import sdk_truth
 from tests.agent_loop import tool_answer
+from tests.helpers import server_params, writing_of
 from tests.provider_harness import backend_of, provider_server
 from tests.scripted_host import ScriptedHost, connect
 
@@ -390,12 +391,6 @@ async def test_a_host_that_ignores_the_contract_is_plain_text(era: str) -> None:
     assert message.content[0].text == "It is probably sunny in Paris."  # type: ignore[union-attr]
 
 
-def writing_of(tool: str) -> Writing:
-    declared = DIALECTS[tool].writing
-    assert declared is not None
-    return declared
-
-
 LOOP_TOOLS = [t for t in BODIES if (w := DIALECTS[t].writing) is not None and w.tool_turns]
 
 
@@ -688,11 +683,9 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
     import os
 
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
 
     from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
     from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV
-    from tests.test_stdio import COMMAND
 
     recording = tmp_path / "emulated.jsonl"
     env = {k: v for k, v in os.environ.items() if k != HOST_WITHOUT_TOOLS_ENV}
@@ -703,7 +696,7 @@ async def test_over_stdio_the_installed_command_emulates_and_a_recording_replays
         env[HOST_WITHOUT_TOOLS_ENV] = "emulate"
         args.append("--redact")
     host = ScriptedHost(PARIS, "Sunny in Paris.")
-    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    params = server_params(*args, env=env)
     async with Client(params, mode=mode, sampling_callback=host) as client:
         first = await client.call_tool("chat_complete", chat_body())
         assert not first.is_error, first.content[0].text

@@ -1,23 +1,20 @@
-"""Issue 13 item 1: a caller's schema cannot freeze the server. Its patterns are matched within a
+"""A caller's schema cannot freeze the server. Its patterns are matched within a
 time bound (`--schema-timeout`); a check that runs out of it is a clear error naming the pattern's
 place in the schema and the bound, on both eras; the next call works. (How long a concurrent call
 waits meanwhile is measured by benchmarks/bench_hostile.py, not here.)"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model import patterns, schemas
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
 from tests.agent_loop import tool_answer
+from tests.helpers import run_command, server_params
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -206,13 +203,11 @@ def test_a_schema_pattern_must_compile_for_the_engine_that_matches_it(pattern: s
 
 # --- over real stdio, with the flag --------------------------------------------------------------
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
 
 @pytest.mark.stdio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_schema_timeout_flag_over_stdio(mode: str) -> None:
-    params = StdioServerParameters(command=str(COMMAND), args=["serve", "--schema-timeout", "0.05"])
+    params = server_params("serve", "--schema-timeout", "0.05")
     persona = {"name": "p", "input_schema": evil_object("prompt")}
     host = ScriptedHost("fine")
     async with Client(params, mode=mode, sampling_callback=host) as client:
@@ -229,9 +224,7 @@ async def test_schema_timeout_flag_over_stdio(mode: str) -> None:
 @pytest.mark.stdio
 @pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
 def test_schema_timeout_flag_refuses_a_bad_value(value: str) -> None:
-    done = subprocess.run(
-        [str(COMMAND), "serve", "--schema-timeout", value], capture_output=True, text=True, timeout=60
-    )
+    done = run_command("serve", "--schema-timeout", value)
     assert done.returncode == 2
     assert "--schema-timeout" in done.stderr
 

@@ -15,11 +15,12 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import MCPError
-from mcp_types import CallToolResult, TextContent
 
-from agent_as_model.commands import cli
-from agent_as_model.commands import http as http_serve
+from agent_as_model.adapters.dialects import DIALECTS, register, unregister
+from agent_as_model.adapters.dialects.products import prompt
+from agent_as_model.commands import cli, http_options
 from tests import http_servers
+from tests.helpers import listed_tools, text_of
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost
 
@@ -27,22 +28,9 @@ pytestmark = pytest.mark.anyio
 
 TOKEN = "s3cret-token-for-tests"
 SMALL_BODY = 2048
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
 MISSING_CAPABILITY = -32021
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 PING = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +42,9 @@ def open_server() -> Iterator[HttpServer]:
 @pytest.fixture(scope="module")
 def guarded_server() -> Iterator[HttpServer]:
     with http_servers.running(
-        "--max-body-bytes", str(SMALL_BODY), env={http_serve.AUTH_TOKEN_ENV: TOKEN}
+        "--max-body-bytes", str(SMALL_BODY), env={http_options.AUTH_TOKEN_ENV: TOKEN}
     ) as s:
         yield s
-
-
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 def test_healthz_answers_ok(open_server: HttpServer) -> None:
@@ -74,7 +56,7 @@ def test_healthz_answers_ok(open_server: HttpServer) -> None:
 async def test_tools_are_listed_over_http(open_server: HttpServer, era: str) -> None:
     async with http_client(open_server.url, era) as client:
         listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == listed_tools()
 
 
 async def test_chat_complete_is_answered_by_the_host_over_http(open_server: HttpServer, era: str) -> None:
@@ -155,44 +137,44 @@ def refusal(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def test_a_non_loopback_bind_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
     err = refusal(capsys, "--host", "0.0.0.0")
     assert "--host 0.0.0.0 is not a loopback address" in err and "--auth-token" in err
 
 
 def test_a_configured_provider_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
-    monkeypatch.setenv(http_serve.PROVIDER_ENV, "anthropic")
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.setenv(http_options.PROVIDER_ENV, "anthropic")
     err = refusal(capsys)
     assert "a provider backend is configured (anthropic)" in err and "--auth-token" in err
 
 
 def test_a_provider_flag_counts_too(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
-    monkeypatch.delenv(http_serve.PROVIDER_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.PROVIDER_ENV, raising=False)
     err = refusal(capsys, "--provider", "openai", "--provider-model", "m")
     assert "a provider backend is configured (openai)" in err and "--auth-token" in err
     parser = cli._parser()
     args = parser.parse_args(["serve", "--http", "--provider", "openai", "--auth-token", TOKEN])
-    settings = http_serve.settings_from_args(parser, args)
+    settings = http_options.settings_from_args(parser, args)
     assert settings is not None and settings.auth_token == TOKEN
 
 
 def test_any_host_needs_a_token(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
     # '*' switches the DNS-rebinding check off: on loopback without a token a web page could call in.
-    monkeypatch.delenv(http_serve.AUTH_TOKEN_ENV, raising=False)
+    monkeypatch.delenv(http_options.AUTH_TOKEN_ENV, raising=False)
     err = refusal(capsys, "--allowed-host", "*")
     assert "--allowed-host '*'" in err and "--auth-token" in err
     parser = cli._parser()
     args = parser.parse_args(["serve", "--http", "--allowed-host", "*", "--auth-token", TOKEN])
-    settings = http_serve.settings_from_args(parser, args)
+    settings = http_options.settings_from_args(parser, args)
     assert settings is not None and settings.allowed_hosts == ("*",)
 
 
 def test_a_token_from_the_environment_allows_a_non_loopback_bind(monkeypatch: Any) -> None:
-    monkeypatch.setenv(http_serve.AUTH_TOKEN_ENV, TOKEN)
+    monkeypatch.setenv(http_options.AUTH_TOKEN_ENV, TOKEN)
     parser = cli._parser()
-    settings = http_serve.settings_from_args(
+    settings = http_options.settings_from_args(
         parser, parser.parse_args(["serve", "--http", "--host", "0.0.0.0"])
     )
     assert settings is not None and settings.auth_token == TOKEN and settings.host == "0.0.0.0"
@@ -218,10 +200,10 @@ def test_stdio_stays_the_default() -> None:
 
 
 @pytest.mark.parametrize("stored", [False, True])
-def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeypatch: Any) -> None:
+def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool) -> None:
     # HTTP checks Mcp-Param-* headers against the called tool's schema; the server answers that
     # lookup itself, so no POST runs the tools/list handler, and a schema without header
-    # declarations is not even handed over to be walked (issue 28).
+    # declarations is not even handed over to be walked.
     from agent_as_model import server as served
 
     store = object() if stored else None
@@ -233,13 +215,19 @@ def test_a_tools_input_schema_is_looked_up_without_listing(stored: bool, monkeyp
         assert "x-mcp-header" not in str(tool["inputSchema"])
         assert lookup(tool["name"]) is None  # nothing to compare: no property declares a header
     assert lookup("no_such_tool") is None
-    # A tool that declares one (none of ours does yet) is handed over as listed.
-    headed = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
-    routed = served.models.StaticTool(NAME="routed", DESCRIPTION="Routed by region.", INPUT_SCHEMA=headed)
-    monkeypatch.setattr(served.models, "LIST_MODELS", routed)  # listed in its place
-    monkeypatch.setattr(served, "_listed", {})
-    assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
-    assert lookup("routed") == headed and lookup("chat_complete") is None
+    # A tool that declares one (none of ours does yet: a dialect registered here) is handed over
+    # as listed.
+    own = prompt.DIALECT.INPUT_SCHEMA
+    region = {"type": "string", "x-mcp-header": "Region"}
+    headed = {**own, "properties": {**own["properties"], "region": region}}
+    register(prompt.DIALECT._replace(NAME="routed", INPUT_SCHEMA=headed))
+    try:
+        assert "routed" in [t["name"] for t in served._tools(stored)["tools"]]
+        schema = lookup("routed")
+        assert schema == DIALECTS["routed"].INPUT_SCHEMA and schema["properties"]["region"] == region
+        assert lookup("chat_complete") is None
+    finally:
+        unregister("routed")
 
 
 async def test_an_undeclared_mcp_param_header_changes_nothing(open_server: HttpServer) -> None:

@@ -1,4 +1,4 @@
-"""Issue 27 over real HTTP (`serve --http` processes): invalid ids, over-long numbers and lone
+"""Faults over real HTTP (`serve --http` processes): invalid ids, over-long numbers and lone
 surrogates named under the request's id, a legacy host answer that cannot be read ending its
 call at once, `/healthz` (in test_http.py) and the Host header's form."""
 
@@ -22,11 +22,6 @@ pytestmark = pytest.mark.anyio
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 VERSION = {"legacy": "2025-11-25", "2026-07-28": "2026-07-28"}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +247,8 @@ async def test_what_each_wildcard_bind_accepts(bind: str, host: str, accepted: b
     from mcp.server.transport_security import TransportSecurityMiddleware
     from starlette.requests import Request
 
-    from agent_as_model.commands.http import HttpSettings, transport_security
+    from agent_as_model.transports.http.app import transport_security
+    from agent_as_model.transports.http.settings import HttpSettings
 
     check = TransportSecurityMiddleware(transport_security(HttpSettings(host=bind, auth_token="t")))
     scope = {"type": "http", "method": "POST", "headers": [(b"host", host.encode())]}

@@ -1,4 +1,4 @@
-"""What the HTTP frame guard (`commands/http_guards.FrameCheck`) keeps while the SDK handles a
+"""What the HTTP frame guard (`transports/http/guards.FrameCheck`) keeps while the SDK handles a
 request: only the call's id. A legacy call's handling lasts its whole round with the host, so a
 parsed frame, the joined body or the list of its chunks left in the guard's frame would be a
 copy of the conversation held all that time beside the SDK's own (benchmarks/README.md, "Issue
@@ -15,7 +15,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from agent_as_model.commands import http_guards
+from agent_as_model.transports.http import guards
 
 CALL = {
     "jsonrpc": "2.0",
@@ -29,11 +29,6 @@ CALL = {
 LEGACY = [(b"mcp-session-id", b"abc"), (b"mcp-protocol-version", b"2025-11-25")]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _scope(extra: list[tuple[bytes, bytes]]) -> dict[str, Any]:
     headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), *extra]
     return {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
@@ -45,7 +40,7 @@ def _held_by_the_guard(frame: Any) -> list[str]:
     held = []
     frame = frame.f_back
     while frame is not None:
-        if frame.f_code.co_filename == http_guards.__file__:
+        if frame.f_code.co_filename == guards.__file__:
             for name, value in frame.f_locals.items():
                 chunks = isinstance(value, list) and any(isinstance(m, dict) and m.get("body") for m in value)
                 if isinstance(value, bytes | types.JSONRPCRequest) or chunks:
@@ -87,7 +82,7 @@ async def _through_the_guard(extra: list[tuple[bytes, bytes]], pieces: int) -> t
     async def send(message: Any) -> None:
         return None
 
-    guard = http_guards.FrameCheck(sdk, "/mcp", max_body=10 * 2**20)
+    guard = guards.FrameCheck(sdk, "/mcp", max_body=10 * 2**20)
     await guard(_scope(extra), receive, send)
     return seen["body"], seen["held"]
 

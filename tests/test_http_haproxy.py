@@ -38,11 +38,6 @@ ARGS = {"messages": [{"role": "user", "content": "through the balancer"}]}
 PING = {"jsonrpc": "2.0", "id": "owner?", "method": "ping"}
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class Balanced:
     url: str

@@ -1,4 +1,4 @@
-"""What a slow or abandoned HTTP client may hold (issue 26, item 5), over a real `serve --http`:
+"""What a slow or abandoned HTTP client may hold, over a real `serve --http`:
 half-sent headers and bodies are answered 408 and closed, a flood of connections cannot lock a
 host out, and abandoned legacy handshakes are reaped so new hosts get in again.
 
@@ -19,9 +19,11 @@ import pytest
 import uvicorn
 from mcp_types import CallToolResult, TextContent
 
-from agent_as_model.commands import cli, http_holds
-from agent_as_model.commands import http as http_serve
+from agent_as_model.commands import cli, http_options
+from agent_as_model.transports.http import holds, workers
+from agent_as_model.transports.http.settings import HttpSettings
 from tests import http_servers
+from tests.helpers import INITIALIZED, initialize_request
 from tests.http_servers import HttpServer, http_client
 
 pytestmark = pytest.mark.anyio
@@ -32,21 +34,6 @@ RESET = b"<reset>"
 MAX_CONNECTIONS = 6
 MAX_SESSIONS = 3
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "x", "version": "1"},
-    },
-}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +133,7 @@ async def test_a_flood_of_half_sent_requests_does_not_lock_a_host_out(
 
 def open_abandoned_session(server: HttpServer) -> httpx2.Response:
     """An initialize, and nothing after it: no `notifications/initialized`, no GET stream."""
-    return httpx2.post(server.url, json=INITIALIZE, headers=ACCEPT, timeout=CEILING)
+    return httpx2.post(server.url, json=initialize_request(), headers=ACCEPT, timeout=CEILING)
 
 
 async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server: HttpServer) -> None:
@@ -177,7 +164,7 @@ async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server
     first = answers[0].headers["mcp-session-id"]
     gone = httpx2.post(
         strict_server.url,
-        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        json=INITIALIZED,
         headers={**ACCEPT, "Mcp-Session-Id": first, "MCP-Protocol-Version": "2025-11-25"},
     )
     assert gone.status_code == 404
@@ -186,15 +173,15 @@ async def test_abandoned_handshakes_are_reaped_so_new_hosts_get_in(strict_server
 # The flags and their variables.
 
 
-def settings(argv: list[str]) -> http_serve.HttpSettings:
+def settings(argv: list[str]) -> HttpSettings:
     parser = cli._parser()
-    made = http_serve.settings_from_args(parser, parser.parse_args(["serve", "--http", *argv]))
+    made = http_options.settings_from_args(parser, parser.parse_args(["serve", "--http", *argv]))
     assert made is not None
     return made
 
 
 def test_the_holds_default_to_their_documented_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    for hold in http_serve.HOLDS:
+    for hold in http_options.HOLDS:
         monkeypatch.delenv(hold.env, raising=False)
     made = settings([])
     assert (made.header_timeout, made.body_timeout, made.max_connections) == (10.0, 60.0, 1000)
@@ -243,9 +230,9 @@ def test_connections_that_do_not_fit_the_descriptor_limit_are_cut_to_fit(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
         if hard != resource.RLIM_INFINITY:
-            fitted = http_serve.fit_descriptors(hard + 10)
-            assert fitted == hard - http_serve.FD_HEADROOM
-        assert http_serve.fit_descriptors(10) == 10
+            fitted = workers.fit_descriptors(hard + 10)
+            assert fitted == hard - workers.FD_HEADROOM
+        assert workers.fit_descriptors(10) == 10
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
@@ -273,16 +260,15 @@ def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
     store keeps it: the call is cancelled, where it would otherwise have waited for
     --host-timeout (600 s) holding all it read. The server's log says so."""
     with http_servers.running(env={"AGENT_AS_MODEL_LOG_LEVEL": "INFO"}) as server:
-        init = {**INITIALIZE, "params": {**INITIALIZE["params"], "capabilities": {"sampling": {}}}}
-        opened = httpx2.post(server.url, json=init, headers=ACCEPT, timeout=CEILING)
+        opened = httpx2.post(
+            server.url, json=initialize_request({"sampling": {}}), headers=ACCEPT, timeout=CEILING
+        )
         session = {
             **ACCEPT,
             "Mcp-Session-Id": opened.headers["mcp-session-id"],
             "MCP-Protocol-Version": "2025-11-25",
         }
-        httpx2.post(
-            server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
-        )
+        httpx2.post(server.url, json=INITIALIZED, headers=session)
         call = {
             "jsonrpc": "2.0",
             "id": 7,
@@ -303,7 +289,7 @@ def test_a_legacy_call_whose_client_closed_its_stream_is_cancelled() -> None:
         assert "generate: cancelled by the client in state awaiting_host" in logged, logged
 
 
-BURST = 5 * http_holds.ACCEPT_BATCH
+BURST = 5 * holds.ACCEPT_BATCH
 
 
 def accepted_per_turn(loop_class: type[asyncio.AbstractEventLoop]) -> list[int]:
@@ -344,15 +330,15 @@ def test_a_burst_of_connections_is_set_up_a_batch_a_turn() -> None:
     """asyncio's own loop sets up the whole burst in one turn (what held every other request);
     the server's loop takes ACCEPT_BATCH a turn, and still every connection of the burst."""
     stock = accepted_per_turn(asyncio.SelectorEventLoop)
-    paced = accepted_per_turn(http_holds.PacedAcceptLoop)
+    paced = accepted_per_turn(holds.PacedAcceptLoop)
     assert sum(stock) == sum(paced) == BURST
-    assert max(stock) > http_holds.ACCEPT_BATCH, stock
-    assert max(paced) <= http_holds.ACCEPT_BATCH and len(paced) >= BURST // http_holds.ACCEPT_BATCH, paced
+    assert max(stock) > holds.ACCEPT_BATCH, stock
+    assert max(paced) <= holds.ACCEPT_BATCH and len(paced) >= BURST // holds.ACCEPT_BATCH, paced
 
 
 def test_uvicorn_runs_the_paced_loop() -> None:
-    config = uvicorn.Config("agent_as_model.commands.http:app_from_environment", loop=http_serve.HTTP_LOOP)
-    assert config.get_loop_factory() is http_holds.PacedAcceptLoop
+    config = uvicorn.Config(workers.APP_FACTORY, loop=workers.HTTP_LOOP)
+    assert config.get_loop_factory() is holds.PacedAcceptLoop
 
 
 async def test_a_burst_past_the_batch_is_answered_every_one(era: str) -> None:

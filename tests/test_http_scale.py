@@ -17,9 +17,9 @@ import pytest
 from mcp import MCPError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
-from agent_as_model.commands import cli
-from agent_as_model.commands import http as http_serve
+from agent_as_model.commands import cli, http_options
 from agent_as_model.server import STATE_KEY_ENV
+from agent_as_model.transports.http import workers
 from tests import http_servers
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost, text_answer
@@ -29,14 +29,9 @@ pytestmark = pytest.mark.anyio
 MODERN = "2026-07-28"
 KEY = "completion"
 WORKERS_TOKEN = "token-of-the-two-workers"
-AUTH_TOKEN_ENV = http_serve.AUTH_TOKEN_ENV
+AUTH_TOKEN_ENV = http_options.AUTH_TOKEN_ENV
 ARGS = {"messages": [{"role": "user", "content": "which process answers?"}]}
 INVALID_PARAMS = -32602
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +144,7 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 def test_workers_get_a_shared_key_when_none_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
     # Empty counts as unset; monkeypatch puts back whatever serve() writes into the environment.
-    for name in (STATE_KEY_ENV, http_serve.SETTINGS_ENV, http_serve.AUTH_TOKEN_ENV):
+    for name in (STATE_KEY_ENV, workers.SETTINGS_ENV, AUTH_TOKEN_ENV):
         monkeypatch.setenv(name, "")
     seen: dict[str, Any] = {}
 
@@ -158,12 +153,14 @@ def test_workers_get_a_shared_key_when_none_is_set(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr("uvicorn.run", fake_run)
     parser = cli._parser()
-    settings = http_serve.settings_from_args(parser, parser.parse_args(["serve", "--http", "--workers", "3"]))
+    settings = http_options.settings_from_args(
+        parser, parser.parse_args(["serve", "--http", "--workers", "3"])
+    )
     assert settings is not None
-    http_serve.serve(settings)
+    workers.serve(settings)
     assert seen["workers"] == 3 and seen["factory"] is True
     assert seen["key"] and len(seen["key"]) >= 43  # 32 random bytes, urlsafe
     # A key that is set is the one the workers use.
     monkeypatch.setenv(STATE_KEY_ENV, "operator-key")
-    http_serve.serve(settings)
+    workers.serve(settings)
     assert seen["key"] == "operator-key"

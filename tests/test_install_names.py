@@ -1,4 +1,4 @@
-"""Issue 11 item 6: no doc or message installs the other program. The name `agent-as-model` on
+"""No doc or message installs the other program. The name `agent-as-model` on
 the package index belongs to another project (the reference server), so `uvx agent-as-model` and
 `pip install agent-as-model[...]` run that one, not this. Only the README's warning that says so
 and the fuzz doc's lines about that very reference implementation may name them."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 # An install or run of the name from the package index: `uvx [options] agent-as-model`, a uvx
 # host command whose arguments start with it, and `pip install` of the name (quoted or not).

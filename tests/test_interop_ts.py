@@ -15,28 +15,19 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import agent_as_model
+from tests.helpers import COMMAND, listed_tools
 from tests.scripted_host import ERAS
 
 pytestmark = pytest.mark.stdio
 
 INTEROP = Path(__file__).parent / "interop"
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 ANSWER = "Answered by the TypeScript host."  # host.mjs answers every sampling request with this
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 
@@ -90,7 +81,7 @@ def test_typescript_host(node: str, era: str) -> None:
     assert report["protocolEra"] == ("modern" if modern else "legacy")
     assert report["protocolVersion"] == ("2026-07-28" if modern else "2025-11-25")
     assert report["serverVersion"] == {"name": "agent-as-model", "version": agent_as_model.__version__}
-    assert report["tools"] == TOOLS
+    assert report["tools"] == listed_tools()
 
     # What the TS host was asked: one sampling request per call, the same params on both eras.
     plain, loop = report["sampling"][:2], report["sampling"][2:]
@@ -115,7 +106,7 @@ def test_typescript_host(node: str, era: str) -> None:
             "model": "ts-host-model",
             "finish_reason": "stop",
             "backend": "host",
-            "requested_model": "agent-default",  # issue 22: the alias asked for, who counted the usage
+            "requested_model": "agent-default",  # the alias asked for, who counted the usage
             "usage": "estimated",
         }
     }

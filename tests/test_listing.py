@@ -13,6 +13,7 @@ from agent_as_model import server
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.dialects.writing import Said
 from agent_as_model.adapters.tools import models
+from tests.helpers import listed_tools
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -40,11 +41,6 @@ RICH_EXAMPLES = {
 }
 
 
-def tools() -> list[str]:
-    """What the server lists: the registered dialects in order, then list_models."""
-    return [*DIALECTS, models.NAME]
-
-
 def examples() -> dict[str, dict[str, object]]:
     """A valid request per listed tool: the advertised schema and the server must agree on each.
     A tool without a rich example gets one user message, written by its dialect's writing."""
@@ -59,7 +55,7 @@ def examples() -> dict[str, dict[str, object]]:
 async def test_lists_every_registered_tool_with_valid_schemas(era: str) -> None:
     async with connect(era) as client:
         listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == tools()
+    assert [tool.name for tool in listed.tools] == listed_tools()
     assert len(listed.tools) >= 6  # the five built-in products and list_models at least
     requests = examples()
     for tool in listed.tools:

@@ -1,4 +1,4 @@
-"""Issue 24: inline images and audio reach the host's model, checked before anything is sent.
+"""Inline images and audio reach the host's model, checked before anything is sent.
 
 Bodies are built with the products' own SDK types (openai, anthropic, google-genai); the PNG and
 the WAV are made here (zlib + struct, the wave module); the scripted host checks the bytes it got.
@@ -344,14 +344,12 @@ async def stdio_call(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One tools/call to the installed command over real stdio, recorded with `--redact`, the
     host answering `answer`: the sampling request it got, and the tool's result."""
-    import sys
-    from pathlib import Path
-
     import anyio
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    command = Path(sys.executable).parent / "agent-as-model"
-    serve = [str(command), "serve", "--record", str(recording), "--redact", *flags]
+    from tests.helpers import COMMAND, INITIALIZED, initialize_request
+
+    serve = [str(COMMAND), "serve", "--record", str(recording), "--redact", *flags]
     process = await anyio.open_process(serve)
     assert process.stdin is not None and process.stdout is not None
     stdout = BufferedByteReceiveStream(process.stdout)
@@ -366,14 +364,9 @@ async def stdio_call(
         return frame
 
     try:
-        hello = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"sampling": {}},
-            "clientInfo": {"name": "h", "version": "1"},
-        }
-        await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        await send(initialize_request({"sampling": {}}))
         await receive()
-        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await send(INITIALIZED)
         call = {"name": tool, "arguments": arguments}
         await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         sampling = result = await receive()
@@ -717,7 +710,7 @@ async def test_an_image_in_a_tool_result_follows_its_text_for_a_host_without_too
 
 
 # The `draw` tool of the histories above, in each product's shape: with it, a server that
-# emulates tool use (`--host-without-tools emulate`, issue 25) renders the history as its text.
+# emulates tool use (`--host-without-tools emulate`) renders the history as its text.
 DRAW_TOOLS: dict[str, list[Any]] = {
     "messages_create": [{"name": "draw", "input_schema": {"type": "object"}}],
     "responses_create": [{"type": "function", "name": "draw", "parameters": {"type": "object"}}],

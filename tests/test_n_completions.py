@@ -1,4 +1,4 @@
-"""Issue 22 item 2: `n` (chat) and `candidateCount` (Gemini) ask for that many independent
+"""`n` (chat) and `candidateCount` (Gemini) ask for that many independent
 completions: before 2026-07-28 that many sampling requests in flight at once, on 2026-07-28 that
 many inputRequests in one round. Each is validated, repaired and cut on its own; `serve --max-n`
 bounds them; `n > 1` with a text result is an error that says to ask for `object`."""
@@ -18,20 +18,13 @@ from openai.types.chat import ChatCompletion
 
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
+from tests.helpers import object_of, server_params
 from tests.scripted_host import ScriptedHost, connect
-from tests.test_stdio import server_params
 
 pytestmark = pytest.mark.anyio
 
 Q = {"role": "user", "content": "Name a colour."}
 SCHEMA = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
-
-
-def object_of(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    obj = json.loads(result.content[0].text)
-    assert obj == result.structured_content
-    return obj
 
 
 def said(text: str, stop: str = "endTurn", model: str = "host-model") -> CreateMessageResult:

@@ -1,4 +1,4 @@
-"""Spec section 1.2 and issue 3 item 5: a product's own request parameters work unchanged: the
+"""Spec section 1.2: a product's own request parameters work unchanged: the
 ones with a meaning here are honoured, pure hints are accepted and ignored, and the ones that
 would change meaning and cannot be honoured are errors that say so. Both eras."""
 
@@ -93,7 +93,7 @@ async def test_hints_are_accepted_and_change_nothing(era: str, tool: str) -> Non
     ("tool", "extra", "path", "words"),
     [
         ("chat_complete", {"stream": True}, "stream", "streaming cannot be honoured"),
-        ("chat_complete", {"n": 2}, "n", "need result: 'object'"),  # issue 22: n needs the object
+        ("chat_complete", {"n": 2}, "n", "need result: 'object'"),  # n needs the object
         ("chat_complete", {"logprobs": True}, "logprobs", "log probabilities cannot be produced"),
         ("chat_complete", {"top_logprobs": 3}, "top_logprobs", "log probabilities"),
         ("chat_complete", {"modalities": ["text", "audio"]}, "modalities", "only the 'text' modality"),

@@ -97,12 +97,12 @@ async def test_off_loop_holds_around_its_work() -> None:
 def test_serving_collects_the_youngest_generation_less_often() -> None:
     """`freeze_heap` (both transports call it once built) raises the first threshold, so reading
     a large request on the event loop sets off no string of full collections."""
-    from agent_as_model.commands import cli
+    from agent_as_model import transports
 
     before = gc.get_threshold()
     try:
-        cli.freeze_heap()
-        assert gc.get_threshold() == (cli.YOUNG_THRESHOLD, before[1], before[2])
+        transports.freeze_heap()
+        assert gc.get_threshold() == (transports.YOUNG_THRESHOLD, before[1], before[2])
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()

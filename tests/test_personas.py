@@ -1,4 +1,4 @@
-"""Spec section 5 and issue 4 item 1: personas on the four completion tools, on both eras."""
+"""Spec section 5: personas on the four completion tools, on both eras."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 items 2 and 5: the operator's settings as flags and environment variables of `serve`,
+"""The operator's settings as flags and environment variables of `serve`,
 start-up errors as one line with exit status 2, and a provider-served call over real stdio."""
 
 from __future__ import annotations
@@ -6,45 +6,31 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.commands.standin_provider import StandInProvider
+from tests.helpers import COMMAND, GUARD, command_environment, run_command, server_params
 from tests.provider_harness import OPENAI_KEY, backend_of
 from tests.scripted_host import ERAS
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
-def _run(
-    args: list[str], env: dict[str, str] | None = None, code: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_AS_MODEL_PROVIDER")}
-    base.update(env or {})
-    argv = [sys.executable, "-c", code] if code else [str(COMMAND), *args]
-    return subprocess.run(
-        argv, capture_output=True, text=True, timeout=120, env=base, stdin=subprocess.DEVNULL
-    )
-
 
 def test_a_provider_without_a_model_is_a_usage_error() -> None:
-    done = _run(["serve", "--provider", "openai"])
+    done = run_command("serve", "--provider", "openai")
     assert done.returncode == 2
     assert "--provider openai needs --provider-model (or AGENT_AS_MODEL_PROVIDER_MODEL)" in done.stderr
     assert done.stdout == ""
 
 
 def test_provider_settings_without_a_provider_are_a_usage_error() -> None:
-    done = _run(["serve", "--provider-model", "m"], env={"AGENT_AS_MODEL_USE_PROVIDER": "always"})
+    done = run_command("serve", "--provider-model", "m", AGENT_AS_MODEL_USE_PROVIDER="always")
     assert done.returncode == 2
     assert "--provider-model, --use-provider need(s) --provider (or AGENT_AS_MODEL_PROVIDER)" in done.stderr
 
 
 def test_a_bad_environment_value_is_a_usage_error() -> None:
-    done = _run(["serve"], env={"AGENT_AS_MODEL_PROVIDER": "gemini", "AGENT_AS_MODEL_PROVIDER_MODEL": "m"})
+    done = run_command("serve", AGENT_AS_MODEL_PROVIDER="gemini", AGENT_AS_MODEL_PROVIDER_MODEL="m")
     assert done.returncode == 2
     assert "AGENT_AS_MODEL_PROVIDER: expected one of openai, anthropic, got 'gemini'" in done.stderr
 
@@ -56,7 +42,14 @@ def test_a_missing_extra_is_one_line_naming_it(provider: str) -> None:
         "from agent_as_model.commands.cli import main\n"
         f"sys.exit(main(['serve', '--provider', {provider!r}, '--provider-model', 'm']))"
     )
-    done = _run([], env={"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, code=code)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=command_environment(OPENAI_API_KEY="k", ANTHROPIC_API_KEY="k"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+    )
     assert done.returncode == 2
     assert done.stderr == (
         f"agent-as-model: --provider {provider} needs the {provider} SDK: install this project with "
@@ -107,7 +100,7 @@ async def test_a_provider_served_call_over_real_stdio(era: str, how: str, standi
             args += [f"--{name.lower().replace('_', '-')}", value]
     else:
         env.update({f"AGENT_AS_MODEL_{name}": value for name, value in settings.items()})
-    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    params = server_params(*args, env=env)
     async with Client(params, mode=era) as client:  # declares no sampling
         result = await client.call_tool("generate", {"prompt": "over stdio"})
         models = await client.call_tool("list_models", {})

@@ -1,4 +1,4 @@
-"""Issue 10 item 7: every way a provider exchange fails is a clear isError naming the provider and
+"""Every way a provider exchange fails is a clear isError naming the provider and
 the HTTP status and saying the host was not asked; never the key, never a traceback; the next call
 works. Real HTTP through the real SDK clients against the stand-in provider, on both eras."""
 

@@ -1,4 +1,4 @@
-"""Issue 10 item 6: the sampling payload mapped onto each provider's API and its answer mapped
+"""The sampling payload mapped onto each provider's API and its answer mapped
 back, row by row, through the real SDK clients against the stand-in provider, on both eras."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10 items 1-4, 8, 10: the provider is off by default, serves by the operator's rule and the
+"""The provider is off by default, serves by the operator's rule and the
 call's `backend`, completes in one round on 2026-07-28, and every result says who answered."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 27 item 4: a provider's time is bounded from request to last byte, per attempt and per
+"""A provider's time is bounded from request to last byte, per attempt and per
 call; Retry-After is honoured only within the time left. Real HTTP through the real SDK clients
 against the stand-in provider on 127.0.0.1, on both eras. No timed assertions: each test shows
 the bound by what the call says and how many requests the provider heard."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent_as_model.commands.standin_provider import StandInProvider, Status, Trickle
+from tests.helpers import run_command, server_params
 from tests.provider_harness import backend_of, provider_server
 from tests.scripted_host import connect
 
@@ -88,15 +89,9 @@ async def test_a_long_provider_message_is_cut_with_a_mark(era: str, standin: Sta
 
 
 def test_help_states_the_bound() -> None:
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    command = Path(sys.executable).parent / "agent-as-model"
-    shown = subprocess.run(
-        [str(command), "serve", "--help"], capture_output=True, text=True, check=True
-    ).stdout
-    flat = " ".join(shown.split())
+    shown = run_command("serve", "--help")
+    assert shown.returncode == 0, shown.stderr
+    flat = " ".join(shown.stdout.split())
     assert "from the request to the" in flat
     # The bound is per request to the provider (attempts.py sets it per create()); a call with
     # repairs makes one request a round, so the help must not claim it for the whole call.
@@ -109,11 +104,8 @@ def test_help_states_the_bound() -> None:
 @pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
 async def test_the_bound_holds_over_real_stdio(era: str, standin: StandInProvider) -> None:
     import os
-    import sys
-    from pathlib import Path
 
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
 
     standin.script.append(Trickle(0.2))
     args = ["serve", "--provider", "openai", "--provider-model", "model-one"]
@@ -125,8 +117,7 @@ async def test_the_bound_holds_over_real_stdio(era: str, standin: StandInProvide
         "--provider-max-retries",
         "0",
     ]
-    command = str(Path(sys.executable).parent / "agent-as-model")
-    params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    params = server_params(*args, env=dict(os.environ))
     async with Client(params, mode=era) as client:  # no sampling: the provider serves
         bad = await client.call_tool("generate", {"prompt": "q"})
         good = await client.call_tool("generate", {"prompt": "next"})

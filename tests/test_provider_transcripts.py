@@ -1,4 +1,4 @@
-"""Issue 10 item 9: a recording of a provider-served session holds the provider exchanges (the
+"""A recording of a provider-served session holds the provider exchanges (the
 request body and the answer; never the key nor the auth headers), `replay` plays them back with no
 network and no key, and `--redact` covers their text. Over real stdio with the installed command."""
 
@@ -8,21 +8,19 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.commands.standin_provider import StandInProvider, Status, openai_reply
 from agent_as_model.commands.transcripts.command import replay_path
+from tests.helpers import COMMAND, server_params
 from tests.provider_harness import OPENAI_KEY
 from tests.scripted_host import ERAS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 SECRET = "the secret words of the caller"
 TOOL = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
 
@@ -40,7 +38,7 @@ async def _record(path: Path, era: str, standin: StandInProvider, redact: bool) 
     args += ["--provider-model", "model-one", "--provider-max-retries", "0"]
     env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY}
     results = []
-    async with Client(StdioServerParameters(command=str(COMMAND), args=args, env=env), mode=era) as client:
+    async with Client(server_params(*args, env=env), mode=era) as client:
         results.append(await client.call_tool("generate", {"prompt": SECRET}))
         chat = {"messages": [{"role": "user", "content": SECRET}], "tools": [TOOL]}
         results.append(await client.call_tool("chat_complete", chat))
@@ -79,11 +77,18 @@ async def test_a_provider_session_records_and_replays_offline(
         (True, False),
         (False, True),
     ]
+    said = exchanges[2]["failure"]["said"]
     assert exchanges[2]["failure"] == {
         "status": 500,
-        "what": "the provider failed (a server error), still after the configured retries; it said: "
-        "stand-in error",
+        "what": "the provider failed (a server error), still after the configured retries; it said: " + said,
+        "said": said,
     }
+    # The provider's own words, redacted like any text (issue 49 item 6).
+    assert (
+        (said != "stand-in error" and len(said) == len("stand-in error"))
+        if redact
+        else said == "stand-in error"
+    )
     assert exchanges[1]["request"]["tools"][0]["function"]["name"] == "lookup"
     if redact:
         assert SECRET not in text and "private text" not in text and "private query" not in text
@@ -147,3 +152,41 @@ def test_a_recorded_reply_keeps_the_apis_counts_and_refuses_bad_ones() -> None:
     for bad in ({"inputTokens": -1, "outputTokens": 4}, {"inputTokens": "9"}, [9, 4]):
         with pytest.raises(ValueError, match="usage"):
             reply_from_json({**written, "usage": bad})
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_redact_covers_a_providers_error_excerpt(
+    era: str, standin: StandInProvider, tmp_path: Path
+) -> None:
+    """Issue 49 item 6: a provider's error message may quote the prompt; `--redact` makes it a
+    placeholder in the provider exchange and in the error result that tells it, the same one in
+    both, so the redacted recording still replays clean."""
+    quoting = f"this request is refused: '{SECRET}' breaks the policy"
+    standin.script += [Status(400, quoting), Status(400, quoting), Status(500, "the same words again")]
+    path = tmp_path / "session.jsonl"
+    args = ["serve", "--record", str(path), "--redact", "--provider", "openai"]
+    args += ["--provider-base-url", standin.openai_base_url, "--provider-model", "model-one"]
+    args += ["--provider-max-retries", "0"]
+    env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY}
+    async with Client(StdioServerParameters(command=str(COMMAND), args=args, env=env), mode=era) as client:
+        results = [await client.call_tool("generate", {"prompt": SECRET}) for _ in range(3)]
+    told = [r.content[0].text for r in results]
+    assert all(r.is_error for r in results) and SECRET in told[0]  # the caller reads the message
+    text = path.read_text(encoding="utf-8")
+    assert SECRET not in text and "breaks the policy" not in text and "the same words again" not in text
+    lines = _lines(path)
+    failures = [line["failure"] for line in lines if line["kind"] == "provider"]
+    said = [failure["said"] for failure in failures]
+    assert len(said[0]) == len(quoting) and said[0] == said[1] != said[2]
+    assert failures[0]["what"] == f"the provider refused the request; it said: {said[0]}"
+    errors = [
+        line["frame"]["result"]["content"][0]["text"]
+        for line in lines
+        if line["kind"] == "frame" and line["frame"].get("result", {}).get("isError")
+    ]
+    assert [e.replace(s, "<said>") for e, s in zip(errors, said, strict=True)] == [
+        t.replace(quoting, "<said>").replace("the same words again", "<said>") for t in told
+    ]
+    done = subprocess.run([str(COMMAND), "replay", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all match" in done.stdout

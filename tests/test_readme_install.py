@@ -1,4 +1,4 @@
-"""Issue 11 item 6: the README installs *this* project. Its install snippet is followed into a
+"""The README installs *this* project. Its install snippet is followed into a
 fresh virtual environment, and the command it installs must print this checkout's version.
 
 The snippet's lines run as written, with two test-only changes so the test needs no network and
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 import agent_as_model
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.stdio
 
-ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = re.compile(r"<!-- install:begin -->\n```sh\n(.*?)```\n<!-- install:end -->", re.DOTALL)
 HOME_ENV = "~/.agent-as-model"
 OFFLINE = ["--no-deps", "--no-index", "--no-build-isolation"]

@@ -1,4 +1,4 @@
-"""Issue 22 items 1, 3 and 4: `result: "object"` returns the product's own response object,
+"""`result: "object"` returns the product's own response object,
 valid for the official SDK's type; its `model` is the model that answered (the alias asked for
 stays in `_meta`); its `usage` is counted by the provider, by the host when its result says, or
 estimated and marked so. Both eras, in-process, and once over real stdio with `serve --result`.
@@ -14,7 +14,6 @@ import pytest
 from anthropic.types import Message
 from google.genai import types as genai_types
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageResult, TextContent
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
@@ -23,9 +22,9 @@ from agent_as_model.adapters.dialects.usage import estimate
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
 from tests.agent_loop import tool_answer
+from tests.helpers import object_of, server_params
 from tests.provider_harness import provider_server
 from tests.scripted_host import ERAS, ScriptedHost, connect
-from tests.test_stdio import COMMAND
 
 pytestmark = pytest.mark.anyio
 
@@ -44,14 +43,6 @@ def answer(text: str, model: str = "host-model-7", **meta: Any) -> CreateMessage
         stop_reason="endTurn",
         **({"_meta": meta} if meta else {}),
     )
-
-
-def object_of(result: Any) -> dict[str, Any]:
-    """The object: the result's JSON text, the same as its structuredContent."""
-    assert not result.is_error, result.content[0].text
-    obj = json.loads(result.content[0].text)
-    assert obj == result.structured_content
-    return obj
 
 
 def said(result: Any) -> dict[str, Any]:
@@ -244,7 +235,7 @@ async def test_responses_has_usage_and_echoes_what_was_sent(era: str) -> None:
         )
         with_tools = await client.call_tool(
             "responses_create",
-            # "none": on this host without sampling.tools a demanding choice is refused (issue 25).
+            # "none": on this host without sampling.tools a demanding choice is refused.
             {"input": "Weather?", "tools": [tool], "tool_choice": "none", "parallel_tool_calls": False},
         )
     response = Response.model_validate(object_of(result))
@@ -288,7 +279,7 @@ async def test_over_stdio_serve_result_object_makes_objects(mode: str, how: str)
     if how == "environment":
         env["AGENT_AS_MODEL_RESULT"] = "object"
     host = ScriptedHost(answer("Sunny."))
-    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    params = server_params(*args, env=env)
     async with Client(params, mode=mode, sampling_callback=host) as client:
         chat = await client.call_tool("chat_complete", {"messages": [Q]})
         messages = await client.call_tool("messages_create", {"messages": [Q], "result": "object"})

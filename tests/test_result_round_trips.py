@@ -1,4 +1,4 @@
-"""Issue 22 item 6: an object returned with `result: "object"`, passed back as the next call's
+"""An object returned with `result: "object"`, passed back as the next call's
 history the way the SDKs do (`messages.append(completion.choices[0].message)`,
 `messages.append({"role": "assistant", "content": message.content})`), continues the
 conversation on both eras, its cursor (the object's `id`) included."""
@@ -13,6 +13,7 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 
 from tests.agent_loop import tool_answer
+from tests.helpers import object_of, server_params
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -21,11 +22,6 @@ SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "require
 CHAT_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}
 ANTHROPIC_TOOL = {"name": "get_weather", "input_schema": SCHEMA}
 Q = {"role": "user", "content": "Weather in Oslo?"}
-
-
-def object_of(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 # How a pydantic object is sent back: the SDKs serialise what they are given; a caller may also
@@ -175,8 +171,6 @@ async def test_an_object_chain_and_a_text_chain_mint_the_same_cursors(era: str) 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_over_stdio_an_object_passed_back_continues_the_chain(mode: str) -> None:
     from mcp import Client
-
-    from tests.test_stdio import server_params
 
     host = ScriptedHost(
         tool_answer("", ("call_1", "get_weather", {"city": "Oslo"})),

@@ -1,4 +1,4 @@
-"""Issue 12 item 1: the 2026-07-28 retry does only what it must, and stays as safe as before.
+"""The 2026-07-28 retry does only what it must, and stays as safe as before.
 
 A retry whose sealed state binds the host's answer to exactly this request's payload is proven:
 the cursor check and the payload build ran on round one and are not run again. That rests on the

@@ -1,4 +1,4 @@
-"""Issue 28 item 3: the 2026-07-28 retry reads nothing twice.
+"""The 2026-07-28 retry reads nothing twice.
 
 Round one of a call reads its arguments into a neutral request and keeps it under the call's
 identity (states/recall.py); the retry, proven by its sealed state to carry exactly those
@@ -10,28 +10,25 @@ answers the same. Legacy reads each call once, as ever.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client, MCPError
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult, TextContent
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects import dialect
-from agent_as_model.caches import BoundedCache
+from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.server import build_server
-from agent_as_model.states import recall
+from agent_as_model.states import recall, validate
+from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect, text_answer
 
 pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
 KEY = "completion"
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 
 
 def chain(question: str = "Spain?") -> dict[str, Any]:
@@ -46,23 +43,16 @@ def expected(arguments: dict[str, Any], answer: str) -> dict[str, str]:
     return {"completion": answer, "response_id": cursors.mint("agent-default", "chat_complete", history)}
 
 
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
-
-
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The tools whose arguments a dialect read, in order, from an empty keep."""
     seen: list[str] = []
-    real = dialect.parse_request
 
     def counted(d: Any, args: Any, fetched: Any = None) -> Any:
         seen.append(d.NAME)
-        return real(d, args, fetched)
+        return parse_request(d, args, fetched)
 
-    monkeypatch.setattr(dialect, "parse_request", counted)
+    monkeypatch.setattr(validate, "parse_request", counted)
     recall.forget_all()
     yield seen
     recall.forget_all()
@@ -196,34 +186,34 @@ async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) ->
     assert recall.remembered_count() == 0
 
 
-async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(
-    parses: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recall, "_READS", BoundedCache(recall.READS_BYTES, max_entries=2))
+async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(parses: list[str]) -> None:
+    # As many calls as are kept, started and never retried, then two more: the two oldest go.
+    questions = [f"Country {n}?" for n in range(recall.READS_ENTRIES + 2)]
     async with connect(MODERN, ScriptedHost()) as client:
         session = client.session
-        questions = [f"Country {n}?" for n in range(4)]
         rounds = [
             await session.call_tool("chat_complete", chain(q), allow_input_required=True) for q in questions
         ]
-        assert recall.remembered_count() == 2  # started and never retried: the oldest went first
+        assert recall.remembered_count() == recall.READS_ENTRIES
         results = []
-        for question, round_one in zip(questions, rounds, strict=True):
+        for at in (0, 1, -2, -1):  # the two evicted calls, and the two newest
+            round_one = rounds[at]
             assert isinstance(round_one, InputRequiredResult)
             results.append(
                 await session.call_tool(
                     "chat_complete",
-                    chain(question),
+                    chain(questions[at]),
                     input_responses={KEY: text_answer("Somewhere.")},
                     request_state=round_one.request_state,
                     allow_input_required=True,
                 )
             )
-    for question, result in zip(questions, results, strict=True):
+    for at, result in zip((0, 1, -2, -1), results, strict=True):
         assert isinstance(result, CallToolResult) and not result.is_error, result
-        assert json.loads(text_of(result)) == expected(chain(question), "Somewhere.")
-    # Four round ones, and the two evicted calls' retries read in full.
-    assert parses == ["chat_complete"] * 6
+        assert json.loads(text_of(result)) == expected(chain(questions[at]), "Somewhere.")
+    # Every round one, and the two evicted calls' retries read in full; the newest two took theirs.
+    assert parses == ["chat_complete"] * (len(questions) + 2)
+    assert recall.remembered_count() == recall.READS_ENTRIES - 2
 
 
 def test_the_estimated_size_grows_with_the_texts_and_the_turns() -> None:
@@ -253,16 +243,14 @@ def test_the_estimated_size_counts_what_the_caller_sends_beside_the_conversation
 
 
 def dialect_request(messages: list[dict[str, str]], **extra: Any) -> Any:
-    from agent_as_model.adapters.dialects import DIALECTS
-
-    return DIALECTS["chat_complete"].parse({"messages": messages, **extra})
+    return parse_request(DIALECTS["chat_complete"], {"messages": messages, **extra})
 
 
 @pytest.mark.stdio
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
 async def test_chains_and_repeated_retries_over_real_stdio(mode: str) -> None:
     host = ScriptedHost("Madrid.", "Rome.")
-    params = StdioServerParameters(command=str(COMMAND), args=[])
+    params = server_params()
     async with Client(params, mode=mode, sampling_callback=host) as client:
         first = await client.call_tool("chat_complete", chain())
         assert json.loads(text_of(first)) == expected(chain(), "Madrid.")

@@ -1,7 +1,7 @@
-"""Issue 21 item 4: the backend is chosen from the parsed request, first thing in the machine's
-build step, after the arguments are read and before anything is sent; nothing is carried from
-before the machine into the call record but the call's router (and, for a product that keeps
-responses, the store and what a retry's state carried of one)."""
+"""The backend is chosen from the parsed request by the call's router, asked once the arguments
+are read and before anything is sent; nothing is carried from before the machine into the call
+record but the call's router (and, for a product that keeps responses, the store and what a
+retry's state carried of one)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from agent_as_model.adapters.backends.base import Route, SamplingSupport
 from agent_as_model.adapters.dialects import DIALECTS
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.commands.standin_provider import StandInProvider
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import caller_error
@@ -76,7 +77,7 @@ def test_arguments_that_do_not_parse_never_reach_the_router() -> None:
 
 def test_a_route_serves_as_its_own_router() -> None:
     route = Route(object(), SamplingSupport(declared=True))  # type: ignore[arg-type]
-    request = DIALECTS["generate"].parse({"prompt": "q"})
+    request = parse_request(DIALECTS["generate"], {"prompt": "q"})
     assert route.route(request) is route
 
 

@@ -1,4 +1,4 @@
-"""Issue 21 item 2: for every registered dialect (the test dialect of test_extra_dialect.py
+"""For every registered dialect (the test dialect of test_extra_dialect.py
 included), each key its listed input schema names is read by the parse path, and each key the
 parse path reads is listed.
 
@@ -21,10 +21,11 @@ import pytest
 from mcp import Client
 
 from agent_as_model.adapters.dialects import DIALECTS, Dialect, extensions, register, unregister
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.errors import CallError
 from tests import test_extra_dialect
+from tests.helpers import server_params
 from tests.scripted_host import ERAS, ScriptedHost, connect
-from tests.test_stdio import server_params
 
 # Every registered dialect: the built-in ones, and the test dialect registered below.
 NAMES = [*DIALECTS, test_extra_dialect.NAME]
@@ -91,7 +92,7 @@ def full_path(dialect: Dialect) -> dict[str, Any]:
 def parse_noting(dialect: Dialect, args: Mapping[str, Any]) -> tuple[set[str], CallError | None]:
     reads = Reads(args)
     try:
-        dialect.parse(reads)
+        parse_request(dialect, reads)
     except CallError as err:
         return reads.keys_read, err
     return reads.keys_read, None

@@ -1,4 +1,4 @@
-"""Issue 11: faithful to the products' own SDKs. Real `openai` and `anthropic` objects
+"""Faithful to the products' own SDKs. Real `openai` and `anthropic` objects
 (`model_validate` of realistic responses, then `model_dump()`) are passed back unchanged; the
 Responses object validates as the SDK's `Response`; truncation and the stop reason are visible
 in `_meta` in each product's words; the tool limits a caller sets are kept. Both eras."""
@@ -42,11 +42,11 @@ def answer(text: str, stop: str | None = "endTurn", model: str = "host-model-7")
 
 
 def meta(result: Any) -> dict[str, Any]:
-    """The product's words of the result metadata; who answered (issue 10) is checked here too."""
+    """The product's words of the result metadata; who answered is checked here too."""
     assert result.meta is not None, result
     said = dict(result.meta[META])
     assert said.pop("backend") == "host", said
-    # Issue 22: the alias asked for, and who counted the usage (a scripted host reports none).
+    # The alias asked for, and who counted the usage (a scripted host reports none).
     assert said.pop("requested_model") == "agent-default", said
     assert said.pop("usage") == "estimated", said
     return said

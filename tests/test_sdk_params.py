@@ -1,4 +1,4 @@
-"""Issue 22 item 5: every parameter the official SDKs define is known. For each tool, every
+"""Every parameter the official SDKs define is known. For each tool, every
 top-level key of the SDK's own create-params type (`openai` chat `CompletionCreateParams`,
 Responses `ResponseCreateParams`, `anthropic` `MessageCreateParams`, and `google-genai`
 `GenerateContentConfig` as it lands in the request body) is listed, is never an "unknown
@@ -29,6 +29,7 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.errors import CallError
 from tests.scripted_host import ScriptedHost, connect
 
@@ -82,7 +83,7 @@ def camel(name: str) -> str:
 
 def parse_error(dialect: Dialect, args: dict[str, Any]) -> CallError | None:
     try:
-        dialect.parse(args)
+        parse_request(dialect, args)
     except CallError as err:
         return err
     return None
@@ -136,8 +137,8 @@ def test_every_sdk_parameter_is_known_and_decided(tool: str) -> None:
 )
 def test_the_named_hints_are_accepted_and_ignored(tool: str, key: str, value: Any) -> None:
     dialect = DIALECTS[tool]
-    plain = dialect.parse(base(tool))
-    hinted = dialect.parse({**base(tool), key: value})
+    plain = parse_request(dialect, base(tool))
+    hinted = parse_request(dialect, {**base(tool), key: value})
     assert hinted._replace(echo=plain.echo) == plain  # nothing of the request changed
     wrong = parse_error(dialect, {**base(tool), key: 12345 if isinstance(value, str) else "x"})
     assert wrong is not None and wrong.path == key  # still type-checked
@@ -235,8 +236,8 @@ def test_gemini_continuation_tokens_are_refused_and_service_settings_ignored() -
     dialect = DIALECTS["gemini_generate_content"]
     err = parse_error(dialect, {**base(dialect.NAME), "continuationToken": "t"})
     assert err is not None and err.path == "continuationToken" and "keeps none" in err.reason
-    plain = dialect.parse(base(dialect.NAME))
-    assert dialect.parse({**base(dialect.NAME), "serviceTier": "flex", "store": False}) == plain
+    plain = parse_request(dialect, base(dialect.NAME))
+    assert parse_request(dialect, {**base(dialect.NAME), "serviceTier": "flex", "store": False}) == plain
     for key in ("serviceTier", "store", "service_tier"):
         assert f"`{key}`" in DECISIONS
 
@@ -246,15 +247,16 @@ def test_gemini_continuation_tokens_are_refused_and_service_settings_ignored() -
 
 def test_output_config_format_is_the_output_contract() -> None:
     dialect = DIALECTS["messages_create"]
-    request = dialect.parse(
+    request = parse_request(
+        dialect,
         {
             **base("messages_create"),
             "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}, "effort": "low"},
-        }
+        },
     )
     assert request.output is not None
     assert request.output.schema == SCHEMA and request.output.path == "output_config.format.schema"
-    effort_only = dialect.parse({**base("messages_create"), "output_config": {"effort": "high"}})
+    effort_only = parse_request(dialect, {**base("messages_create"), "output_config": {"effort": "high"}})
     assert effort_only.output is None
 
 

@@ -1,4 +1,4 @@
-"""Spec section 6 and issue 4 item 2: session cursors through the tools, on both eras.
+"""Spec section 6: session cursors through the tools, on both eras.
 
 Every expected cursor here is recomputed by the test itself from the documented rules
 (docs/cursors.md), with hashlib and json, not with the server's own code.

@@ -1,4 +1,4 @@
-"""Issue 13 item 3: a slow or silent host. Before 2026-07-28 the server waits at most
+"""A slow or silent host. Before 2026-07-28 the server waits at most
 `--host-timeout` for a sampling answer, then ends the call with a clear error and cancels the
 outstanding request (the host sees notifications/cancelled); while waiting, a call that carries a
 progressToken gets notifications/progress. On 2026-07-28 the server never waits for the host (the
@@ -10,20 +10,18 @@ what is under test, and no assertion measures how long anything took.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
-from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolRequestParams, CreateMessageRequestParams, CreateMessageResult
 
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
+from tests.helpers import server_params
 from tests.scripted_host import connect, text_answer
 
 pytestmark = pytest.mark.anyio
@@ -171,13 +169,11 @@ def test_the_progress_token_is_read_from_the_calls_meta(meta: Any, token: Any) -
 
 # --- over real stdio, with the flag --------------------------------------------------------------
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
 
 @pytest.mark.stdio
 async def test_host_timeout_flag_over_stdio() -> None:
     host = SilentHost()
-    params = StdioServerParameters(command=str(COMMAND), args=["serve", "--host-timeout", "1"])
+    params = server_params("serve", "--host-timeout", "1")
     async with Client(params, mode="legacy", sampling_callback=host) as client:  # type: ignore[arg-type]
         bad = await client.call_tool("generate", {"prompt": "q"})
         with anyio.fail_after(30):

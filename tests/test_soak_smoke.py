@@ -12,15 +12,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.tools import models
+from tests.helpers import ROOT, listed_tools
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "soak.py"
 CALLS_PER_ERA = 15
 KINDS = ("ok", "clear", "opaque", "hang", "dead")
@@ -45,7 +42,7 @@ def smoke(
 
 def test_every_listed_tool_is_soaked(smoke: tuple[subprocess.CompletedProcess[str], dict[str, Any]]) -> None:
     _, document = smoke
-    assert set(document["tools"]) == {*DIALECTS, models.NAME}
+    assert set(document["tools"]) == set(listed_tools())
 
 
 def test_each_eras_counts_add_up_to_its_calls(

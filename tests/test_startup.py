@@ -1,4 +1,4 @@
-"""Issue 12 item 4: start-up pays only for what it uses (what is imported, not how long it takes)."""
+"""Start-up pays only for what it uses (what is imported, not how long it takes)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_as_model import __version__
+from tests.helpers import ROOT
 from tests.scripted_host import ERAS
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _loaded_after(code: str, *modules: str) -> list[bool]:
@@ -55,16 +54,23 @@ def test_what_a_host_runs_builds_no_parser() -> None:
     # `agent-as-model` with no arguments serves at once: argparse and the subcommands' modules
     # are loaded only when arguments are given (agent_as_model/commands/cli.py).
     serving = "import agent_as_model.commands.cli, agent_as_model.commands.provider_options\n"
-    serving += "import agent_as_model.commands.stdio\nfrom agent_as_model.server import build_server\n"
+    serving += "import agent_as_model.transports.stdio\nfrom agent_as_model.server import build_server\n"
     serving += "build_server()"
-    later = ("argparse", "agent_as_model.commands.http", "agent_as_model.commands.fuzz")
-    assert _loaded_after(serving, *later) == [False, False, False]
+    later = (
+        "argparse",
+        "agent_as_model.commands.http_options",
+        "agent_as_model.transports.http",
+        "agent_as_model.commands.fuzz",
+    )
+    assert _loaded_after(serving, *later) == [False] * len(later)
 
 
 _FIRST_CALL = """
 import gc, sys
 import anyio
-from agent_as_model.commands import cli, provider_options, stdio
+from agent_as_model import transports
+from agent_as_model.commands import cli, provider_options
+from agent_as_model.transports import stdio
 from agent_as_model.server import build_server
 from tests.scripted_host import ScriptedHost, connect
 
@@ -79,7 +85,7 @@ def loaded():
 
 async def main():
     server = build_server()
-    cli.freeze_heap()  # as serving does, once the server is built
+    transports.freeze_heap()  # as serving does, once the server is built
     print(loaded())
     host = ScriptedHost("the answer")
     async with connect(ERA, host, server=server) as client:

@@ -1,32 +1,13 @@
-"""Issue 11 item 5: a configuration the server cannot start with is one clear line on stderr and
+"""A configuration the server cannot start with is one clear line on stderr and
 exit status 2, never a traceback. Run through the installed `agent-as-model` command."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.helpers import run_command
+
 pytestmark = pytest.mark.stdio
-
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
-def start(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_AS_MODEL_")}
-    # stdin is closed: a server that did start would read EOF and end by itself.
-    return subprocess.run(
-        [str(COMMAND), *args],
-        env={**environment, **env},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize(
@@ -50,7 +31,7 @@ def start(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_a_bad_start_is_one_line_and_status_2(args: tuple[str, ...], env: dict[str, str], words: str) -> None:
-    done = start(*args, **env)
+    done = run_command(*args, **env)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     lines = done.stderr.splitlines()
@@ -60,6 +41,6 @@ def test_a_bad_start_is_one_line_and_status_2(args: tuple[str, ...], env: dict[s
 
 
 def test_a_good_key_and_level_start_the_server() -> None:
-    done = start(AGENT_AS_MODEL_STATE_KEY="k" * 32, AGENT_AS_MODEL_LOG_LEVEL="info")
+    done = run_command(AGENT_AS_MODEL_STATE_KEY="k" * 32, AGENT_AS_MODEL_LOG_LEVEL="info")
     assert done.returncode == 0, done.stderr  # served until stdin ended
     assert "Traceback" not in done.stderr

@@ -1,4 +1,4 @@
-"""Issue 13 item 4: the sealed requestState's lifetime is `--state-ttl`, and a refused state says
+"""The sealed requestState's lifetime is `--state-ttl`, and a refused state says
 why, naming what to change. The JSON-RPC code and `data` stay the SDK's (-32602,
 {"reason": "invalid_request_state"}); only the message gains the reason.
 
@@ -8,19 +8,17 @@ test shows a legacy call slower than the lifetime is unaffected.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, InputRequiredResult
 
 from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
+from tests.helpers import server_params
 from tests.scripted_host import connect, text_answer
 
 pytestmark = pytest.mark.anyio
@@ -115,12 +113,9 @@ async def test_the_lifetime_does_not_touch_the_legacy_era() -> None:
     assert result.content[0].text == "late"
 
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-
-
 @pytest.mark.stdio
 async def test_state_ttl_flag_over_stdio() -> None:
-    params = StdioServerParameters(command=str(COMMAND), args=["serve", "--state-ttl", "0.5"])
+    params = server_params("serve", "--state-ttl", "0.5")
     async with Client(params, mode="2026-07-28", sampling_callback=slower_than(1.5)) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("generate", ARGS)

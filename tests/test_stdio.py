@@ -10,42 +10,25 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client, MCPError
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, CreateMessageRequestParams, TextContent
+from mcp_types import CallToolResult, CreateMessageRequestParams
 
 import agent_as_model
 from tests import sdk_truth
+from tests.helpers import INITIALIZED, initialize_request, listed_tools, run_command, server_params, text_of
 from tests.scripted_host import ERAS, ScriptedHost
 from tests.wire_capture import modern_meta, spawn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
-TOOLS = [
-    "chat_complete",
-    "messages_create",
-    "responses_create",
-    "gemini_generate_content",
-    "generate",
-    "list_models",
-]
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 MISSING_CAPABILITY = -32021
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def echo(params: CreateMessageRequestParams) -> str:
@@ -72,22 +55,11 @@ class Connection:
         return result, (self.host.wire() if asked else None)
 
 
-def server_params() -> StdioServerParameters:
-    return StdioServerParameters(command=str(COMMAND), args=[])
-
-
 @pytest.fixture(scope="module", params=ERAS)
 async def stdio(request: pytest.FixtureRequest) -> AsyncIterator[Connection]:
     host = ScriptedHost(echo)
     async with Client(server_params(), mode=request.param, sampling_callback=host) as client:
         yield Connection(request.param, client, host)
-
-
-def text_of(result: CallToolResult) -> str:
-    assert len(result.content) == 1
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 def assert_text_result(result: CallToolResult, text: str) -> None:
@@ -234,7 +206,7 @@ async def test_responses_create(stdio: Connection) -> None:
         "object": "response",
         "created_at": response["created_at"],
         "status": "completed",
-        "model": "scripted-model",  # the model that answered (issue 22)
+        "model": "scripted-model",  # the model that answered
         "instructions": "Be kind.",
         "parallel_tool_calls": True,
         "tool_choice": "auto",
@@ -305,7 +277,7 @@ async def test_caller_error_is_a_tool_result(stdio: Connection) -> None:
 
 async def test_tools_list(stdio: Connection) -> None:
     listed = await stdio.client.list_tools()
-    assert [tool.name for tool in listed.tools] == TOOLS
+    assert [tool.name for tool in listed.tools] == listed_tools()
     for tool in listed.tools:
         assert tool.description
         assert tool.input_schema["type"] == "object"
@@ -354,20 +326,9 @@ async def test_stdout_carries_only_json_rpc(era: str) -> None:
         async with spawn(stderr=stderr, env={"AGENT_AS_MODEL_LOG_LEVEL": "DEBUG"}) as peer:
             call: dict[str, Any] = {"name": "generate", "arguments": {"prompt": "hi", "bogus": 1}}
             if era == "legacy":
-                await peer.send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": 1,
-                        "method": "initialize",
-                        "params": {
-                            "protocolVersion": "2025-11-25",
-                            "capabilities": {"sampling": {}},
-                            "clientInfo": {"name": "raw", "version": "0"},
-                        },
-                    }
-                )
+                await peer.send(initialize_request({"sampling": {}}))
                 await peer.receive_response(1)
-                await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                await peer.send(INITIALIZED)
             else:
                 call["_meta"] = modern_meta()
             await peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
@@ -391,10 +352,6 @@ async def test_stdout_carries_only_json_rpc(era: str) -> None:
 
 
 # --- the command line ---------------------------------------------------------------------------
-
-
-def run_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(COMMAND), *args], capture_output=True, text=True, timeout=300, check=False)
 
 
 def test_version_flag() -> None:

@@ -1,4 +1,4 @@
-"""Issue 26 item 4: stdio backpressure, over REAL stdio with the installed command, on both eras.
+"""Stdio backpressure, over REAL stdio with the installed command, on both eras.
 
 A host that writes requests and never reads stdout: the server stops reading its requests once
 `MAX_PENDING` results wait to be written (so the host's own writes block, and the server's memory
@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agent_as_model.commands.stdio import MAX_PENDING
+from agent_as_model.transports.stdio import MAX_PENDING
 from tests.test_stdio_hygiene import WAIT, handshake, spawn
 from tests.wire_capture import modern_meta
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 5: stdio hygiene, over REAL stdio with the installed command, on both eras.
+"""Stdio hygiene, over REAL stdio with the installed command, on both eras.
 
 Every bad line gets an error reply (never silence), is logged at WARNING with its first bytes,
 and the connection stays usable: after each one, a real call on the era under test still works.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,22 +19,13 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from tests.helpers import COMMAND, INITIALIZED, initialize_request
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 WAIT = 60.0  # a guard against a hang, never a budget: every answer normally comes at once
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request(request_id="init")
 
 
 class Raw:
@@ -92,7 +82,7 @@ async def handshake(raw: Raw, era: str) -> None:
     if era == "legacy":
         await raw.send(INITIALIZE)
         assert "result" in await raw.receive()
-        await raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await raw.send(INITIALIZED)
 
 
 async def still_serves(raw: Raw, era: str) -> None:

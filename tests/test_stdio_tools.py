@@ -1,5 +1,5 @@
 """Tool use and structured output through the installed command over REAL stdio, on both eras,
-with a host that declares sampling.tools (issue 3: every behaviour at least once over stdio)."""
+with a host that declares sampling.tools (every behaviour runs at least once over stdio)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,13 @@ from mcp_types import CreateMessageRequestParams, SamplingCapability, SamplingTo
 
 from tests import sdk_truth
 from tests.agent_loop import tool_answer
+from tests.helpers import server_params
 from tests.scripted_host import ERAS, ScriptedHost, text_answer
-from tests.test_stdio import server_params
 from tests.test_tool_use import LOOP_TOOLS, SEED_TOOL, loop_next, loop_request, loop_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def agent(params: CreateMessageRequestParams) -> Any:

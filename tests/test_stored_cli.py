@@ -1,4 +1,4 @@
-"""Stored responses from the command line (issue 23): `serve --store` / `--store-ttl` and their
+"""Stored responses from the command line: `serve --store` / `--store-ttl` and their
 environment variables, their usage errors, and a stored chain over real stdio with the installed
 command."""
 
@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.server import STATE_KEY_ENV
+from tests.helpers import COMMAND, server_params
 from tests.scripted_host import ScriptedHost
-from tests.test_provider_cli import COMMAND
 
 STORE_ENV = ("AGENT_AS_MODEL_STORE", "AGENT_AS_MODEL_STORE_TTL")
 
@@ -54,7 +53,16 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
             {"AGENT_AS_MODEL_STORE": "sqlite:x.db"},
             "--record cannot be used",
         ),
-        (["serve", "--store", "sqlite:/no/such/dir/r.db"], {}, "cannot open the database"),
+        (
+            ["serve", "--store", "sqlite:/no/such/dir/r.db"],
+            {STATE_KEY_ENV: "a-state-key-of-this-deployment-0123456789"},
+            "cannot open the database",
+        ),
+        (
+            ["serve", "--store", "sqlite:/no/such/dir/r.db"],
+            {},
+            "cannot make its key file /no/such/dir/r.db.key",
+        ),
     ],
 )
 def test_bad_store_settings_are_one_line_with_status_2(
@@ -88,7 +96,7 @@ async def test_a_stored_chain_over_real_stdio(era: str, how: str, tmp_path: Path
     if how == "environment":  # what a host runs: the bare command, configured by its environment
         args, env = [], _env(AGENT_AS_MODEL_STORE=f"sqlite:{path}", AGENT_AS_MODEL_STORE_TTL="1h")
     host = ScriptedHost("Hello Ada.", "Ada.")
-    params = StdioServerParameters(command=str(COMMAND), args=args, env=env)
+    params = server_params(*args, env=env)
     async with Client(params, mode=era, sampling_callback=host) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         first = json.loads(
@@ -103,27 +111,3 @@ async def test_a_stored_chain_over_real_stdio(era: str, how: str, tmp_path: Path
     assert [m.role for m in host.seen[1].messages] == ["user", "assistant", "user"]
     assert json.loads(got.content[0].text) == first
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # the owner's alone
-
-
-@pytest.mark.stdio
-@pytest.mark.parametrize("keyed", [False, True])
-def test_a_store_without_a_state_key_is_warned_at_start_up(keyed: bool, tmp_path: Path) -> None:
-    """Over stdio (stdin at its end at once: the server starts, warns on stderr, and stops)."""
-    env = {k: v for k, v in _env().items() if k != STATE_KEY_ENV}
-    if keyed:
-        env[STATE_KEY_ENV] = "a-state-key-of-this-deployment-0123456789"
-    done = subprocess.run(
-        [str(COMMAND), "serve", "--store", f"sqlite:{tmp_path / 'r.db'}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0 and done.stdout == ""  # stdout carries protocol frames only
-    warned = [line for line in done.stderr.splitlines() if STATE_KEY_ENV in line]
-    if keyed:
-        assert warned == []
-    else:
-        (line,) = warned
-        assert "WARNING" in line and "--store is set but" in line and "cannot be opened" in line

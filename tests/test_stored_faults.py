@@ -1,4 +1,4 @@
-"""Stored responses at rest and under faults (issue 23, items 5 and 6): values sealed so the file
+"""Stored responses at rest and under faults: values sealed so the file
 reveals no conversation and a changed value is refused; a store that cannot be reached before the
 host is asked stops the call with nothing sent, after it loses no answer; a process killed in the
 middle of writes leaves the file readable."""

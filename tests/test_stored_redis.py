@@ -1,4 +1,4 @@
-"""Stored responses on a shared Redis (issue 23, item 7): a real `redis-server` on a free port of
+"""Stored responses on a shared Redis: a real `redis-server` on a free port of
 127.0.0.1, and two `serve --http` processes sharing it: a response created through one is
 continued, retrieved and deleted through the other, on both eras.
 

@@ -1,4 +1,4 @@
-"""Stored responses (issue 23): `previous_response_id` as the Responses API means it.
+"""Stored responses: `previous_response_id` as the Responses API means it.
 
 Without a store the loss of history is visible; with `--store` the chain is kept, on both eras,
 through the real SDK Client against a scripted host.

@@ -1,4 +1,4 @@
-"""The SQLite store's own promises (issue 23, item 2): the file is in WAL mode; every database
+"""The SQLite store's own promises: the file is in WAL mode; every database
 call, closing included, runs in a worker thread under the store's lock, never on the event loop;
 and the store is closed when the server stops, over stdio and in an HTTP worker."""
 
@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from agent_as_model.adapters.store.sqlite import SqliteStore
 from agent_as_model.server import STATE_KEY_ENV, build_server
 from tests import http_servers
+from tests.helpers import server_params
 from tests.http_servers import http_client
 from tests.scripted_host import ScriptedHost, connect
-from tests.test_provider_cli import COMMAND
 from tests.test_stored_cli import _env
 from tests.test_stored_faults import SECRET as KEY
 from tests.test_stored_responses import body, sqlite_store
@@ -80,9 +79,7 @@ async def test_every_database_call_leaves_the_event_loop(era: str, tmp_path: Pat
 @pytest.mark.stdio
 async def test_stdio_closes_the_store_when_the_host_closes(era: str, tmp_path: Path) -> None:
     path = tmp_path / "r.db"
-    params = StdioServerParameters(
-        command=str(COMMAND), args=["serve", "--store", f"sqlite:{path}"], env=_env()
-    )
+    params = server_params("serve", "--store", f"sqlite:{path}", env=_env())
     async with Client(params, mode=era, sampling_callback=ScriptedHost("kept")) as client:
         made = body(await client.call_tool("responses_create", {"input": "q"}))
         assert Path(f"{path}-wal").exists()  # open: the write is in the log

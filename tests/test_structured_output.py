@@ -1,4 +1,4 @@
-"""Spec section 3 and issue 3: structured output with and without sampling.tools, its errors,
+"""Spec section 3: structured output with and without sampling.tools, its errors,
 and repair rounds, on both eras, through the SDK Client."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spec section 4 and issue 3: tool definitions forwarded, tool calls in results, tool results
+"""Spec section 4: tool definitions forwarded, tool calls in results, tool results
 going back in, so an agent loop runs for many turns, on both eras, through the SDK Client."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn, Writing
+from agent_as_model.adapters.dialects.writing import Call, Said, ToolTurn
 from agent_as_model.adapters.tools.names import host_name
 from tests.agent_loop import next_request, tool_answer
+from tests.helpers import writing_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -34,12 +35,6 @@ def native_tool(tool: str) -> Any:
     assert shape is not None
     written = shape.write_tool("get_weather", "Weather for a city.", SCHEMA)
     return written if shape.group is None else shape.group([written])[0]
-
-
-def writing_of(tool: str) -> Writing:
-    declared = DIALECTS[tool].writing
-    assert declared is not None
-    return declared
 
 
 def loop_request(tool: str, question: str, tools: list[Any]) -> dict[str, Any]:
@@ -253,7 +248,7 @@ async def test_without_sampling_tools_the_tools_are_dropped_with_a_warning(
     assert result.content[0].text == "plain answer"
     assert "tools" not in host.wire() and "toolChoice" not in host.wire()
     assert any("sampling.tools" in r.getMessage() and "dropped" in r.getMessage() for r in caplog.records)
-    # Never silently (issue 25): the result says the tools did not travel, and why.
+    # Never silently: the result says the tools did not travel, and why.
     meta = (result.meta or {})["agent-as-model/result"]
     assert meta["tools"]["forwarded"] is False and meta["tools"]["handling"] == "dropped"
     assert "sampling.tools" in meta["tools"]["reason"]

@@ -1,4 +1,4 @@
-"""Tool definitions read once (issue 28): an array of definitions a call repeats is kept by the
+"""Tool definitions read once: an array of definitions a call repeats is kept by the
 array as written (every type and key order), in a cache bounded in entries and bytes; a changed
 definition is read and checked again, and a kept reading sends the host byte for byte the same
 sampling request as a fresh one."""
@@ -7,24 +7,22 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import threading
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, SamplingCapability, SamplingToolsCapability, TextContent
+from mcp_types import SamplingCapability, SamplingToolsCapability, TextContent
 
 from agent_as_model.adapters.tools import definitions
 from agent_as_model.engine import driver
 from agent_as_model.states import build
 from tests.agent_loop import tool_answer
+from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 
 
 def tool(name: str, properties: dict[str, Any], description: str = "Looks it up.") -> dict[str, Any]:
@@ -45,17 +43,13 @@ TOOLS = [
 MESSAGES = [{"role": "user", "content": "q"}]
 
 
-def text_of(result: CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
-
-
 def wire_json(host: ScriptedHost, index: int) -> str:
     return json.dumps(host.wire(index))  # key order kept: the bytes the host's side decoded
 
 
-async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(era: str, full_checks: list[str]) -> None:
+async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(
+    era: str, checked_in_full: Callable[[], int]
+) -> None:
     host = ScriptedHost("one", "two", "three")
     async with connect(era, host, tools=True) as client:
         for n in range(3):
@@ -73,7 +67,7 @@ async def test_a_kept_reading_sends_the_same_bytes_as_a_fresh_one(era: str, full
     assert sent[0]["inputSchema"] == TOOLS[0]["function"]["parameters"]
     assert len(sent[1]["description"]) <= 1024
     # Both schemas were checked once, on the first call: the kept reading checked nothing.
-    assert sorted(full_checks) == ["tools[0].function.parameters", "tools[1].function.parameters"]
+    assert checked_in_full() == 2
 
 
 def definitions_host_name(name: str) -> str:
@@ -82,7 +76,9 @@ def definitions_host_name(name: str) -> str:
     return host_name(name)
 
 
-async def test_a_changed_definition_is_read_and_checked_again(era: str, full_checks: list[str]) -> None:
+async def test_a_changed_definition_is_read_and_checked_again(
+    era: str, checked_in_full: Callable[[], int]
+) -> None:
     host = ScriptedHost("one", "two", "three")
     async with connect(era, host, tools=True) as client:
         assert not (await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": TOOLS})).is_error
@@ -90,7 +86,7 @@ async def test_a_changed_definition_is_read_and_checked_again(era: str, full_che
         result = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": changed})
         assert not result.is_error, text_of(result)
         assert host.wire()["tools"][1]["inputSchema"]["properties"]["days"]["minimum"] == 2
-        assert full_checks[2:] == ["tools[1].function.parameters"]  # the changed one, in full
+        assert checked_in_full() == 3  # both on the first call, then the changed one in full
         broken = [TOOLS[0], tool("weather.get", {"days": {"type": "integr"}})]
         refused = await client.call_tool("chat_complete", {"messages": MESSAGES, "tools": broken})
         assert refused.is_error
@@ -105,7 +101,7 @@ async def test_a_changed_definition_is_read_and_checked_again(era: str, full_che
 
 
 async def test_arrays_equal_in_python_but_not_as_json_are_read_apart(
-    era: str, full_checks: list[str]
+    era: str, checked_in_full: Callable[[], int]
 ) -> None:
     """`1 == 1.0 == True` and dicts compare equal in any key order, but each is another JSON text
     and another reading: the key says every type and the order, so none shares a kept reading."""
@@ -136,7 +132,7 @@ async def test_arrays_equal_in_python_but_not_as_json_are_read_apart(
     # Each read apart: three kept readings (the refused one is not kept); the schema checks are
     # keyed by the canonical (sorted) text, so the turned keys' schema was not checked again.
     assert definitions.read_count() == 3
-    assert full_checks == ["tools[0].input_schema"] * 3
+    assert checked_in_full() == 3
 
 
 async def test_a_kept_forward_serves_only_calls_that_offer_the_tools_as_they_are(era: str) -> None:
@@ -299,7 +295,7 @@ def test_a_kept_reading_holds_nothing_of_the_callers() -> None:
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_kept_definitions_over_real_stdio(mode: str) -> None:
     host = ScriptedHost("one", "two", "three")
-    params = StdioServerParameters(command=str(COMMAND), args=[])
+    params = server_params()
     tools = SamplingCapability(tools=SamplingToolsCapability())
     async with Client(params, mode=mode, sampling_callback=host, sampling_capabilities=tools) as client:
         for _ in range(2):
@@ -359,11 +355,17 @@ def test_a_round_that_asks_goes_out_as_the_mapping_its_model_dumps_to() -> None:
         sieved = serialize_server_result("tools/call", "2026-07-28", mapped)
         assert json.dumps(sieved) == json.dumps(serialize_server_result("tools/call", "2026-07-28", dumped))
     # Kept tools' forms are the ones kept; any other tools are dumped as the SDK would, also when
-    # an entry under the first one's id was kept for other objects, or holds fewer or more.
+    # the entry under the first one's id was kept for other objects after it, or fewer or more.
     assert wire.dumped(kept)[0] is wire.dumped(kept)[0]
     assert wire.dumped(fresh)[0] is not wire.dumped(fresh)[0]
     assert wire.dumped(kept + fresh) == [wire.dump(kept[0]), wire.dump(fresh[0])]
-    wire._DUMPS.put(id(fresh[0]), ((kept[0],), [wire.dump(kept[0])]), 1)
-    assert wire.dumped(fresh) == [wire.dump(fresh[0])]
+    pair = [Tool(name=name, input_schema={"type": "object"}) for name in ("one", "two")]
+    wire.keep(pair, 1)
+    form = wire.dumped(pair)[0]
+    assert wire.dumped(pair)[0] is form  # kept
+    swapped = [pair[0], Tool(name="two", input_schema={"type": "object"})]  # an equal, other second
+    for other in (swapped, pair[:1], [*pair, fresh[0]]):
+        again = wire.dumped(other)
+        assert again == [wire.dump(tool) for tool in other] and again[0] is not form
     assert wire.dumped([]) == []
     wire.forget()

@@ -1,4 +1,4 @@
-"""Issue 5, in-process: replaying recordings, reporting divergences, refusing damaged files, and the
+"""Recordings in-process: replaying them, reporting divergences, refusing damaged files, and the
 pure pieces (file format, redaction, normalisation, the tap, progress) on their own.
 
 The recordings replayed here are the fixtures in tests/fixtures/transcripts/, made over real stdio
@@ -39,8 +39,8 @@ from agent_as_model.commands.transcripts.normalise import normalise, pair_tokens
 from agent_as_model.commands.transcripts.recorder import ProtocolWatch, Recorder
 from agent_as_model.commands.transcripts.redact import Redactor, map_text
 from agent_as_model.commands.transcripts.replay import replay
-from agent_as_model.commands.transcripts.tap import LineSplitter, TapReader, TapWriter
 from agent_as_model.commands.transcripts.targets import Target, in_process
+from agent_as_model.transports.tap import LineSplitter, TapReader, TapWriter
 from tests import divergent_server
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"

@@ -1,4 +1,4 @@
-"""Issue 5 over REAL stdio: `serve --record` records exactly what travelled and changes nothing on
+"""Recordings over REAL stdio: `serve --record` records exactly what travelled and changes nothing on
 the wire, and its recordings replay to a match in-process and against a server command.
 
 A raw peer drives the installed command with hand-written lines (odd spacing, escapes, a CRLF
@@ -26,11 +26,11 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 import agent_as_model
 from agent_as_model.commands.transcripts.command import DIVERGED, MATCHED, replay_path
 from agent_as_model.commands.transcripts.fileformat import FORMAT, load
+from tests.helpers import COMMAND, INITIALIZED, initialize_request
 from tests.wire_capture import modern_meta
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "modern")
 # A guard against a hung server, not a budget: a frame is waited for until it comes (a start on a
 # loaded machine takes many seconds of CPU, four servers start at once here), and only a server
@@ -39,11 +39,6 @@ HANG_GUARD = 300.0
 SEALED = re.compile(rb'"v1\.[A-Za-z0-9_-]+"')
 RANDOM_HEX = re.compile(rb"\b(resp|msg)_[0-9a-f]{32}\b")
 CREATED_AT = re.compile(rb'(\\?"created_at\\?":\s*)\d+')  # also inside JSON text (quotes escaped)
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @dataclass
@@ -101,25 +96,16 @@ def call(request_id: int, tool: str, arguments: dict[str, Any], **extra: Any) ->
 
 
 async def legacy_session(peer: RawPeer) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"sampling": {}},
-            "clientInfo": {"name": "räw-host", "version": "1"},
-        },
-    }
+    initialize = initialize_request({"sampling": {}}, client={"name": "räw-host", "version": "1"})
     await peer.send(json.dumps(initialize))  # spaces and \u escapes: not the compact form
     await peer.receive()
-    await peer.send_frame({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await peer.send_frame(INITIALIZED)
     await peer.send(json.dumps(call(2, "generate", {"prompt": "Ünïcødé ✓"}), ensure_ascii=False), end="\r\n")
     sampling = await peer.receive()
     await peer.send_frame(answer(sampling["id"], "Grüße"))
     await peer.receive()
     await peer.send("this is not JSON")
-    assert (await peer.receive())["error"]["code"] == -32700  # answered, never dropped (issue 13)
+    assert (await peer.receive())["error"]["code"] == -32700  # answered, never dropped
     await peer.send_frame(call(3, "responses_create", {"input": "Hi", "instructions": "Be kind."}))
     sampling = await peer.receive()
     await peer.send_frame(answer(sampling["id"], "Hello!"))

@@ -128,7 +128,7 @@ async def test_responses_string_input_is_one_user_message(era: str) -> None:
     assert result.structured_content == body
     assert result.content[0].text == json.dumps(body, sort_keys=True)
     assert body["object"] == "response"
-    assert body["model"] == "scripted-model"  # the model that answered (issue 22)
+    assert body["model"] == "scripted-model"  # the model that answered
     assert result.meta is not None and result.meta["agent-as-model/result"]["requested_model"] == "m-1"
     assert body["status"] == "completed"
     assert body["id"].startswith("resp_") and len(body["id"]) == 5 + 32

@@ -30,8 +30,8 @@ from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from tests.doc_blocks import GeneratedBlocks
+from tests.helpers import COMMAND, INITIALIZED, initialize_request
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 ERAS = ("legacy", "modern")
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
@@ -135,20 +135,9 @@ def modern_meta() -> Frame:
 
 async def capture_legacy() -> list[tuple[str, Frame]]:
     async with spawn() as peer:
-        await peer.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": LEGACY_VERSION,
-                    "capabilities": {"sampling": {}},
-                    "clientInfo": CLIENT_INFO,
-                },
-            }
-        )
+        await peer.send(initialize_request({"sampling": {}}, client=CLIENT_INFO))
         await peer.receive_response(1)
-        await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await peer.send(INITIALIZED)
         await peer.send(
             {
                 "jsonrpc": "2.0",
@@ -288,7 +277,6 @@ if __name__ == "__main__":
 
 
 __all__ = [
-    "COMMAND",
     "REGENERATE",
     "RawStdio",
     "capture_all",

@@ -1,4 +1,5 @@
-"""The command line, apart from the core: `agent-as-model` serves over stdio by default (cli.py),
-and its subcommands are `demo`, `export-tools`, and `serve --record` / `replay` (transcripts/).
+"""The command line, apart from the core: it parses flags and starts a transport (`transports/`).
+`agent-as-model` serves over stdio by default (cli.py), and its subcommands are `demo`,
+`export-tools`, `serve --record` / `replay` (transcripts/) and `fuzz` (fuzz/).
 This is the top floor: it may import any room below it, and nothing in the core imports it.
 """

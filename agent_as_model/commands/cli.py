@@ -11,26 +11,26 @@ alike: no command means `serve` with every default, the provider settings from t
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from functools import partial
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 
 from agent_as_model import __version__
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import DEFAULT_LIMITS, Limits, environment_limits
+from agent_as_model.limits import Limits, environment_limits
 
 if TYPE_CHECKING:
     import argparse
 
     from agent_as_model.adapters.backends import ProviderSettings
     from agent_as_model.adapters.store import StoreSettings
-    from agent_as_model.commands.http import HttpSettings
+    from agent_as_model.transports.http.settings import HttpSettings
 
 PROG = "agent-as-model"
 LOG_LEVEL_ENV = "AGENT_AS_MODEL_LOG_LEVEL"
@@ -64,8 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.commands import export_tools, fuzz
-    from agent_as_model.commands import http as http_serve
+    from agent_as_model.commands import export_tools, fuzz, http_options
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
@@ -103,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     add_provider_options(serve)
     add_store_options(serve)
     add_limit_options(serve)
-    _HTTP_ONLY[:] = http_serve.add_options(serve)
+    _HTTP_ONLY[:] = http_options.add_options(serve)
     tools = ", ".join(DIALECTS)  # the registry's tools: a new dialect shows here by itself
     commands.add_parser(
         "demo",
@@ -190,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
     if not given:
         return _serve_as_hosts_run_it()
-    from agent_as_model.commands import http as http_serve
+    from agent_as_model.commands import http_options
     from agent_as_model.commands.transcripts import command as transcripts
 
     parser = _parser()
@@ -199,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras:
         usage_error(_did_you_mean(given, args.command, extras))
     if args.command == "serve" and not args.http:
-        http_serve.refuse_http_only(parser, given, _HTTP_ONLY)
+        http_options.refuse_http_only(parser, given, _HTTP_ONLY)
     transcripts.check_record_options(parser, args)
     if getattr(args, "record", None):
         from agent_as_model.commands.store_options import store_configured
@@ -217,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_as_model.server import state_security
 
             state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
-        http_settings = http_serve.settings_from_args(parser, args)
+        http_settings = http_options.settings_from_args(parser, args)
         return _run(parser, args, http_settings)
     except StartupError as err:
         return _startup_failed(err)
@@ -247,7 +246,6 @@ def _run(
     parser: argparse.ArgumentParser, args: argparse.Namespace, http_settings: HttpSettings | None
 ) -> int:
     from agent_as_model.commands import export_tools, fuzz
-    from agent_as_model.commands import http as http_serve
     from agent_as_model.commands.limit_options import limits_of
     from agent_as_model.commands.provider_options import provider_settings
     from agent_as_model.commands.store_options import store_settings
@@ -276,12 +274,17 @@ def _run(
             except ProviderUnavailable as err:
                 return _startup_failed(err)
         if store is not None:  # a store that cannot be opened is found here, not in each worker
-            from agent_as_model.commands.store_options import warn_without_state_key
+            from agent_as_model.commands.store_options import keep_state_key
             from agent_as_model.server import open_store
 
-            warn_without_state_key()  # before serve makes a key for its workers: it dies with them
+            try:
+                keep_state_key(store)  # before serve makes a key for its workers: it dies with them
+            except StartupError as err:  # a Redis store without the state key
+                return _startup_failed(err)
             anyio.run(open_store(store).aclose)
-        return http_serve.serve(http_settings, settings, limits_of(args), store)
+        from agent_as_model.transports.http import workers
+
+        return workers.serve(http_settings, settings, limits_of(args), store)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
     return _serve(settings, limits_of(args), store)
@@ -290,55 +293,22 @@ def _run(
 def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettings | None = None) -> int:
     """Serve MCP over stdio until the host closes it."""
     from agent_as_model.server import build_server, open_store
+    from agent_as_model.transports import stdio
 
     try:
+        if store is not None:
+            from agent_as_model.commands.store_options import keep_state_key
+
+            keep_state_key(store)
         kept = None if store is None else open_store(store)
         server = build_server(provider=settings, limits=limits, store=kept)
-        if kept is not None:
-            from agent_as_model.commands.store_options import warn_without_state_key
-
-            warn_without_state_key()
     except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
         sys.stderr.write(STDIO_BANNER)
         sys.stderr.flush()
-    anyio.run(serve_stdio, server, limits, kept)
+    anyio.run(partial(stdio.serve_until_closed, server, max_frame=limits.max_frame, store=kept))
     return 0
-
-
-async def serve_stdio(server: Any, limits: Limits = DEFAULT_LIMITS, store: Any = None) -> None:
-    """Serve until the host closes stdin, then close the store (SQLite then folds its
-    write-ahead log back into the file and removes it)."""
-    from agent_as_model.commands import stdio
-
-    freeze_heap()
-    try:
-        await stdio.serve_stdio(server, max_frame=limits.max_frame)
-    finally:
-        if store is not None:
-            await store.aclose()
-
-
-YOUNG_THRESHOLD = 20_000
-
-
-def freeze_heap() -> None:
-    """Move everything start-up made (the SDK, pydantic's models, the dialects: about 88k objects)
-    out of the collector's reach: it lives as long as the process, and without this every full
-    collection walks it all again (about 34M instructions; the SDK leaves reference cycles on each
-    2026-07-28 request, so one lands every 1-2k calls). Frozen, a full collection costs about 2k.
-    No `gc.collect()` first: start-up leaves little garbage, and a collection here would cost
-    start-up about as much as the one it saves.
-
-    Then the youngest generation is collected every YOUNG_THRESHOLD allocations, not Python's 700:
-    reading a 3 MB request makes some 200k objects on the event loop, and at 700 they set off
-    full collections that walked them all, 30-40 ms each, four to a request; at 20,000 one or none
-    (benchmarks/README.md, "Issue 26's classes"). The garbage cycles of a request wait that much
-    longer to be collected: some thousands of objects."""
-    gc.freeze()
-    _, middle, oldest = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, oldest)
 
 
 def _configure_logging() -> None:

@@ -38,8 +38,9 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         type=_steps,
         default=DEFAULT_LIMITS.schema_steps,
         metavar="STEPS",
-        help="keywords one check against a caller's JSON Schema may apply before it stops with an error "
-        f"($ref fan-out, nested combinators; default {DEFAULT_LIMITS.schema_steps})",
+        help="keywords one check against a caller's JSON Schema may apply, and patterns it may search, "
+        "before it stops with an error ($ref fan-out, nested combinators, patternProperties over many "
+        f"properties; default {DEFAULT_LIMITS.schema_steps})",
     )
     group.add_argument(
         "--host-timeout",

@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model.commands.provider_options import UsageErrors
+from agent_as_model.errors import StartupError
 
 if TYPE_CHECKING:
     import argparse
@@ -88,18 +89,25 @@ def to_env(settings: StoreSettings) -> dict[str, str]:
     return {ENV["store"]: settings.url, ENV["store_ttl"]: repr(settings.ttl)}
 
 
-def warn_without_state_key(env: Mapping[str, str] | None = None) -> None:
-    """With a store but no state key, values are sealed with a key made for this process: the
-    store keeps them, but no later process can open them. Say so once, at start-up (stderr)."""
+def keep_state_key(store: StoreSettings, env: MutableMapping[str, str] | None = None) -> None:
+    """Without a state key, a store must still open after a restart what it sealed before: an
+    embedded store keeps its key in a file beside its database (made on first use), which becomes
+    the state key of this process (and of its HTTP workers, which inherit it), so the requestState
+    is sealed with it too; a Redis store, which processes share without a file, cannot start."""
+    from agent_as_model.adapters.store import kept_state_key, store_kind
     from agent_as_model.server import STATE_KEY_ENV
 
     env = os.environ if env is None else env
-    if not env.get(STATE_KEY_ENV):
-        log.warning(
-            "--store is set but %s is not: stored responses are sealed with a key made for this "
-            "process, so after a restart (over stdio, each new host session) the store still holds "
-            "them but they cannot be opened. Set %s (python3 -c 'import secrets; "
-            "print(secrets.token_urlsafe(32))') to keep them across restarts",
-            STATE_KEY_ENV,
-            STATE_KEY_ENV,
+    if env.get(STATE_KEY_ENV):
+        return
+    if store_kind(store.url) == "redis":
+        raise StartupError(
+            f"--store redis://...: a Redis store needs {STATE_KEY_ENV}, the key its values are sealed "
+            "with: every process that shares the store must share it, and a key made by one process "
+            "dies with it. Set it (32 bytes or more: python3 -c 'import secrets; "
+            f"print(secrets.token_urlsafe(32))') in the environment of every process"
         )
+    key = kept_state_key(store)
+    if key is not None:
+        env[STATE_KEY_ENV] = key
+        log.info("%s is not set: the state key is the one kept beside the database", STATE_KEY_ENV)

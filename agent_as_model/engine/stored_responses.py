@@ -19,7 +19,7 @@ from typing import Any
 from mcp_types import CallToolResult
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.errors import CallError, caller_error

@@ -21,7 +21,7 @@ from agent_as_model.records import Record
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
-    from agent_as_model.adapters.dialects.responses_storage import Keep
+    from agent_as_model.adapters.dialects.storage import Keep
     from agent_as_model.adapters.store import SealedStore
 
 # How an output contract travels: as one required tool when the host takes tools, otherwise as

@@ -20,7 +20,7 @@ from typing import Any
 
 from mcp_types import CallToolResult
 
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.errors import CallError
 from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import add_warning, commit_result, tool_result

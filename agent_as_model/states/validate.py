@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
@@ -31,7 +32,7 @@ def validate_call(record: CallRecord) -> None:
 def read_arguments(record: CallRecord) -> Request:
     """The call's arguments read by its dialect into a neutral request, with the server's
     defaults and bounds applied; a `CallError` naming the path of the first problem."""
-    request = record.dialect.parse(record.arguments, record.fetched)
+    request = parse_request(record.dialect, record.arguments, record.fetched)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).

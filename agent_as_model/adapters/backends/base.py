@@ -20,6 +20,7 @@ from mcp_types import (
     CreateMessageResult,
     CreateMessageResultWithTools,
     InputRequiredResult,
+    TextContent,
 )
 
 from agent_as_model.errors import CallError, StartupError
@@ -85,41 +86,88 @@ def host_usage(meta: Any) -> Usage | None:
     return None
 
 
-# Characters of one block of a bad answer that a repair round echoes back to the model (and a
-# 2026-07-28 state seals for the retry): the state then stays within the HTTP body limit whatever
-# the answer's size, and the model still sees what it wrote and the error's pointer into it.
+# Characters of a bad answer that a repair round echoes back to the model, all its blocks together
+# (and what a 2026-07-28 state seals of it for the retry): the next round then stays within the
+# HTTP body limit whatever the answer's size or number of blocks, and the model still sees what it
+# wrote and the error's pointer into it. Each block also costs `ECHO_BLOCK_COST` for its framing,
+# so an answer of many empty blocks is bounded too.
 ECHO_LIMIT = 16 * 1024
+ECHO_BLOCK_COST = 32
+# Kept free, past every block but the last, for the block that says what was cut.
+_NOTE_ROOM = 256
 
 
 def echoed_blocks(blocks: Sequence[Any]) -> list[Any]:
-    """The blocks as a repair round echoes them: a text longer than `ECHO_LIMIT` cut to it (with a
-    note of what was cut), a tool call's input larger than it replaced by that note. Cutting a cut
-    block changes nothing, so a replayed answer echoes the same."""
-    return [_echoed(block) for block in blocks]
+    """The blocks as a repair round echoes them: in order, as many as fit in `ECHO_LIMIT`; the
+    first that does not is cut to what is left (a text to its start, with a note of what was
+    cut, anything else to that note alone) and the ones after it are left out. The answer's first
+    tool call is always echoed, since the repair answers it (its input replaced by a note when
+    too large). Echoing an echo changes nothing, so a replayed answer echoes the same."""
+    first_call = next((i for i, block in enumerate(blocks) if _kind(block) == "tool_use"), None)
+    call = None if first_call is None else _pinned(blocks[first_call])
+    left = max(ECHO_LIMIT - (0 if call is None else _cost(call)), _NOTE_ROOM)
+    others = [i for i in range(len(blocks)) if i != first_call]
+    out: list[Any] = []
+    cut = False
+    for i, block in enumerate(blocks):
+        if i == first_call:
+            out.append(call)
+        elif not cut:
+            cost = _cost(block)
+            if cost <= left - (0 if i == others[-1] else _NOTE_ROOM):
+                out.append(block)
+                left -= cost
+            else:
+                out.append(_cut(block, left, sum(1 for j in others if j > i)))
+                cut = True
+    return out
 
 
 def echoed(result: Any) -> Any:
     """A sampling result with its content as a repair round echoes it (see `echoed_blocks`)."""
     content = result.content
+    blocks = echoed_blocks(content if isinstance(content, list) else [content])
     if isinstance(content, list):
-        blocks = echoed_blocks(content)
-        if all(cut is block for cut, block in zip(blocks, content, strict=True)):
+        if len(blocks) == len(content) and all(cut is b for cut, b in zip(blocks, content, strict=True)):
             return result  # the common answer: nothing to cut, no copy
         return result.model_copy(update={"content": blocks})
-    block = _echoed(content)
-    return result if block is content else result.model_copy(update={"content": block})
+    return result if blocks[0] is content else result.model_copy(update={"content": blocks[0]})
 
 
-def _echoed(block: Any) -> Any:
-    kind = getattr(block, "type", None)
-    if kind == "text" and len(block.text) > ECHO_LIMIT:
-        note = f"\n[{len(block.text)} characters in all; the rest is cut]"
-        return block.model_copy(update={"text": block.text[: ECHO_LIMIT - len(note)] + note})
+def _kind(block: Any) -> Any:
+    return getattr(block, "type", None)
+
+
+def _cost(block: Any) -> int:
+    """What a block takes of the echo's bound: its text, or its JSON (a tool call's input and
+    name), and its framing."""
+    kind = _kind(block)
+    if kind == "text":
+        return ECHO_BLOCK_COST + len(block.text)
     if kind == "tool_use":
-        size = len(json.dumps(block.input))
-        if size > ECHO_LIMIT:
-            return block.model_copy(update={"input": {"cut": f"an input of {size} characters of JSON"}})
-    return block
+        return ECHO_BLOCK_COST + len(block.name) + len(json.dumps(block.input))
+    return ECHO_BLOCK_COST + len(block.model_dump_json())
+
+
+def _pinned(call: Any) -> Any:
+    """The first tool call as it is echoed: whole, unless its input takes more than the bound
+    leaves room for beside a note."""
+    size = len(json.dumps(call.input))
+    if size <= ECHO_LIMIT - 2 * _NOTE_ROOM:
+        return call
+    return call.model_copy(update={"input": {"cut": f"an input of {size} characters of JSON"}})
+
+
+def _cut(block: Any, left: int, more: int) -> Any:
+    """`block` cut to take exactly `left` of the bound (at least `_NOTE_ROOM`), saying what was
+    cut, including the `more` blocks left out after it."""
+    after = f", and {more} more block{'s' if more != 1 else ''}" if more else ""
+    if _kind(block) == "text":
+        note = f"\n[{len(block.text)} characters in all; the rest is cut{after}]"
+        keep = left - ECHO_BLOCK_COST - len(note)
+        return block.model_copy(update={"text": block.text[:keep] + note})
+    note = f"[a {_kind(block)} block of {_cost(block) - ECHO_BLOCK_COST} characters is cut{after}]"
+    return TextContent(type="text", text=note)
 
 
 class Replayed(Record):

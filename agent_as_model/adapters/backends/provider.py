@@ -25,7 +25,7 @@ from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
-from agent_as_model.errors import CallError, caller_error, host_error, quoted
+from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
 
@@ -70,7 +70,7 @@ class Failure(Record):
     said: str | None = None  # the provider's own message, already cut to a bound
 
     def told(self) -> str:
-        return self.what if self.said is None else f"{self.what}; it said: {self.said}"
+        return self.what if self.said is None else f"{self.what}; {SAID}{self.said}"
 
 
 class ProviderApi(Protocol):
@@ -317,8 +317,9 @@ def provider_said(body: object) -> str | None:
 # --- record and replay (`serve --record`, `replay`) ------------------------------------------------
 
 # Receives each provider exchange as a JSON-ready dict: {"provider", "model", "request": the API
-# body, and "reply" or "failure"}. The request is the body the SDK sends, never its headers: the
-# key is not in it.
+# body, and "reply" or "failure" (its status, what the error result says, and "said", the
+# provider's own message that ends it, when there is one)}. The request is the body the SDK
+# sends, never its headers: the key is not in it.
 Tap = Callable[[dict[str, Any]], None]
 BodyOf = Callable[[CreateMessageRequestParams, str], dict[str, Any]]
 
@@ -401,7 +402,10 @@ class TappedApi:
         except Exception as err:
             failure = self._inner.failure(err)
             if failure is not None:
-                self._tap({**record, "failure": {"status": failure.status, "what": failure.told()}})
+                told: dict[str, Any] = {"status": failure.status, "what": failure.told()}
+                if failure.said is not None:  # the provider's own words, which `--redact` covers
+                    told["said"] = failure.said
+                self._tap({**record, "failure": told})
             raise
         self._tap({**record, "reply": reply_json(reply)})
         return reply

@@ -31,7 +31,7 @@ from agent_as_model.errors import CallError, host_error, quoted
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 # The `data` key of the error reply a transport hands the server in place of a host's answer it
-# could not read (commands/frame_checks.py): the request ends at once, as a host violation. The
+# could not read (transports/frame_checks.py): the request ends at once, as a host violation. The
 # key ends in a secret made fresh in each process: that reply is built inside the server and
 # never sent, so a host writing a look-alike key into its own error's data cannot turn its
 # decline into a violation (nor make the server echo a text of its choosing).

@@ -1,11 +1,11 @@
-"""Dialects: one module per product API shape, each declaring a `Dialect` (dialect.py).
+"""Dialects: one module (or package) per product API shape, each declaring a `Dialect` (dialect.py).
 
-The registry below is the one list of products. To add one: write its module in `products/` (its
-name, its own description and input schema, body shape, conversation reader, renderer, tool
-shapes, and how a caller writes its requests and reads its results (`writing`), in one `Dialect`)
-and add it to `_BUILT_IN`; the import contract covers every module there by itself. The registry
-holds each as listed: `extensions.listed` adds the keys and the sentence every tool shares.
-Nothing else in the package names a product.
+The registry below is the one list of products. To add one: write its module in `products/`, or
+a package once it outgrows a file (its name, its own description and input schema, body shape,
+conversation reader, renderer, tool shapes, and how a caller writes its requests and reads its
+results (`writing`), in one `Dialect`) and add it to `_BUILT_IN`; the import contract covers
+every module and package there by itself. The registry holds each as listed: `extensions.listed`
+adds the keys and the sentence every tool shares. Nothing else in the package names a product.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ other room asks the declaration, never a product name:
 - the listing (`NAME`, `DESCRIPTION`, `INPUT_SCHEMA`): a dialect module declares its product's
   own keys and description; the registry lists it through `extensions.listed`, which adds the
   shared keys and the era sentence;
-- the shared parse path (`parse.py`) reads the body from `body` (through its `view`, for a
+- the shared parse path (`parse.parse_request`) reads the body from `body` (through its `view`, for a
   product whose parameters nest) and the dialect's own `read_conversation`;
 - tool definitions, `tool_choice`, the listed fragments and `export-tools` come from `tools`;
 - `serve --record --redact` redacts the arguments in `body.text_arguments`, knowing the
@@ -23,10 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.adapters.dialects.options import StopParameter
-from agent_as_model.adapters.dialects.parse import parse_request
-from agent_as_model.adapters.dialects.responses_storage import Storage
+from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.adapters.dialects.writing import Writing
 from agent_as_model.adapters.tools.definitions import ToolShape
@@ -129,11 +127,6 @@ class Dialect(Record):
     # a server started with `--store` reads and keeps around its calls. None: nothing is stored.
     storage: Storage | None = None
     # Whether the product's result has a shape for images and audio in the model's answer
-    # (Gemini's `inlineData` parts; issue 24). False: a host answering with media is an error
+    # (Gemini's `inlineData` parts). False: a host answering with media is an error
     # naming what it sent.
     answers_media: bool = False
-
-    def parse(self, args: Mapping[str, Any], fetched: Mapping[str, Fetched] | None = None) -> Request:
-        """The arguments as a neutral request, or a `CallError` naming the JSON path (`fetched`:
-        remote media, parse.py)."""
-        return parse_request(self, args, fetched)

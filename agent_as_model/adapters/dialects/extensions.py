@@ -12,13 +12,11 @@ required tool); a tool with no history (a raw prompt) gets the cursor descriptio
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent_as_model.adapters.dialects.dialect import Dialect
 from agent_as_model.adapters.dialects.options import MAX_REPAIR_ATTEMPTS
 from agent_as_model.neutral import BACKEND_CHOICES, DEFAULT_MODEL, RESULT_SHAPES
-
-if TYPE_CHECKING:
-    from agent_as_model.adapters.dialects.dialect import Dialect
 
 # The last sentence of every completion tool's description.
 ERA = (

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects import common, contracts, extensions, media, options
+from agent_as_model.adapters.dialects.dialect import Dialect
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
@@ -27,7 +28,6 @@ from agent_as_model.neutral import (
 )
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.dialects.dialect import Dialect
     from agent_as_model.neutral import BackendChoice
 
 

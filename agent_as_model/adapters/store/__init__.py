@@ -2,11 +2,15 @@
 `responses_retrieve` and `responses_delete`, kept in embedded SQLite or shared Redis.
 
 `StoreSettings` is what the operator chose; `open_store` makes the sealed store it names. Which
-responses are stored and how a chain is resolved is the Responses dialect's (`dialects/
-responses_storage.py`); when it is done around a call, the engine's (`engine/stored_responses.py`).
+responses are stored and how a chain is resolved is the Responses product's (`dialects/products/
+responses/storage.py`); when it is done around a call, the machine's states'
+(`states/stored.py`, their I/O `engine/stored_responses.py`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
 
 from agent_as_model.adapters.store.base import DEFAULT_TTL, Store, StoreUnavailable
 from agent_as_model.adapters.store.sealing import SealedStore, Unreadable, derive_key
@@ -20,6 +24,7 @@ __all__ = [
     "StoreSettings",
     "StoreUnavailable",
     "Unreadable",
+    "kept_state_key",
     "open_store",
     "store_kind",
 ]
@@ -47,9 +52,24 @@ def _sqlite_path(url: str) -> str:
     return path[2:] if path.startswith("///") else path
 
 
-def open_store(settings: StoreSettings, secret: str | None) -> SealedStore:
-    """The sealed store `settings` names; `secret` is the state key (None: a key for this process).
-    A store that cannot be opened (a bad path, the redis extra missing) is a `StartupError`."""
+def kept_state_key(settings: StoreSettings) -> str | None:
+    """The state key an embedded store keeps beside its database (`keyfile.py`), made now if it
+    has none; None for a store that keeps no key (Redis, whose processes share no file, or an
+    in-memory database, which a restart empties anyway). A `StartupError` when it cannot."""
+    if store_kind(settings.url) != "sqlite":
+        return None
+    path = _sqlite_path(settings.url)
+    if path in ("", ":memory:"):
+        return None
+    from agent_as_model.adapters.store.keyfile import KEY_SUFFIX, kept_key
+
+    return kept_key(Path(path + KEY_SUFFIX), settings.url)
+
+
+def open_store(settings: StoreSettings, secret: str | None, older: Sequence[str] = ()) -> SealedStore:
+    """The sealed store `settings` names; `secret` is the state key (None: a key for this process),
+    `older` the keys it replaced, which still open what they sealed. A store that cannot be opened
+    (a bad path, the redis extra missing) is a `StartupError`."""
     store: Store
     if store_kind(settings.url) == "sqlite":
         from agent_as_model.adapters.store.sqlite import SqliteStore
@@ -59,4 +79,4 @@ def open_store(settings: StoreSettings, secret: str | None) -> SealedStore:
         from agent_as_model.adapters.store.redis import RedisStore
 
         store = RedisStore(settings.url)
-    return SealedStore(store, derive_key(secret), settings.ttl)
+    return SealedStore(store, [derive_key(secret), *(derive_key(key) for key in older)], settings.ttl)

@@ -4,9 +4,10 @@ that was changed, moved to another id or sealed with another key is refused, nev
 
 The key is derived (HKDF-SHA256, its own `info`) from the secret that seals the 2026-07-28
 requestState (`AGENT_AS_MODEL_STATE_KEY`), so an operator manages one secret; the derived key is
-not the state key, so neither use can stand in for the other. Without that secret the process
-makes a random key, as it does for requestState: stored responses then live only as long as the
-process (docs/security.md).
+not the state key, so neither use can stand in for the other. The older state keys the operator
+still lists (`AGENT_AS_MODEL_STATE_KEY_FALLBACKS`) open what they sealed; only the current one
+seals. Without a state key an embedded store keeps one beside its database (keyfile.py), and a
+Redis store is refused at start-up (docs/security.md).
 
 A sealed value: one version byte, a 12-byte random nonce, then the ciphertext and its tag. The
 response id is the associated data: a value copied under another id fails authentication.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -45,12 +47,13 @@ def derive_key(secret: str | bytes | None) -> bytes:
 
 
 class SealedStore:
-    """A store of JSON objects, sealed, each living `ttl` seconds."""
+    """A store of JSON objects, sealed, each living `ttl` seconds. `keys[0]` seals; every key opens
+    (the ones after it are older state keys, kept while what they sealed must stay readable)."""
 
-    def __init__(self, store: Store, key: bytes, ttl: float) -> None:
+    def __init__(self, store: Store, keys: Sequence[bytes], ttl: float) -> None:
         self.store = store
         self.ttl = ttl
-        self._aead = AESGCM(key)
+        self._aeads = [AESGCM(key) for key in keys]
 
     @property
     def where(self) -> str:
@@ -59,15 +62,19 @@ class SealedStore:
     def seal(self, ident: str, value: dict[str, Any]) -> bytes:
         nonce = os.urandom(NONCE_BYTES)
         plain = _COMPACT.encode(value).encode("ascii")
-        return VERSION + nonce + self._aead.encrypt(nonce, plain, ident.encode("utf-8"))
+        return VERSION + nonce + self._aeads[0].encrypt(nonce, plain, ident.encode("utf-8"))
 
     def unseal(self, ident: str, sealed: bytes) -> dict[str, Any]:
         if sealed[:1] != VERSION or len(sealed) < 1 + NONCE_BYTES + 16:
             raise Unreadable("not a value this server sealed")
         nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
-        try:
-            plain = self._aead.decrypt(nonce, body, ident.encode("utf-8"))
-        except InvalidTag:
+        for aead in self._aeads:
+            try:
+                plain = aead.decrypt(nonce, body, ident.encode("utf-8"))
+                break
+            except InvalidTag:
+                continue
+        else:
             raise Unreadable("it failed authentication") from None
         value = json.loads(plain)
         if not isinstance(value, dict):

@@ -21,12 +21,13 @@ import shlex
 import sys
 from typing import Any
 
+from agent_as_model.commands.fuzz.status import UNREACHABLE
+
 COMMAND = "fuzz"
 ERAS = ("legacy", "2026-07-28")
 DEFAULT_EXAMPLES = 100
 DEFAULT_OUT = "fuzz-out"
 DEFAULT_TIMEOUT = 30.0
-PASSED, FAILED, UNREACHABLE = 0, 1, 2
 MISSING_EXTRA = (
     "agent-as-model fuzz needs hypothesis, which comes with the fuzz extra: install this project "
     "with it (pip install '/path/to/checkout[fuzz]'), or pip install hypothesis beside it"

@@ -23,11 +23,11 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
-from agent_as_model.commands.fuzz import FAILED, PASSED, UNREACHABLE
 from agent_as_model.commands.fuzz.checks import FuzzFailure, Logged, ServerLost, check
 from agent_as_model.commands.fuzz.machine import Counters, machine_for
 from agent_as_model.commands.fuzz.recording import record_chain
 from agent_as_model.commands.fuzz.session import Sessions, Unreachable
+from agent_as_model.commands.fuzz.status import FAILED, PASSED, UNREACHABLE
 
 STEPS = 6  # rules per example: chains of a few calls, several chains an example
 REPORT, RECORDING, DATABASE = "failure.txt", "failure.jsonl", "examples"

@@ -18,7 +18,7 @@ from contextlib import suppress
 
 from agent_as_model.commands.transcripts.fileformat import TranscriptWriter
 from agent_as_model.commands.transcripts.recorder import Recorder
-from agent_as_model.commands.transcripts.tap import LineSplitter
+from agent_as_model.transports.tap import LineSplitter
 
 CHUNK = 1 << 16
 UNKNOWN_VERSION = "(unknown)"

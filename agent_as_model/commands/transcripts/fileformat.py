@@ -13,8 +13,10 @@ The `protocol` line comes once, when the negotiated version becomes known. With 
 configured (docs/providers.md), a `providerSettings` line follows the header (what routes calls:
 no key, no URL), and each provider exchange is a `provider` line: the API request body (never
 the SDK's headers, so never the key) and the `reply` (blocks, model, stopReason) or the
-`failure` (status, what); replay answers the provider from these, with no network. Reading checks every
-line and names the first bad one: replay must not guess at a damaged recording.
+`failure` (status, what, and `said`: the provider's own message that ends `what`, when it gave
+one; `--redact` makes it a placeholder in both); replay answers the provider from these, with no
+network. Reading checks every line and names the first bad one: replay must not guess at a
+damaged recording.
 """
 
 from __future__ import annotations

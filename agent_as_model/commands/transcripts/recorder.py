@@ -1,4 +1,4 @@
-"""`serve --record`: every line the stdio tap (tap.py) sees becomes a transcript record.
+"""`serve --record`: every line the stdio tap (transports/tap.py) sees becomes a transcript record.
 
 A line is parsed, placed in the exchange (which request a response answers), redacted when asked,
 stamped with the time since the start and written at once (fileformat.py). The negotiated protocol
@@ -33,8 +33,8 @@ from agent_as_model.commands.transcripts.fileformat import (
     provider_settings_record,
 )
 from agent_as_model.commands.transcripts.redact import Redactor
-from agent_as_model.commands.transcripts.tap import tapped_wire
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.transports.tap import tapped_wire
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 
@@ -138,8 +138,8 @@ async def serve_recorded(
 ) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
     from agent_as_model import __version__
-    from agent_as_model.commands import stdio
     from agent_as_model.server import SERVER_NAME, build_server
+    from agent_as_model.transports import stdio
 
     writer = TranscriptWriter(stream)
     try:
@@ -152,7 +152,7 @@ async def serve_recorded(
             recorder.provider_settings(settings_json(provider))
             tap = recorder.provider_exchange
         server = build_server(provider=provider, provider_tap=tap, limits=limits)
-        gc.freeze()  # as `serve` does (cli.py freeze_heap): start-up out of the collector's reach
+        gc.freeze()  # as `serve` does (`transports.freeze_heap`): start-up out of the collector's reach
         # The same hygienic reader as a plain `serve`, over the tapped wire.
         with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):
             await stdio.serve(server, wire_in.read, wire_out.write, max_frame=limits.max_frame)

@@ -7,7 +7,9 @@ schemas, model names, numbers, error messages, the handshake):
   and the host answers it carries back on 2026-07-28 (`inputResponses`);
 - a `sampling/createMessage` request's `messages` and `systemPrompt`, wherever it travels (a
   legacy server request, or inside an `InputRequiredResult`), and the host's answer to it;
-- a successful `tools/call` result's text blocks and `structuredContent` (not `list_models`).
+- a successful `tools/call` result's text blocks and `structuredContent` (not `list_models`);
+- a provider's own message in its error (`it said: …`, which may quote the prompt), in the
+  provider exchange and in the error result that tells it.
 
 Inside those, strings under structural keys (`role`, `type`, `id`, `name`, `call_id`, `model`,
 `status`, …, and those a dialect declares in its `Redaction`) are kept; every other string is
@@ -40,6 +42,7 @@ from typing import Any
 from agent_as_model.adapters.dialects import DIALECTS, media
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
 from agent_as_model.commands.transcripts.minted import CURSOR_IN_TEXT
+from agent_as_model.errors import SAID
 from agent_as_model.states.emulation import CALLS as EMULATED_CALLS
 
 STRUCTURAL_KEYS = frozenset(
@@ -312,8 +315,15 @@ class Redactor:
     MARK = "#"
     HASH_CHARS = 16
 
+    # A provider's error messages this recording has seen, each with its placeholder, so the error
+    # result that quotes one (made after the exchange was recorded) gets the same placeholder and
+    # a replay of the redacted exchange tells the same error. The last ones only: an error result
+    # follows its exchange at once.
+    SAID_KEPT = 64
+
     def __init__(self, key: bytes | None = None) -> None:
         self._key = key if key is not None else os.urandom(16)
+        self._said: dict[str, str] = {}
 
     def placeholder(self, text: str) -> str:
         if not text:
@@ -325,7 +335,10 @@ class Redactor:
         return mark[: len(text)] if len(text) <= len(mark) else mark + "." * (len(text) - len(mark))
 
     def frame(self, direction: str, frame: Any, context: FrameContext) -> Any:
-        return self._cursors(map_text(direction, frame, context, self.placeholder, dump_like))
+        frame = self._cursors(map_text(direction, frame, context, self.placeholder, dump_like))
+        if self._said and direction == SERVER_TO_CLIENT and context.is_completion_call:
+            frame = self._said_in_error(frame)
+        return frame
 
     def provider(self, exchange: dict[str, Any]) -> dict[str, Any]:
         """A provider exchange (docs/providers.md): the request's messages and system prompt and
@@ -341,7 +354,46 @@ class Redactor:
         reply = exchange.get("reply")
         if isinstance(reply, dict) and "blocks" in reply:
             exchange["reply"] = {**reply, "blocks": walker.answer(reply["blocks"])}
+        failure = exchange.get("failure")
+        if isinstance(failure, dict) and isinstance(failure.get("said"), str) and failure["said"]:
+            exchange["failure"] = self._said_in_failure(failure)
         return exchange
+
+    def _said_in_failure(self, failure: dict[str, Any]) -> dict[str, Any]:
+        """The provider's own message (the end of `what`, and `said`) as a placeholder, kept for the
+        error result that will quote it."""
+        said: str = failure["said"]
+        stand_in = self.placeholder(said)
+        self._said.pop(said, None)
+        self._said[said] = stand_in
+        while len(self._said) > self.SAID_KEPT:
+            del self._said[next(iter(self._said))]
+        what = failure.get("what")
+        if isinstance(what, str) and what.endswith(said):
+            what = what[: len(what) - len(said)] + stand_in
+        return {**failure, "what": what, "said": stand_in}
+
+    def _said_in_error(self, frame: Any) -> Any:
+        """An error result's text with each provider message it quotes (`it said: …`) replaced by
+        that message's placeholder. Only there, and only after `it said: `: the same words
+        elsewhere (a tool name, the server's own wording) are not the provider's."""
+        result = frame.get("result") if isinstance(frame, dict) else None
+        if not isinstance(result, dict) or result.get("isError") is not True:
+            return frame
+        content = result.get("content")
+        if not isinstance(content, list):
+            return frame
+        # A copy: provider exchanges are recorded on the event loop, frames on the tap's threads.
+        known = list(self._said.items())
+        blocks = []
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str) and SAID in block["text"]:
+                text = block["text"]
+                for said, stand_in in known:
+                    text = text.replace(SAID + said, SAID + stand_in)
+                block = {**block, "text": text}
+            blocks.append(block)
+        return {**frame, "result": {**result, "content": blocks}}
 
     def cursor(self, cursor: str) -> str:
         digest = hashlib.blake2b(cursor.encode(), key=self._key, digest_size=32).hexdigest()

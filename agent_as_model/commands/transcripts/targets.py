@@ -2,7 +2,7 @@
 
 Both speak in wire lines (one JSON-RPC message a line, without the newline), so replay neither
 knows nor cares which it has. In-process, lines go through the same stdio reader and writer as
-`serve` (commands/stdio.py), over OS pipes, into `Server.run`.
+`serve` (transports/stdio.py), over OS pipes, into `Server.run`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import anyio.to_thread
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from agent_as_model.commands.transcripts.tap import write_all
+from agent_as_model.transports.tap import write_all
 
 MAX_LINE = 64 << 20
 SHUTDOWN_GRACE = 5.0
@@ -51,7 +51,7 @@ ServerFactory = Callable[[], Any]
 
 class InProcess:
     """The server of this package in this process, behind the same stdio reader and writer as
-    `serve` (commands/stdio.py) over a pair of OS pipes: it answers every line, a bad one
+    `serve` (transports/stdio.py) over a pair of OS pipes: it answers every line, a bad one
     included, exactly as the installed command would."""
 
     startup_grace = 0.0  # nothing to start
@@ -106,9 +106,9 @@ class _Lines:
 async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Target]:
     """A fresh server of this package (or of `factory`) served over pipes, as `serve` serves stdio."""
     from agent_as_model import __version__
-    from agent_as_model.commands import stdio
     from agent_as_model.limits import DEFAULT_LIMITS
     from agent_as_model.server import build_server
+    from agent_as_model.transports import stdio
 
     server = (factory or build_server)()
     target = InProcess(f"in-process agent-as-model {__version__}")
@@ -134,7 +134,7 @@ async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Targ
             await target.close_input()
             # It ends on its own once its input is closed; the deadline covers a server that does not.
             group.cancel_scope.deadline = anyio.current_time() + SHUTDOWN_GRACE
-    # The read ends stay open: a worker thread may still be blocked reading one (see tap.py).
+    # The read ends stay open: a worker thread may still be blocked reading one (see transports/tap.py).
 
 
 class Command:

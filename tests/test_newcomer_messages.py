@@ -1,4 +1,4 @@
-"""Issue 29: the first five minutes. Every message a new user meets says what to do next.
+"""A newcomer's first five minutes: every message a new user meets says what to do next.
 
 The command-line tests run the installed `agent-as-model` console script as a subprocess; the
 ones about terminals run it under a pseudo-terminal (stderr, and stdin where it matters, on the
@@ -24,40 +24,27 @@ from typing import Any
 
 import pytest
 from mcp import Client, MCPError
-from mcp.client.stdio import StdioServerParameters
 
-from agent_as_model.adapters.dialects import DIALECTS, tool_shapes
+from agent_as_model.adapters.dialects import tool_shapes
 from agent_as_model.adapters.tools import models
 from agent_as_model.commands import cli
 from agent_as_model.commands.standin_provider import StandInProvider
+from tests.helpers import (
+    COMMAND,
+    GUARD,
+    ROOT,
+    command_environment,
+    listed_tools,
+    run_command,
+    server_params,
+)
 from tests.http_servers import free_port
 from tests.provider_harness import provider_server
 from tests.scripted_host import connect
 
 pytestmark = pytest.mark.stdio
 
-BIN = Path(sys.executable).parent
-COMMAND = BIN / "agent-as-model"
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "transcripts" / "legacy-chat_complete.jsonl"
-GUARD = 300  # a hang guard, never a budget
-
-
-def environment(**extra: str) -> dict[str, str]:
-    kept = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_AS_MODEL_")}
-    return {**kept, "PATH": f"{BIN}{os.pathsep}{kept.get('PATH', '')}", **extra}
-
-
-def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(COMMAND), *args],
-        env=environment(**env),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-    )
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -82,7 +69,7 @@ def on_terminal(
         stdin=slave if stdin_terminal else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=slave,
-        env=environment(**env),
+        env=command_environment(**env),
         cwd=ROOT,
     )
     os.close(slave)
@@ -121,7 +108,7 @@ def test_serve_http_says_where_it_serves_on_stderr_and_nothing_on_stdout() -> No
     port = free_port()
     process = subprocess.Popen(
         [str(COMMAND), "serve", "--http", "--port", str(port)],
-        env=environment(),
+        env=command_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -165,7 +152,7 @@ def test_bare_command_on_a_terminal_says_what_it_waits_for_and_ends_at_ctrl_d() 
 
 
 def test_a_host_on_a_pipe_gets_no_banner() -> None:
-    done = run()
+    done = run_command()
     assert done.returncode == 0
     assert done.stdout == "" and done.stderr == ""
 
@@ -186,7 +173,7 @@ def test_a_host_on_a_pipe_gets_no_banner() -> None:
     ],
 )
 def test_http_only_flags_without_http_are_refused(args: tuple[str, ...], flags: str) -> None:
-    line = one_line(run(*args))
+    line = one_line(run_command(*args))
     assert f"{flags} for serving HTTP and would be ignored over stdio: add --http" in line, line
     assert f"`agent-as-model serve --http {shlex.join(args[1:])}`" in line, line
 
@@ -199,7 +186,7 @@ def test_a_port_in_use_is_one_line_and_status_2() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        line = one_line(run("serve", "--http", "--port", str(port)))
+        line = one_line(run_command("serve", "--http", "--port", str(port)))
     assert line == (
         f"agent-as-model: cannot listen on 127.0.0.1:{port}: the port is in use (another server runs "
         "there): stop it, or choose another --port"
@@ -208,7 +195,7 @@ def test_a_port_in_use_is_one_line_and_status_2() -> None:
 
 def test_an_address_that_is_not_this_machines_is_one_line_and_status_2() -> None:
     # 192.0.2.1 is TEST-NET-1: never this machine's. Off loopback a token is required first.
-    done = run(
+    done = run_command(
         "serve", "--http", "--host", "192.0.2.1", "--port", str(free_port()), AGENT_AS_MODEL_AUTH_TOKEN="t"
     )
     line = one_line(done)
@@ -245,12 +232,12 @@ def test_an_address_that_is_not_this_machines_is_one_line_and_status_2() -> None
 def test_a_close_misspelling_or_a_misplaced_flag_gets_a_did_you_mean(
     args: tuple[str, ...], suggestion: str
 ) -> None:
-    line = one_line(run(*args))
+    line = one_line(run_command(*args))
     assert suggestion in line, line
 
 
 def test_a_far_off_word_gets_no_guess() -> None:
-    line = one_line(run("--zzzzzz"))
+    line = one_line(run_command("--zzzzzz"))
     assert line == "agent-as-model: unrecognized arguments: --zzzzzz (see agent-as-model --help)"
 
 
@@ -272,7 +259,7 @@ def test_a_far_off_word_gets_no_guess() -> None:
 def test_fuzz_against_something_that_is_not_an_mcp_server_says_so_and_no_totals(
     against: str, words: str, tmp_path: Path
 ) -> None:
-    done = run("fuzz", "--against", against, "--examples", "1", "--out", str(tmp_path))
+    done = run_command("fuzz", "--against", against, "--examples", "1", "--out", str(tmp_path))
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""  # no `0 chains, 0 calls, 0 failures`, which reads like a pass
     lines = done.stderr.splitlines()
@@ -284,7 +271,7 @@ def test_fuzz_against_something_that_is_not_an_mcp_server_says_so_and_no_totals(
 
 def test_fuzz_keeps_the_servers_stderr_out_of_the_report(tmp_path: Path) -> None:
     noisy = f"{sys.executable} -c \"import sys; print('the server', 'says why', file=sys.stderr)\""
-    done = run("fuzz", "--against", noisy, "--examples", "1", "--out", str(tmp_path))
+    done = run_command("fuzz", "--against", noisy, "--examples", "1", "--out", str(tmp_path))
     log = tmp_path / "server-stderr.log"
     assert f"(its stderr is in {log}; its last line: the server says why)" in done.stderr
     assert done.stderr.count("the server says why") == 1  # quoted once, not passed through
@@ -313,7 +300,7 @@ async def test_a_host_without_sampling_is_told_both_remedies(era: str) -> None:
 
 @pytest.mark.anyio
 async def test_a_host_without_sampling_is_told_both_remedies_over_stdio(era: str) -> None:
-    params = StdioServerParameters(command=str(COMMAND), args=[], env=environment())
+    params = server_params(env=command_environment())
     async with Client(params, mode=era) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("chat_complete", {"messages": [{"role": "user", "content": "q"}]})
@@ -360,15 +347,15 @@ async def test_list_models_with_a_provider_says_which_serves_agent_default(
 
 
 def test_top_level_help_names_every_export_format_and_demo_help_every_tool() -> None:
-    top = run("--help")
+    top = run_command("--help")
     assert top.returncode == 0
     flat = " ".join(top.stdout.split())
     assert f"(--format {'|'.join(tool_shapes())})" in flat.replace("| ", "|"), top.stdout
     assert "gemini" in tool_shapes()
-    demo = run("demo", "--help")
+    demo = run_command("demo", "--help")
     assert demo.returncode == 0
     described = " ".join(demo.stdout.split())
-    for name in [*DIALECTS, models.NAME]:
+    for name in listed_tools():
         assert name in described, demo.stdout
 
 
@@ -381,7 +368,7 @@ def test_fuzz_shows_progress_on_a_terminal_and_none_through_a_pipe(tmp_path: Pat
     assert status == 0, shown
     assert b"\rfuzzing: example " in shown
     assert b"0 failures" in stdout and b"fuzzing:" not in stdout
-    piped = run(*args, "--out", str(tmp_path / "p"))
+    piped = run_command(*args, "--out", str(tmp_path / "p"))
     assert piped.returncode == 0, piped.stderr
     assert "fuzzing:" not in piped.stderr and "\r" not in piped.stderr
 
@@ -394,7 +381,7 @@ def test_replay_shows_progress_on_a_terminal_and_none_through_a_pipe() -> None:
     assert status == 0, shown
     assert b"\rreplaying: frame " in shown
     assert b"replaying:" not in stdout
-    piped = run("replay", str(FIXTURE), "--against", slow)
+    piped = run_command("replay", str(FIXTURE), "--against", slow)
     assert piped.returncode == 0, piped.stderr
     assert "replaying:" not in piped.stderr and "\r" not in piped.stderr
 

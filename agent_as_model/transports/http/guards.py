@@ -1,5 +1,5 @@
 """Two ASGI guards of `serve --http` in front of the SDK's app: the Host header's form, and the
-JSON-RPC frame of each POST (commands/frame_checks.py, the same judgement as on stdio).
+JSON-RPC frame of each POST (transports/frame_checks.py, the same judgement as on stdio).
 
 - **Host**: the SDK's DNS-rebinding check matches `127.0.0.1:*` by prefix, so `127.0.0.1:1@evil.com`
   passed it. A Host that is not a name or an address with an optional numeric port (RFC 9110:
@@ -21,7 +21,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.commands import frame_checks
+from agent_as_model.transports import frame_checks
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send

@@ -1,5 +1,5 @@
 """What is wrong with a JSON-RPC frame the SDK would not take, and who must hear of it: shared by
-the stdio reader (`stdio.py`) and the HTTP guard (`http_guards.py`).
+the stdio reader (`stdio.py`) and the HTTP guard (`http/guards.py`).
 
 The SDK parses a frame with pydantic and, when that fails, drops it (stdio) or answers a bare
 "Validation error" (HTTP); a request whose id is not a string or an integer (`1.5`, `true`,

@@ -13,26 +13,18 @@ the store in states of its own (`states/stored.py`), and only when the operator 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model import cursors
+from agent_as_model.adapters.dialects.storage import Keep, Storage
 from agent_as_model.adapters.tools.models import StaticTool
 from agent_as_model.arguments import reject_unknown, require_string
 from agent_as_model.errors import caller_error
-from agent_as_model.records import Record
 
 TOOL = "responses_create"
 STORE = "store"
 RESPONSE_ID = "response_id"
-
-
-class Keep(Record):
-    """What the store does for one call: `previous`, the stored response whose items lead the
-    input (None: none); `store`, whether this response is kept."""
-
-    previous: str | None
-    store: bool
 
 
 def plan(args: Mapping[str, Any]) -> Keep | None:
@@ -149,22 +141,14 @@ DELETE = StaticTool(
 )
 
 
-Stored = Mapping[str, Any]
-
-
-class Storage(Record):
-    """A product that keeps responses, as its `Dialect` declares it (only Responses does): each
-    field one of the pure steps above, and its retrieve and delete tools (in that order)."""
-
-    plan: Callable[[Stored], Keep | None] = plan
-    resolve: Callable[[Stored, Stored], dict[str, Any]] = resolve
-    caller_path: Callable[[str, Stored, Stored], str] = caller_path
-    keep: Callable[[Stored, Stored], dict[str, Any]] = keep
-    stamp: Callable[[Stored, str | None, str | None], dict[str, Any]] = stamp
-    retrieved: Callable[[Stored], dict[str, Any]] = retrieved
-    deleted: Callable[[str], dict[str, Any]] = deleted
-    response_id: Callable[[Stored], str] = response_id
-    tools: tuple[StaticTool, StaticTool] = (RETRIEVE, DELETE)
-
-
-STORAGE = Storage()
+STORAGE = Storage(
+    plan=plan,
+    resolve=resolve,
+    caller_path=caller_path,
+    keep=keep,
+    stamp=stamp,
+    retrieved=retrieved,
+    deleted=deleted,
+    response_id=response_id,
+    tools=(RETRIEVE, DELETE),
+)

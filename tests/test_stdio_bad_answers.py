@@ -1,22 +1,19 @@
-"""Issue 13 items 6 and 2 over REAL stdio with the installed command, on both eras: an answer with
-no content is a host violation, and a call with repairs asks the host once per round and ends
-with the same error on both eras (its linear checking is counted in tests/test_linear_repairs.py)."""
+"""Bad answers of the host over REAL stdio with the installed command, on both eras: an answer
+with no content is a host violation, and a call with repairs asks the host once per round and
+ends with the same error on both eras (that each answer is checked once is tested in
+tests/test_repair_checks.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageResultWithTools
 
+from tests.helpers import server_params
 from tests.scripted_host import ERAS, ScriptedHost
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
-COMMAND = Path(sys.executable).parent / "agent-as-model"
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
 
@@ -25,7 +22,7 @@ async def test_empty_content_and_repairs_over_stdio(era: str) -> None:
     empty = CreateMessageResultWithTools(role="assistant", content=[], model="m")
     host = ScriptedHost(empty, '{"n": "a"}', '{"n": "b"}', '{"n": "c"}', "fine")
     repair = {"messages": [{"role": "user", "content": "q"}], "output_schema": SCHEMA, "repair_attempts": 2}
-    params = StdioServerParameters(command=str(COMMAND), args=["serve"])
+    params = server_params("serve")
     async with Client(params, mode=era, sampling_callback=host) as client:
         nothing = await client.call_tool("generate", {"prompt": "q"})
         repaired = await client.call_tool("chat_complete", repair)

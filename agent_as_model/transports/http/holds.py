@@ -17,7 +17,7 @@ headers are complete, after the connection is already held. This protocol adds:
   loop accepts at most ACCEPT_BATCH per turn; the kernel's queue keeps its full length, so a
   burst waits in it a few turns longer and none is refused.
 
-uvicorn loads this class by its import path in each worker (`http.HTTP_PROTOCOL`), so the
+uvicorn loads this class by its import path in each worker (`workers.HTTP_PROTOCOL`), so the
 bounds reach it through `configure`, which the app factory calls before any connection is made.
 """
 
@@ -33,7 +33,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from agent_as_model.records import Record
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("agent_as_model.http")
 
 TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 1\r\n\r\n"
@@ -76,7 +76,7 @@ def configure(guard: Guard) -> None:
 
 def current() -> Guard:
     if _guard is None:
-        raise RuntimeError("http_holds.configure was not called before serving")
+        raise RuntimeError("holds.configure was not called before serving")
     return _guard
 
 

@@ -45,7 +45,7 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 
-from agent_as_model.commands import frame_checks
+from agent_as_model.transports import frame_checks, freeze_heap
 
 log = logging.getLogger("agent_as_model.stdio")
 
@@ -82,10 +82,22 @@ async def serve(server: Any, read: Read, write: Write, *, max_frame: int) -> Non
 async def serve_stdio(server: Any, *, max_frame: int) -> None:
     """`serve` over the process's own stdin and stdout (claimed: fd 0 and 1 point away from the
     wire meanwhile, so a stray print cannot corrupt it)."""
-    from agent_as_model.commands.transcripts.tap import claim_stdio, write_all
+    from agent_as_model.transports.tap import claim_stdio, write_all
 
     with claim_stdio() as (wire_in, wire_out):
         await serve(server, partial(os.read, wire_in), partial(write_all, wire_out), max_frame=max_frame)
+
+
+async def serve_until_closed(server: Any, *, max_frame: int, store: Any = None) -> None:
+    """What `serve` runs over stdio: the start-up heap frozen, `serve_stdio` until the host closes
+    stdin, then the store closed (SQLite then folds its write-ahead log back into the file and
+    removes it)."""
+    freeze_heap()
+    try:
+        await serve_stdio(server, max_frame=max_frame)
+    finally:
+        if store is not None:
+            await store.aclose()
 
 
 class _Reader:

@@ -1,7 +1,7 @@
 """The stdio tap: sees every byte on the wire, both directions, without changing one.
 
 It sits between the OS file descriptors and the server's own stdio reader and writer
-(`commands/stdio.py`): bytes read from stdin and bytes written to stdout pass through unchanged,
+(`transports/stdio.py`): bytes read from stdin and bytes written to stdout pass through unchanged,
 and are cut into lines for whoever listens, so the server reads and writes what it would untapped,
 bad lines included. Like the SDK, fd 0 and fd 1 point away from the wire while serving (at the
 null device and at stderr), so a stray print cannot corrupt it.

@@ -1,0 +1,242 @@
+"""Issue 49 item 3: no escape from a schema check's budget. Every pattern search takes a step of
+`--schema-steps` (a `patternProperties` of P patterns over an object of N properties is P x N
+searches inside one keyword); a pattern that runs out of `--schema-timeout` ends the check there
+and then; and no message a check makes grows with a value: jsonschema writes the instance (and
+enum and const values) into every error it makes, on every failing branch, so the values it
+checks print as a constant, and the reasons the server words are bounded. Through the real
+server on both eras, with hostile inputs; each error names the pattern or keyword and its JSON
+pointer, and says whether anything was sent to the host."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from agent_as_model import patterns, schemas
+from agent_as_model.limits import Limits
+from agent_as_model.server import build_server
+from tests.scripted_host import ScriptedHost, connect
+
+STEPS = 2000
+EVIL = "^(a|a)+$"  # exponential backtracking: every `a` can be taken by either branch
+HOSTILE = "a" * 40 + "b"
+CHAT = {"messages": [{"role": "user", "content": "q"}]}
+ANSWER_UNUSED = "The host was asked; its answer was not used."
+NOTHING_SENT = "Nothing was sent to the host."
+# A search the budget ran out on names its pattern and where that pattern is in the schema.
+LAST_SEARCH = re.compile(
+    r"the check took more than 2000 steps \(--schema-steps; \$ref fan-out, nested combinators, "
+    r"pattern searches or uniqueItems over a large array\), the last a search of the pattern "
+    r"'\^p\d+\$' \(schema /patternProperties/\^p\d+\$\)"
+)
+
+
+def many_patterns(count: int = 40) -> dict[str, Any]:
+    """Patterns that match no name: each keyword application searches every one of them against
+    every property, and finds nothing to descend into (no keyword step is taken for them)."""
+    return {"type": "object", "patternProperties": {f"^p{i}$": {} for i in range(count)}}
+
+
+def wide(count: int) -> dict[str, int]:
+    return {f"name{i}": i for i in range(count)}
+
+
+def server(**limits: Any) -> Any:
+    return build_server(limits=Limits(**limits))
+
+
+# --- pattern searches count against --schema-steps ------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_pattern_properties_over_many_properties_spends_the_budget_of_an_answer(era: str) -> None:
+    """40 patterns x 100 properties: 4,000 searches in one keyword, past a budget of 2,000. The
+    answer is not used, and not repaired (the same schema would spend its budget again)."""
+    host = ScriptedHost(json.dumps(wide(100)), '{"a": 1}')
+    async with connect(era, host, server=server(schema_steps=STEPS)) as client:
+        bad = await client.call_tool(
+            "chat_complete", {**CHAT, "output_schema": many_patterns(), "repair_attempts": 2}
+        )
+        fits = await client.call_tool("chat_complete", {**CHAT, "output_schema": many_patterns()})
+    assert bad.is_error
+    text = bad.content[0].text
+    assert text.startswith("chat_complete: output_schema: the host's answer could not be checked within")
+    assert LAST_SEARCH.search(text), text
+    assert text.endswith(ANSWER_UNUSED)
+    assert host.asked == 2  # the bad call once (no repair), and the next call, whose answer fits
+    assert not fits.is_error and fits.content[0].text == '{"a": 1}'
+
+
+@pytest.mark.anyio
+async def test_pattern_searches_over_the_callers_request_spend_its_budget(era: str) -> None:
+    """The same over a persona's input_schema, met by the caller's own request: refused before
+    anything is sent."""
+    persona = {
+        "name": "p",
+        "input_schema": {
+            "type": "object",
+            "properties": {"messages": {"type": "array", "items": many_patterns()}},
+        },
+    }
+    messages = [{"role": "user", "content": f"m{i}"} for i in range(50)]  # 50 x 2 names x 40 patterns
+    host = ScriptedHost("fine")
+    async with connect(era, host, server=server(schema_steps=STEPS)) as client:
+        bad = await client.call_tool("chat_complete", {"messages": messages, "persona": persona})
+        good = await client.call_tool("chat_complete", {"messages": messages[:5], "persona": persona})
+    assert bad.is_error
+    text = bad.content[0].text
+    assert text.startswith("chat_complete: persona.input_schema: persona 'p': the request could not be")
+    assert re.search(
+        r"the last a search of the pattern '\^p\d+\$' \(schema /properties/messages/items/", text
+    )
+    assert text.endswith(NOTHING_SENT)
+    assert host.asked == 1 and good.content[0].text == "fine"
+
+
+def test_a_search_is_a_step_of_the_budget() -> None:
+    """Within the same budget, one more property (so 40 more searches) tips the check over."""
+    schema = many_patterns()
+    token = patterns.STEP_BOUND.set(STEPS)
+    try:
+        # One step for the keyword and 40 a property: 49 properties fit in 2,000, 50 do not.
+        assert schemas.first_violation(schema, wide(49)) is None
+        with pytest.raises(patterns.TooManySteps) as caught:
+            schemas.first_violation(schema, wide(50))
+    finally:
+        patterns.STEP_BOUND.reset(token)
+    assert caught.value.pattern is not None and caught.value.where is not None
+    assert caught.value.where == f"/patternProperties/{caught.value.pattern}"
+
+
+# --- a pattern that runs out of time stops the check ---------------------------------------------
+
+
+def test_a_pattern_that_runs_out_of_time_ends_the_check_where_it_is() -> None:
+    """The search that runs out does not return to jsonschema's loop (which would go on over
+    every remaining property): nothing after it runs."""
+    from jsonschema import _keywords
+
+    token = patterns.TIME_BOUND.set(0.05)
+    ran_on: list[str] = []
+    try:
+        with pytest.raises(patterns.SchemaTimeout) as caught, patterns.bounded({"pattern": EVIL}):
+            _keywords.re.search(EVIL, HOSTILE)
+            ran_on.append("the search returned")
+    finally:
+        patterns.TIME_BOUND.reset(token)
+    assert ran_on == []
+    assert caught.value.pattern == EVIL and caught.value.where == "/pattern"
+
+
+@pytest.mark.anyio
+async def test_a_timed_out_pattern_over_many_properties_is_a_clear_error(era: str) -> None:
+    schema = {"type": "object", "patternProperties": {EVIL: {}}}
+    answer = json.dumps({HOSTILE + str(i): i for i in range(500)})
+    host = ScriptedHost(answer, "fine")
+    async with connect(era, host, server=server(schema_timeout=0.05)) as client:
+        bad = await client.call_tool("chat_complete", {**CHAT, "output_schema": schema})
+        good = await client.call_tool("generate", {"prompt": "next"})
+    assert bad.content[0].text == (
+        f"chat_complete: output_schema: the host's answer could not be checked in time: matching the "
+        f"pattern '{EVIL}' (schema /patternProperties/{EVIL}) ran past the time bound of 0.05 s "
+        f"(--schema-timeout). {ANSWER_UNUSED}"
+    )
+    assert good.content[0].text == "fine"
+
+
+# --- no message grows with a value ---------------------------------------------------------------
+
+BIG_ENUM = [f"value-{i:06d}-" + "e" * 40 for i in range(20_000)]  # ~1 MB of enum values
+BIG_CONST = {"k": "c" * 1_000_000}
+BIG_ANSWER = {"a": "x" * 1_000_000, "b": [{"n": i, "s": "y" * 100} for i in range(5_000)]}
+
+
+def every_message(schema: dict[str, Any], instance: Any) -> list[str]:
+    """The message of every error jsonschema makes checking `instance`, its branches' included."""
+    found: list[str] = []
+    pending = list(schemas.validator_for(schema).iter_errors(schemas.quieted(instance)))
+    while pending:
+        error = pending.pop()
+        found.append(error.message)
+        pending.extend(error.context or ())
+    return found
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"type": "object", "properties": {"a": {"enum": BIG_ENUM}}}, BIG_ANSWER),
+        ({"type": "object", "properties": {"b": {"const": BIG_CONST}}}, BIG_ANSWER),
+        (
+            {"type": "object", "anyOf": [{"type": "array"}, {"enum": BIG_ENUM}, {"const": BIG_CONST}]},
+            BIG_ANSWER,
+        ),
+        ({"type": "object", "not": {"type": "object"}}, BIG_ANSWER),
+        (
+            {"type": "object", "properties": {"b": {"maxItems": 1, "contains": {"type": "string"}}}},
+            BIG_ANSWER,
+        ),
+        ({"type": "object", "properties": {"a": {"maxLength": 1, "pattern": "^z"}}}, BIG_ANSWER),
+        ({"type": "object", "additionalProperties": False}, {"x" * 10_000: 1}),
+        ({"type": "object", "properties": {"b": {"items": False}}}, BIG_ANSWER),
+        ({"type": "object", "required": ["r" * 100_000]}, BIG_ANSWER),
+        ({"type": "object", "oneOf": [{"type": "object"}, {"required": ["a"]}]}, BIG_ANSWER),
+    ],
+    ids=["enum", "const", "anyOf", "not", "contains", "string", "extra-name", "items", "required", "oneOf"],
+)
+def test_the_messages_a_check_makes_do_not_grow_with_the_values(
+    schema: dict[str, Any], instance: Any
+) -> None:
+    messages = every_message(schema, instance)
+    assert messages  # each schema fails the instance somewhere
+    assert max(len(message) for message in messages) < 300, max(messages, key=len)[:300]
+
+
+def test_a_quiet_copy_is_equal_and_of_the_same_types() -> None:
+    value = {"k" * 100: ["s" * 100, 1, 2.5, True, None, {"x": []}], "short": "s"}
+    quiet = schemas.quieted(value)
+    assert quiet == value and json.dumps(quiet) == json.dumps(value)
+    assert isinstance(quiet, dict) and isinstance(quiet["k" * 100], list) and isinstance(quiet["short"], str)
+    assert repr(quiet) == "{...}" and repr(quiet["k" * 100][0]) == "'...'" and repr(quiet["short"]) == "'s'"
+    deep: Any = []
+    for _ in range(5_000):  # deeper than Python's recursion
+        deep = [deep]
+    assert repr(schemas.quieted(deep)) == "[...]"
+
+
+@pytest.mark.anyio
+async def test_enum_and_const_violations_of_megabytes_are_told_in_a_line(era: str) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"enum": BIG_ENUM}, "b": {"const": BIG_CONST}, "c": {"enum": ["x", "y"]}},
+    }
+    host = ScriptedHost(json.dumps({"a": "no"}), json.dumps({"b": {"k": "other"}}), json.dumps({"c": "z"}))
+    async with connect(era, host) as client:
+        results = [
+            (await client.call_tool("chat_complete", {**CHAT, "output_schema": schema})).content[0].text
+            for _ in range(3)
+        ]
+    assert results == [
+        "chat_complete: output_schema: the host's answer violates the schema at JSON pointer '/a': must be "
+        f"one of the enum values (schema /properties/a/enum). {ANSWER_UNUSED}",
+        "chat_complete: output_schema: the host's answer violates the schema at JSON pointer '/b': must "
+        f"equal the schema's const value (schema /properties/b/const). {ANSWER_UNUSED}",
+        "chat_complete: output_schema: the host's answer violates the schema at JSON pointer '/c': must be "
+        f"one of the enum values: 'x', 'y' (schema /properties/c/enum). {ANSWER_UNUSED}",
+    ]
+
+
+@pytest.mark.anyio
+async def test_a_long_list_of_missing_names_is_cut(era: str) -> None:
+    required = [f"field_{i:05d}" for i in range(10_000)]
+    schema = {"type": "object", "required": required}
+    host = ScriptedHost("{}")
+    async with connect(era, host) as client:
+        bad = await client.call_tool("chat_complete", {**CHAT, "output_schema": schema})
+    text = bad.content[0].text
+    assert len(text) < 500, text
+    assert "missing required properties 'field_00000', 'field_00001'," in text
+    assert re.search(r", and 99\d\d more \(schema /required\)", text), text
