@@ -168,7 +168,7 @@ async def test_redact_covers_a_providers_error_excerpt(
     args += ["--provider-base-url", standin.openai_base_url, "--provider-model", "model-one"]
     args += ["--provider-max-retries", "0"]
     env = {**os.environ, "OPENAI_API_KEY": OPENAI_KEY}
-    async with Client(StdioServerParameters(command=str(COMMAND), args=args, env=env), mode=era) as client:
+    async with Client(server_params(*args, env=env), mode=era) as client:
         results = [await client.call_tool("generate", {"prompt": SECRET}) for _ in range(3)]
     told = [r.content[0].text for r in results]
     assert all(r.is_error for r in results) and SECRET in told[0]  # the caller reads the message
