@@ -411,18 +411,17 @@ def test_a_malformed_kept_state_is_an_error_naming_request_state() -> None:
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """The arguments a dialect read, in order (responses_create's), from an empty keep."""
-    from agent_as_model.adapters.dialects import dialect
-    from agent_as_model.states import recall
+    """The arguments the one parse path read, in order, with no round one's reading remembered."""
+    from agent_as_model.states import recall, validate
 
     seen: list[dict[str, Any]] = []
-    real = dialect.parse_request
+    real = validate.parse_request
 
     def counted(d: Any, args: Any, fetched: Any = None) -> Any:
         seen.append(dict(args))
         return real(d, args, fetched)
 
-    monkeypatch.setattr(dialect, "parse_request", counted)
+    monkeypatch.setattr(validate, "parse_request", counted)
     recall.forget_all()
     return seen
 
