@@ -20,12 +20,12 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import keeping
-from agent_as_model.engine.driver import drive, error_result
+from agent_as_model.engine import stored_responses
+from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
-from agent_as_model.states.commit import tool_result
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
+from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend
@@ -55,34 +55,39 @@ def call_handler(
         if dialect is None:
             if params.name in stored_tools and store is not None:
                 storage, tool = stored_tools[params.name]
-                return await keeping.answer_stored_tool(tool, storage, arguments, store)
+                return await stored_responses.answer_stored_tool(tool, storage, arguments, store)
             return _static_tool(params.name, arguments, listed_models, list(stored_tools))
         # Each request runs in its own task, so this bounds the schema checks of this call only.
         patterns.TIME_BOUND.set(limits.schema_timeout)
         patterns.STEP_BOUND.set(limits.schema_steps)
         schemas.remember_per_request()
-        if store is not None and dialect.storage is not None:
-            # A continued call's retry carries the stored chain in its (sealed) state: the
-            # backend gets its own state back, the keeping the chain, and the store is not read.
+        responses = store if dialect.storage is not None else None  # a product that keeps responses
+        carried = None
+        if responses is not None:
+            # A continued call's retry carries the stored response in its (sealed) state: the
+            # backend gets its own state back, and the call continues the one carried.
             try:
-                opened = keeping.unwrap(params.request_state)
+                opened = stored_responses.unwrap(params.request_state)
             except CallError as err:
-                return error_result(err.message(params.name, keeping.ANSWER_UNUSED))
-            carried = None
+                return error_result(err.message(params.name, stored_responses.ANSWER_UNUSED))
             if opened is not None:
                 inner, carried = opened
                 params = params.model_copy(update={"request_state": inner})
-            router = backends.CallRouter(ctx, params, backend, limits)
-            result = await keeping.drive_kept(
-                dialect, dialect.storage, arguments, router, store, limits, carried
+        # Who serves is decided by the machine's build step (or a proven retry's resume), from
+        # the parsed request.
+        router = backends.CallRouter(ctx, params, backend, limits)
+        record = CallRecord(dialect, arguments, router, limits, responses, carried)
+        result = await drive(record)
+        if not isinstance(result, InputRequiredResult):
+            return result
+        if record.stored is not None:
+            # Every round that asks, repair rounds too: the next retry must not need the store.
+            result = result.model_copy(
+                update={"request_state": stored_responses.wrap(result.request_state, record.stored)}
             )
-        else:
-            # Who serves is the machine's `route` step, from the parsed request.
-            router = backends.CallRouter(ctx, params, backend, limits)
-            result = await drive(CallRecord(dialect, arguments, router, limits))
         # A round that asks sends the host's tools in the form kept for them (`backends.wire_result`):
         # not dumped again on every round one.
-        return backends.wire_result(result) if isinstance(result, InputRequiredResult) else result
+        return backends.wire_result(result)
 
     return call_tool
 

@@ -144,6 +144,12 @@ class Previous(Record):
     value: str
 
 
+def previous_of(args: Mapping[str, Any], tool: str, has_history: bool = True) -> Previous | None:
+    """The `previous_response_id` of a call's arguments, read (`read_previous`): the one place
+    the parameter is read from a call, for a cursor chain and for a stored response alike."""
+    return read_previous(args.get(PARAMETER), tool, has_history)
+
+
 def read_previous(value: object, tool: str, has_history: bool = True) -> Previous | None:
     """Read the raw `previous_response_id` argument of `tool`; None means cursors are off.
 

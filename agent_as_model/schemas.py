@@ -80,9 +80,6 @@ _validators = BoundedCache(VALIDATOR_CACHE_BYTES, VALIDATOR_CACHE_SIZE)
 # What `stats` counts, under a lock of its own: the checks run in worker threads.
 _stats = {"checked_in_full": 0, "found_checked": 0, "validated": 0}
 _stats_lock = threading.Lock()
-# Set while a request whose arguments are proven read in full before is read again (a 2026-07-28
-# retry: `Router.arguments_proven`): its schemas passed these checks on that earlier round.
-PROVEN: ContextVar[bool] = ContextVar("schemas_proven", default=False)
 
 
 @functools.cache
@@ -118,8 +115,6 @@ def check_object_schema(value: object, path: str) -> dict[str, Any]:
     """
     if not isinstance(value, dict):
         raise caller_error(path, f"expected a JSON Schema object, got {type_name(value)}")
-    if PROVEN.get():
-        return value
     canonical = _canonical(value)
     digest = None if canonical is None else canonical[0]
     if digest is not None and _checked.get(digest) is not None:

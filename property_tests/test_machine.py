@@ -10,6 +10,7 @@ from the table only to check it), so no record can be left on one.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,13 +33,21 @@ from mcp_types import (
     TextContent,
 )
 
-from agent_as_model.adapters.backends.base import HostAnswer, Route, SamplingSupport, Suspension
+from agent_as_model.adapters.backends.base import (
+    HostAnswer,
+    Replayed,
+    Resumption,
+    Route,
+    SamplingSupport,
+    Suspension,
+)
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, STATES, TABLE, TERMINAL, IllegalTrigger, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
-from agent_as_model.states.record import CallRecord
+from agent_as_model.neutral import Request
+from agent_as_model.states.call import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
 from property_tests.strategies import TOOLS, texts
@@ -59,6 +68,8 @@ WALK_ARGUMENTS: dict[str, dict[str, Any]] = {
         "repair_attempts": 3,
     },
 }
+# Several completions of one call: the walks also take the `fan_out` rows.
+SEVERAL: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}], "n": 2, "result": "object"}
 INVALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "chat_complete": {"messages": []},
     "messages_create": {"messages": "hi"},
@@ -75,11 +86,18 @@ def text_answer(text: str = "fine", role: str = "assistant") -> HostAnswer:
 
 ANSWER = text_answer('{"fine": true}')  # valid JSON: it meets chat_complete's output contract too
 REPAIRABLE = host_error("output_schema", "a repairable violation", repair="Your answer is wrong.")
-GUARDS = {row.trigger: row.guard for row in TABLE.transitions if row.guard is not None}
 
 
 def sources(row: Transition) -> tuple[str, ...]:
     return (row.source,) if isinstance(row.source, str) else row.source
+
+
+GUARDS = {
+    (row.trigger, source): row.guard
+    for row in TABLE.transitions
+    if row.guard is not None
+    for source in sources(row)
+}
 
 
 def legal_moves() -> dict[str, dict[str, str]]:
@@ -114,17 +132,47 @@ def new_record(
 SUSPENSION = Suspension(InputRequiredResult(input_requests={}, request_state="{}"), "0" * 32)
 
 
-def trigger_args(trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
-    """`answer` takes the host's answer, `repair` the error it repairs and `suspend` the
-    suspension (what the round read is kept for the retry); the rest take nothing."""
-    if trigger == "suspend":
-        return (SUSPENSION,)
-    return (answer,) if trigger == "answer" else (REPAIRABLE,) if trigger == "repair" else ()
+# A stored response, as the store gives it back (`serve --store`): the input it answered and the
+# Response object, whose output leads the next input with it.
+STORED: dict[str, Any] = {
+    "input": [{"role": "user", "content": "a"}],
+    "response": {
+        "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "b"}]}
+        ]
+    },
+}
+# What the driver's I/O hands each trigger its outcome fires, by what the state awaits.
+AWAITED_OUTCOMES: dict[tuple[str, str], Any] = {
+    ("host", "suspend"): SUSPENSION,
+    ("choices", "answer"): None,
+    ("choices", "suspend"): SUSPENSION.result,
+    ("store_read", "read"): STORED,
+    ("store_write", "kept"): None,
+    ("store_write", "unkept"): "the store is down",
+}
+
+
+def trigger_args(state: str, trigger: str, answer: HostAnswer = ANSWER) -> tuple[Any, ...]:
+    """What the driver hands a trigger it fires from `state`: in an I/O state, the outcome of
+    what it awaited (the host's answer, the suspension whose round one's reading is kept for the
+    retry, a stored response, ...); the state's `on_error` trigger, the error it repairs; nothing
+    otherwise."""
+    row = machine.STATE[state]
+    if row.awaits is not None:
+        return (AWAITED_OUTCOMES.get((row.awaits, trigger), answer),)
+    return (REPAIRABLE,) if trigger == row.on_error else ()
 
 
 def fire(record: CallRecord, trigger: str, answer: HostAnswer = ANSWER) -> bool:
-    """The production path (`engine.machine.fire`), with the arguments the trigger takes."""
-    return machine.fire(record, trigger, *trigger_args(trigger, answer))
+    """The production path (`engine.machine.fire`), with the arguments the trigger takes. The
+    completions of a call that asked for several are walked to their end first, as the driver
+    walks them in `awaiting_choices` before it fires what they came to."""
+    if record.state == "awaiting_choices":
+        for choice in (c for c in record.choices if c.state == "validated"):
+            for move in ("build", "dispatch", "answer", "interpret", "commit"):
+                assert machine.fire(choice, move, *trigger_args(choice.state, move))
+    return machine.fire(record, trigger, *trigger_args(record.state, trigger, answer))
 
 
 @contextmanager
@@ -144,8 +192,8 @@ def step(record: CallRecord, trigger: str) -> None:
             fire(record, trigger)
         assert record.state == state, f"illegal {trigger} moved {state} to {record.state}"
     else:
-        guard = GUARDS.get(trigger)
-        allowed = guard is None or guard(record, *trigger_args(trigger))
+        guard = GUARDS.get((trigger, state))
+        allowed = guard is None or guard(record, *trigger_args(state, trigger))
         assert fire(record, trigger) is allowed
         expected = dest if allowed else state  # a guard that says no leaves the state where it was
         assert record.state == expected, f"{trigger} from {state} went to {record.state}, expected {expected}"
@@ -203,25 +251,149 @@ def test_every_state_is_reachable_and_every_live_state_can_finish() -> None:
 # random sequences through the real machine
 
 
-def shortest_path(target: str) -> list[str]:
-    """The triggers of a shortest legal walk from INITIAL to `target`."""
+# Calls whose walks together take every row: the guards of some rows allow them only for such a
+# call (several completions, ...). Each makes a fresh record that starts where the machine does.
+SCENARIOS: dict[str, Callable[[], CallRecord]] = {
+    "repairs": lambda: new_record("chat_complete", WALK_ARGUMENTS["chat_complete"]),
+    "several": lambda: new_record("chat_complete", SEVERAL),
+    # a 2026-07-28 retry its sealed state proves, and one of a repair round (round 0 replayed)
+    "proven retry": lambda: proven_record(()),
+    "proven repair": lambda: proven_record((Replayed(ANSWER, REPAIRABLE),)),
+    # stored responses (`serve --store`): a call kept, one not kept, one continuing a stored
+    # response read from the store, and the retry of one whose state carries it
+    "stored": lambda: stored_record({"input": "hi"}),
+    "not stored": lambda: stored_record({"input": "hi", "store": False}),
+    "continued": lambda: stored_record({"input": "hi", "previous_response_id": RESP}),
+    "carried": lambda: stored_record({"input": "hi", "previous_response_id": RESP}, STORED),
+    # ... and the proven retries of those: of a call kept, of one continuing a stored response
+    "stored proven retry": lambda: stored_record({"input": "hi"}, router=ProvingRouter(())),
+    "carried proven retry": lambda: stored_record(
+        {"input": "hi", "previous_response_id": RESP}, STORED, ProvingRouter(())
+    ),
+    # a retry proven only once its arguments are read, with the media they fetched
+    "proven as read": lambda: CallRecord(
+        FETCHING, VALID_ARGUMENTS["generate"], ProvingRouter((), media=True)
+    ),
+}
+RESP = "resp_" + "ab" * 16
+
+
+def stored_record(
+    arguments: dict[str, Any], carried: dict[str, Any] | None = None, router: Any = None
+) -> CallRecord:
+    """A responses_create record on a server that keeps responses: the store itself is the
+    driver's to await, so the states see only that there is one."""
+    route = router or Route(FakeEra(ANSWER), SamplingSupport(declared=True))
+    store: Any = object()
+    return CallRecord(DIALECTS["responses_create"], arguments, route, store=store, carried=carried)
+
+
+class ProvingRouter:
+    """The router of a 2026-07-28 retry whose sealed state binds the host's answers (`earlier`
+    rounds replayed, then ANSWER), routed to a stand-in era that asks any later round."""
+
+    def __init__(self, earlier: tuple[Replayed, ...], media: bool = False) -> None:
+        self.resumption = Resumption("0" * 32, earlier, ANSWER)
+        self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
+        self.media = media  # the state binds fetched media: it proves nothing before they are
+
+    def route(self, request: Request) -> Route:
+        return self.served
+
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
+        return self.resumption if bool(fetched) == self.media else None
+
+    def choices(self, n: int) -> list[ProvingRouter]:
+        return [self] * n
+
+    def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
+        raise RuntimeError("one completion only")
+
+
+def proven_record(earlier: tuple[Replayed, ...]) -> CallRecord:
+    return CallRecord(DIALECTS["chat_complete"], WALK_ARGUMENTS["chat_complete"], ProvingRouter(earlier))
+
+
+WAYS_OUT = frozenset(("reject", "violate", "fault"))
+
+
+def driver_triggers(record: CallRecord) -> list[str]:
+    """The triggers the driver may fire from where `record` stands: the state's next step (the
+    first guarded trigger its guard allows, else `then`; or each outcome of what it awaits), its
+    `on_error` trigger, and its ways out."""
+    state = machine.STATE[record.state]
+    if state.terminal:
+        return []
+    if state.awaits is not None:
+        onward = list(machine.AWAITED[state.awaits])
+    else:
+        onward = [machine.next_trigger(record, state)]
+    if state.on_error is not None:
+        onward.append(state.on_error)
+    return onward + sorted(WAYS_OUT & set(MOVES[record.state]))
+
+
+def walks_of(scenario: str) -> tuple[dict[str, list[str]], set[tuple[str, str]]]:
+    """state -> the triggers of a shortest walk the driver takes a real record of `scenario` to
+    it, every guard on the way allowing it and every work succeeding (found by firing, not read
+    off the graph); and the rows, (trigger, source), those walks take."""
     paths: dict[str, list[str]] = {INITIAL: []}
+    taken: set[tuple[str, str]] = set()
     queue = deque([INITIAL])
     while queue:
         state = queue.popleft()
-        for trigger, dest in sorted(MOVES[state].items()):
+        here = SCENARIOS[scenario]()
+        for move in paths[state]:
+            assert fire(here, move)
+        for trigger in driver_triggers(here):
+            dest = MOVES[state][trigger]
+            record = SCENARIOS[scenario]()
+            for move in paths[state]:
+                assert fire(record, move)
+            moved = fire(record, trigger)  # every work succeeds on the way the driver takes
+            if not moved or record.state != dest:
+                continue
+            taken.add((trigger, state))
             if dest not in paths:
                 paths[dest] = [*paths[state], trigger]
                 queue.append(dest)
-    return paths[target]
+    return paths, taken
+
+
+@functools.cache
+def all_walks() -> dict[str, tuple[dict[str, list[str]], set[tuple[str, str]]]]:
+    return {scenario: walks_of(scenario) for scenario in SCENARIOS}
+
+
+def walk_to(target: str) -> tuple[str, list[str]]:
+    """The scenario and the triggers of the shortest real walk to `target` of any scenario."""
+    walks = {scenario: paths for scenario, (paths, _) in all_walks().items()}
+    found = [(len(paths[target]), scenario) for scenario, paths in walks.items() if target in paths]
+    assert found, f"no scenario's call reaches {target}"
+    scenario = min(found)[1]
+    return scenario, walks[scenario][target]
+
+
+def test_every_state_is_reached_by_a_real_walk() -> None:
+    reached = set().union(*(paths for paths, _ in all_walks().values()))
+    assert reached == set(STATES)
+
+
+def test_every_row_is_taken_by_a_real_walk() -> None:
+    """Each transition, from each of its sources, is fired on some kind of call and moves it
+    where the table says: no row is there for a call that cannot go that way."""
+    taken = set().union(*(rows for _, rows in all_walks().values()))
+    rows = {(row.trigger, source) for row in TABLE.transitions for source in sources(row)}
+    assert rows - taken == set()
 
 
 @pytest.mark.parametrize("state", STATES)
 def test_every_trigger_from_every_state_does_what_the_table_says(state: str) -> None:
     """The exhaustive version of the random walks below: small enough to enumerate."""
+    scenario, path = walk_to(state)
     for trigger in TRIGGERS:
-        with walked(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])) as record:
-            for move in shortest_path(state):
+        with walked(SCENARIOS[scenario]()) as record:
+            for move in path:
                 fire(record, move)
             assert record.state == state
             step(record, trigger)
@@ -240,6 +412,16 @@ def any_or_legal(state: str) -> st.SearchStrategy[str]:
 @given(tool=st.sampled_from(TOOLS), length=st.integers(0, 25), data=st.data())
 def test_random_triggers_follow_the_table(tool: str, length: int, data: st.DataObject) -> None:
     with walked(new_record(tool, WALK_ARGUMENTS[tool])) as record:
+        for _ in range(length):
+            step(record, data.draw(any_or_legal(record.state), label=record.state))
+
+
+@budget(100)
+@given(scenario=st.sampled_from(sorted(SCENARIOS)), length=st.integers(0, 25), data=st.data())
+def test_random_triggers_follow_the_table_on_every_kind_of_call(
+    scenario: str, length: int, data: st.DataObject
+) -> None:
+    with walked(SCENARIOS[scenario]()) as record:
         for _ in range(length):
             step(record, data.draw(any_or_legal(record.state), label=record.state))
 
@@ -283,6 +465,7 @@ class StandInDialect:
     body = DIALECTS["generate"].body
     tools = DIALECTS["generate"].tools
     render_object = DIALECTS["generate"].render_object
+    describe = staticmethod(DIALECTS["generate"].describe)
     answers_media = False
 
     def __init__(
@@ -297,6 +480,15 @@ class StandInDialect:
 
 FAULTY_PARSE: Dialect = StandInDialect(read_conversation=_bug)
 FAULTY_RENDER: Dialect = StandInDialect(render=_bug)
+
+
+def _with_fetched_media(args: Mapping[str, Any], turns: Any) -> None:
+    DIALECTS["generate"].read_conversation(args, turns)
+    turns.fetched_digests.append("0" * 64)
+
+
+# Reads as if the arguments' media had been fetched (`serve --fetch-media`).
+FETCHING: Dialect = StandInDialect(read_conversation=_with_fetched_media)
 
 
 def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:

@@ -28,7 +28,7 @@ def test_a_new_record_starts_where_the_machine_does() -> None:
     from agent_as_model.adapters.backends.base import Route, SamplingSupport
     from agent_as_model.adapters.backends.sampling import LegacySampling
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.states.record import CallRecord
+    from agent_as_model.states.call import CallRecord
 
     route = Route(LegacySampling(None, None), SamplingSupport(declared=True))  # type: ignore[arg-type]
     record = CallRecord(DIALECTS["generate"], {}, route)

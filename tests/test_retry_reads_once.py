@@ -78,7 +78,7 @@ async def test_each_call_reads_its_arguments_once(era: str, parses: list[str]) -
     assert json.loads(text_of(second)) == expected(chain("Italy?"), "Rome.")
     # On 2026-07-28 each call is two requests; the retry took round one's read.
     assert parses == ["chat_complete", "chat_complete"]
-    assert recall.kept_count() == 0  # each retry took what its round kept
+    assert recall.remembered_count() == 0  # each retry took what its round kept
     assert host.asked == 2
 
 
@@ -171,7 +171,7 @@ async def test_a_caller_error_is_found_on_round_one_and_nothing_is_kept(era: str
         refused = await client.call_tool("chat_complete", broken)
     assert refused.is_error and "messages[1].role" in text_of(refused)
     assert "Nothing was sent to the host" in text_of(refused)
-    assert host.asked == 0 and recall.kept_count() == 0
+    assert host.asked == 0 and recall.remembered_count() == 0
 
 
 async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) -> None:
@@ -183,18 +183,18 @@ async def test_a_repair_round_takes_the_read_too(era: str, parses: list[str]) ->
     assert result.structured_content == {"city": "Madrid"}, text_of(result)
     assert host.asked == 2
     assert parses == ["chat_complete"]  # round one read; the retries of both rounds took it
-    assert recall.kept_count() == 0
+    assert recall.remembered_count() == 0
 
 
 async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(parses: list[str]) -> None:
     # As many calls as are kept, started and never retried, then two more: the two oldest go.
-    questions = [f"Country {n}?" for n in range(recall.KEPT_ENTRIES + 2)]
+    questions = [f"Country {n}?" for n in range(recall.READS_ENTRIES + 2)]
     async with connect(MODERN, ScriptedHost()) as client:
         session = client.session
         rounds = [
             await session.call_tool("chat_complete", chain(q), allow_input_required=True) for q in questions
         ]
-        assert recall.kept_count() == recall.KEPT_ENTRIES
+        assert recall.remembered_count() == recall.READS_ENTRIES
         results = []
         for at in (0, 1, -2, -1):  # the two evicted calls, and the two newest
             round_one = rounds[at]
@@ -213,7 +213,7 @@ async def test_what_is_kept_is_bounded_and_an_evicted_call_is_read_in_full(parse
         assert json.loads(text_of(result)) == expected(chain(questions[at]), "Somewhere.")
     # Every round one, and the two evicted calls' retries read in full; the newest two took theirs.
     assert parses == ["chat_complete"] * (len(questions) + 2)
-    assert recall.kept_count() == recall.KEPT_ENTRIES - 2
+    assert recall.remembered_count() == recall.READS_ENTRIES - 2
 
 
 def test_the_estimated_size_grows_with_the_texts_and_the_turns() -> None:

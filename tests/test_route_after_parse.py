@@ -1,6 +1,7 @@
 """The backend is chosen from the parsed request by the call's router, asked once the arguments
 are read and before anything is sent; nothing is carried from before the machine into the call
-record but the call's router."""
+record but the call's router (and, for a product that keeps responses, the store and what a
+retry's state carried of one)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from agent_as_model.commands.standin_provider import StandInProvider
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 from tests.provider_harness import backend_of, provider_server
 from tests.scripted_host import ScriptedHost, connect
 
@@ -39,10 +40,7 @@ class RecordingRouter:
     def __init__(self) -> None:
         self.requests: list[Request] = []
 
-    def arguments_proven(self) -> bool:
-        return False
-
-    def proven_call(self) -> str | None:
+    def proven(self, fetched: tuple[str, ...] = ()) -> None:
         return None
 
     def route(self, request: Request) -> Route:

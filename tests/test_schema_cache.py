@@ -1,6 +1,6 @@
-"""A caller's schema is checked once: by the digest of its canonical JSON, in caches
-bounded in entries and size, and not at all on a 2026-07-28 retry whose sealed state proves its
-arguments were read in full by round one. A new or changed schema is still checked in full."""
+"""A caller's schema is checked once: by the digest of its canonical JSON, in caches bounded in
+entries and size, and not at all on a 2026-07-28 retry that takes what round one read. A new or
+changed schema is still checked in full."""
 
 from __future__ import annotations
 
@@ -58,15 +58,23 @@ def test_a_changed_schema_is_checked_in_full_and_its_error_names_its_path(
     assert checked_in_full() == 3
 
 
-def test_a_proven_read_checks_nothing(checked_in_full: Callable[[], int]) -> None:
-    token = schemas.PROVEN.set(True)
-    try:
-        assert schemas.check_object_schema(WIDE, "output_schema") is WIDE
-    finally:
-        schemas.PROVEN.reset(token)
-    assert checked_in_full() == 0
-    schemas.check_object_schema(WIDE, "output_schema")  # outside the proof: checked
-    assert checked_in_full() == 1
+async def test_a_retry_that_reads_its_arguments_again_checks_what_no_cache_holds(
+    checked_in_full: Callable[[], int],
+) -> None:
+    """2026-07-28: a proven retry whose round one's reading is not remembered (another worker's,
+    evicted) reads its arguments in full, like any call: a schema no cache holds is checked again,
+    and the call answers the same."""
+    from agent_as_model.states import recall
+
+    def forget_everything(params: CreateMessageRequestParams) -> str:
+        recall.forget_all()
+        schemas.forget_checked()
+        return '{"f1": "x"}'
+
+    async with connect("2026-07-28", ScriptedHost(forget_everything)) as client:
+        structured = await client.call_tool("chat_complete", SCHEMA_ARGUMENTS)
+    assert structured.structured_content == {"f1": "x"}, text_of(structured)
+    assert checked_in_full() == 2  # round one, and the retry in full
 
 
 def test_the_cache_is_bounded_in_entries_and_in_size() -> None:
@@ -91,7 +99,8 @@ def test_the_validators_stay_within_their_bounds() -> None:
 
 def answer_and_forget(answer: str) -> Any:
     """The host's answer, given after emptying the server's cache of checked schemas (in-process):
-    on 2026-07-28 the retry then finds nothing cached, and only its proof spares the checks."""
+    on 2026-07-28 the retry then finds nothing cached, and only round one's reading, which it
+    takes, spares the checks."""
 
     def answered(params: CreateMessageRequestParams) -> str:
         schemas.forget_checked()
@@ -112,9 +121,10 @@ async def test_repeated_calls_check_each_schema_once(era: str, checked_in_full: 
         structured = await client.call_tool("chat_complete", SCHEMA_ARGUMENTS)
         assert structured.structured_content == {"f1": "x"}, text_of(structured)
         assert checked_in_full() == 3  # and the output schema
-        # On 2026-07-28 each retry read its arguments after the host emptied the cache: proven by
-        # its sealed state, it checked nothing (the two asserts above hold only so). The host left
-        # the cache empty, so the next two calls check in full once more, and only once each.
+        # On 2026-07-28 each retry came after the host emptied the cache: proven by its sealed
+        # state, it took round one's reading and checked nothing (the two asserts above hold only
+        # so). The host left the cache empty, so the next two calls check in full once more, and
+        # only once each.
         before = checked_in_full()
         again = await client.call_tool(
             "chat_complete", {**ARGUMENTS, "messages": [{"role": "user", "content": "r"}]}

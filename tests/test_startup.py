@@ -74,7 +74,7 @@ from agent_as_model.transports import stdio
 from agent_as_model.server import build_server
 from tests.scripted_host import ScriptedHost, connect
 
-CALL_PATH = ("agent_as_model.calls", "agent_as_model.engine.driver", "agent_as_model.states.record",
+CALL_PATH = ("agent_as_model.calls", "agent_as_model.engine.driver", "agent_as_model.states.call",
              "agent_as_model.adapters.backends", "agent_as_model.adapters.store")
 
 def text(result):

@@ -16,7 +16,7 @@ from mcp_types import CreateMessageRequestParams, InputRequiredResult
 from openai.types.responses import Response
 
 from agent_as_model.adapters.store import DEFAULT_TTL, SealedStore, StoreSettings
-from agent_as_model.engine import keeping
+from agent_as_model.engine import stored_responses
 from agent_as_model.errors import CallError
 from agent_as_model.server import build_server, open_store
 from agent_as_model.states.commit import RESULT_META, WARNINGS
@@ -397,13 +397,79 @@ async def test_a_continued_state_carries_the_chain_sealed(store: SealedStore) ->
 
 def test_a_malformed_kept_state_is_an_error_naming_request_state() -> None:
     inner = '{"v":3}'
-    assert keeping.unwrap(keeping.wrap(inner, {"input": [], "response": {}})) == (
+    assert stored_responses.unwrap(stored_responses.wrap(inner, {"input": [], "response": {}})) == (
         inner,
         {"input": [], "response": {}},
     )
-    assert keeping.unwrap(inner) is None and keeping.unwrap(None) is None
-    broken = keeping.wrap(inner, {})[:-5]
-    for bad in (broken, keeping.wrap(inner, {}).replace('"v":1', '"v":2')):
+    assert stored_responses.unwrap(inner) is None and stored_responses.unwrap(None) is None
+    broken = stored_responses.wrap(inner, {})[:-5]
+    for bad in (broken, stored_responses.wrap(inner, {}).replace('"v":1', '"v":2')):
         with pytest.raises(CallError) as caught:
-            keeping.unwrap(bad)
+            stored_responses.unwrap(bad)
         assert caught.value.path == "requestState"
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The arguments the one parse path read, in order, with no round one's reading remembered."""
+    from agent_as_model.states import recall, validate
+
+    seen: list[dict[str, Any]] = []
+    real = validate.parse_request
+
+    def counted(d: Any, args: Any, fetched: Any = None) -> Any:
+        seen.append(dict(args))
+        return real(d, args, fetched)
+
+    monkeypatch.setattr(validate, "parse_request", counted)
+    recall.forget_all()
+    return seen
+
+
+async def test_a_continued_call_reads_its_arguments_once(
+    era: str, store: SealedStore, parses: list[dict[str, Any]]
+) -> None:
+    """The stored chain leads the input the arguments are read with, once; on 2026-07-28 the retry
+    takes round one's reading, as every proven retry does."""
+    host = ScriptedHost("Hello Ada.", "Ada.")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "I am Ada."}))
+        body(
+            await client.call_tool(
+                "responses_create", {"input": "Who am I?", "previous_response_id": first["id"]}
+            )
+        )
+    assert len(parses) == 2  # each call once, on both eras
+    assert [item["content"] for item in parses[1]["input"]][::2] == ["I am Ada.", "Who am I?"]
+    assert "previous_response_id" not in parses[1]
+    assert said(host.seen[1]) == [("user", "I am Ada."), ("assistant", "Hello Ada."), ("user", "Who am I?")]
+
+
+@pytest.mark.parametrize("given", [[], None, 7])
+async def test_a_continued_call_without_a_usable_input_names_input(
+    era: str, store: SealedStore, given: object
+) -> None:
+    """An input that is no string nor a non-empty list is not continued: it is refused as the
+    caller wrote it, whatever the stored chain holds."""
+    host = ScriptedHost("one")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        first = body(await client.call_tool("responses_create", {"input": "q"}))
+        arguments: dict[str, Any] = {"previous_response_id": first["id"]}
+        if given is not None:
+            arguments["input"] = given
+        bad = await client.call_tool("responses_create", arguments)
+    text = bad.content[0].text
+    assert bad.is_error and text.startswith("responses_create: input") and host.asked == 1
+    assert text.endswith("Nothing was sent to the host.")
+
+
+async def test_the_stored_response_is_read_before_the_arguments(era: str, store: SealedStore) -> None:
+    """The arguments are read once, with the stored chain in front: a call continuing an id the
+    store does not hold is refused for that, whatever else is wrong with it."""
+    host = ScriptedHost("unused")
+    async with connect(era, host, server=build_server(store=store)) as client:
+        result = await client.call_tool(
+            "responses_create", {"input": [{"role": "robot", "content": "x"}], "previous_response_id": RESP}
+        )
+    assert result.is_error and host.asked == 0
+    assert f"previous_response_id: no stored response {RESP}" in result.content[0].text

@@ -1,7 +1,9 @@
-"""The async driver: walks one call record along the machine's table, awaiting the backend's I/O.
+"""The async driver: walks one call record along the machine's table, awaiting its I/O.
 
-It holds no path of its own: from each state it does what the table says (fire the state's
-trigger, or in the I/O state hand the payload to the backend) until the call ends.
+It holds no path of its own: from each state it does what the table says (fire the next trigger
+the state names, or in an I/O state await what the state names and fire the trigger of its
+outcome) until the call ends. What it awaits: the backend's exchange, the completions of a call
+that asked for several, and the store of stored responses (`engine/stored_responses.py`).
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
@@ -12,20 +14,23 @@ what the table says reached the host, by the state the call stopped in.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import anyio
 import anyio.to_thread
 from mcp import MCPError
-from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult, TextContent
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult
 
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine.machine import ASKED, STATE, fire, told, way_out
+from agent_as_model.engine import stored_responses
+from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
-from agent_as_model.states.commit import add_result_meta, commit_choices
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
+from agent_as_model.states.commit import add_result_meta, error_result
 
 log = logging.getLogger("agent_as_model")
 
@@ -35,31 +40,26 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     # on a shared object (and no reference cycle for the collector).
     try:
         while not (state := STATE[record.state]).terminal:
-            if state.fan_out is not None and state.fan_out(record):
-                return await drive_choices(record)
-            if state.exchange:
-                # The route chosen before this state serves; the payload is None only on a proven
-                # route (see Route.proven).
-                route = record.route
-                assert route is not None  # build, before every exchange, routed the call
-                backend = route.backend
-                outcome = await backend.exchange(record.built_payload, record.round_no, record.findings)
-                if isinstance(outcome, Suspension):
-                    fire(record, "suspend", outcome)
-                    return outcome.result
-                fire(record, "answer", outcome)
+            awaits = state.awaits
+            if awaits is not None:
+                trigger, outcome = await AWAITING[awaits](record)
+                fire(record, trigger, outcome)
                 continue
-            assert state.then is not None  # the table gives every other live state its trigger
+            for step in STEPS[state.name]:  # the first the table allows: `then` is last, unguarded
+                guard = step[1]
+                if guard is None or guard(record):
+                    break
+            trigger, _, away = step
             try:
-                if state.off_loop is not None and state.off_loop(record):
+                if away is not None and away(record):
                     # A check against a caller's schema, or a large conversation: bounded, but
                     # long enough to stall every other request if it ran on the event loop.
                     try:
-                        await off_loop(fire, record, state.then)
+                        await off_loop(fire, record, trigger)
                     finally:
                         release_later()  # large work leaves a large heap behind, ended or not
                 else:
-                    fire(record, state.then)
+                    fire(record, trigger)
             except Wanted as want:
                 # Remote media to fetch (`serve --fetch-media`): the one place this server does
                 # I/O on a caller's behalf, before anything is built; then the arguments are read
@@ -73,19 +73,22 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
                 if state.on_error is not None and fire(record, state.on_error, err):
                     continue
                 raise
-        # The only way to end without an error or a suspension is `commit`, which made the result.
-        return record.result
+        # The only ways to end without an error: `commit`, which made the result, and `suspend`,
+        # the 2026-07-28 round that asks.
+        asked = record.asked
+        return record.result if asked is None else asked
     except CallError as err:
-        message = err.message(record.tool, leave(record, err.kind, _who(record)))
+        message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
-        return _told_by(record, error_result(message))
+        return _naming_backend(record, error_result(message))
     except MissingCapability as err:
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            err.message(record.tool, leave(record, "capability")),
+            err.message(record.tool, take_way_out(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
-    except MCPError:  # -32021 from one of several completions (`drive_choices`): made already
+    except MCPError:  # -32021 from one of several completions: told by that completion already
+        take_way_out(record, "capability")
         raise
     except anyio.get_cancelled_exc_class():
         # The client withdrew the request (notifications/cancelled), or its HTTP stream went
@@ -96,13 +99,13 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        sent = leave(record, "fault", _who(record))
-        return _told_by(
+        sent = take_way_out(record, "fault", _who(record))
+        return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
         )
 
 
-def _told_by(record: CallRecord, result: CallToolResult) -> CallToolResult:
+def _naming_backend(record: CallRecord, result: CallToolResult) -> CallToolResult:
     """An error result says which backend the call had (spec section 9), once one was chosen:
     a provider's failure reads as the provider's."""
     backend = record.backend
@@ -115,20 +118,39 @@ def _told_by(record: CallRecord, result: CallToolResult) -> CallToolResult:
     return result
 
 
-async def drive_choices(record: CallRecord) -> CallToolResult | InputRequiredResult:
-    """Several independent completions of one call (`n`): one record per completion, each from
-    where this one stands (validated: the arguments are read once), walked side by side, so on
-    the legacy era their sampling requests are in flight at once and on 2026-07-28 their input
-    requests go in one round. Each is checked and repaired on its own; the first that fails
-    fails the call, naming it."""
-    n = record.request.n
-    one = record.request._replace(n=1)
-    choices = []
-    for router in record.router.choices(n):
-        choice = CallRecord(record.dialect, record.arguments, router, record.limits)
-        choice.request = one
-        choice.state = record.state  # each starts where the call stands: validated
-        choices.append(choice)
+async def exchange(record: CallRecord) -> tuple[str, Any]:
+    """awaiting_host: the backend the route chose gets this round's payload; it answers, or on
+    2026-07-28 ends this request with the round that asks."""
+    route = record.route
+    assert route is not None  # build, before every exchange, routed the call
+    outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
+    return ("suspend", outcome) if isinstance(outcome, Suspension) else ("answer", outcome)
+
+
+class ChoiceFailed(CallError):
+    """A completion of several that failed: the call fails, naming it, by the way out the
+    completion's own call took (`kind`: what failed in it)."""
+
+    def __init__(self, index: int, n: int, said: str, kind: str) -> None:
+        super().__init__("", said, kind)  # type: ignore[arg-type]  # a fault's kind is none of a CallError's
+        self.index, self.n = index, n
+
+    def message(self, tool: str, tail: str = "") -> str:
+        # The completion's own message says what reached the host, for it: said as it was.
+        lead = f"{tool}: "
+        return f"{lead}completion {self.index} of {self.n}: {self.reason.removeprefix(lead)}"
+
+
+# What failed in a completion, by where its call ended (the failure its way out was taken for).
+_FAILED_IN = {"rejected": "caller", "violated": "host"}
+
+
+async def walk_choices(record: CallRecord) -> tuple[str, Any]:
+    """awaiting_choices: every completion walked to its end, side by side. The first that failed
+    fails the call; then, on 2026-07-28, the ones still to be answered go in one round; else all
+    are answered."""
+    choices = record.choices
+    n = len(choices)
     outcomes: list[CallToolResult | InputRequiredResult | MCPError | None] = [None] * n
 
     async def walk(index: int) -> None:
@@ -145,18 +167,20 @@ async def drive_choices(record: CallRecord) -> CallToolResult | InputRequiredRes
             raise outcome
         if isinstance(outcome, CallToolResult) and outcome.is_error:
             text = outcome.content[0].text  # type: ignore[union-attr]  # error results are one text
-            lead = f"{record.tool}: "
-            return error_result(f"{lead}completion {index} of {n}: {text.removeprefix(lead)}")
+            raise ChoiceFailed(index, n, text, _FAILED_IN.get(choices[index].state, "fault"))
     suspended = [o if isinstance(o, InputRequiredResult) else None for o in outcomes]
     if any(o is not None for o in suspended):
-        return record.router.suspend(suspended)
-    try:
-        commit_choices(record, choices)
-    except Exception:
-        log.exception("internal error in %s joining %d completions", record.tool, n)
-        # Every completion was answered: the table's text for a call past the host.
-        return error_result(f"{record.tool}: internal error in the server (see its log). {ASKED}")
-    return record.result
+        return "suspend", record.router.suspend(suspended)
+    return "answer", None
+
+
+# What the driver awaits in each I/O state of the table (`machine.AWAITED` names the outcomes).
+AWAITING: dict[str, Callable[[CallRecord], Awaitable[tuple[str, Any]]]] = {
+    "host": exchange,
+    "choices": walk_choices,
+    "store_read": stored_responses.read_stored,
+    "store_write": stored_responses.write_stored,
+}
 
 
 def _who(record: CallRecord) -> str | None:
@@ -164,7 +188,7 @@ def _who(record: CallRecord) -> str | None:
     return None if backend is None else backend.who
 
 
-def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
+def take_way_out(record: CallRecord, failure: str, who: str | None = None) -> str:
     """Take the table's way out for this kind of failure; returns what the caller is told about
     the host (or `who` the backend asked instead), decided by the table from where the call
     stopped and where it ended."""
@@ -172,8 +196,4 @@ def leave(record: CallRecord, failure: str, who: str | None = None) -> str:
     trigger = way_out(stopped, failure)
     if trigger is not None:  # a call that has already ended has no way out left to take
         fire(record, trigger)
-    return told(stopped, record.state, who)
-
-
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    return what_reached_host(stopped, record.state, who)

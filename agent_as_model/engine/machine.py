@@ -1,12 +1,15 @@
 """The call machine: every state, transition, guard and way out of one tool call, in one table.
 
 Read `TABLE` top to bottom. Its states say what a call that stops there tells its caller about
-the host, and what the driver does next from there: fire the state's trigger, or (in the one I/O
-state) let the backend exchange the payload. Its transitions come happy path first, then the
-ways out; `work` is the pure function of `states/` that a transition runs before the state
-changes. If it raises, the state stays where it was and the driver takes the way out the table
-names for that kind of failure. Everything else here (`STATES`, `INITIAL`, `TERMINAL`, `STATE`,
-the lookup `fire` uses) is derived from the table, and checked as it is derived.
+the host, and what the driver does next from there: fire the state's trigger (or a guarded one
+tried before it, when its guard allows), or in an I/O state await what the state names (the
+backend's exchange, the completions of a call that asked for several) and fire the trigger its
+outcome names. Its transitions come happy path first, then the ways out; `work` is the pure
+function of `states/` that a transition runs before the state changes, `guard` decides whether
+it is taken. If the work raises, the state stays where it was and the driver takes the way out
+the table names for that kind of failure. Every way a call can go is a row: nothing beside the
+table decides a path. Everything else here (`STATES`, `INITIAL`, `TERMINAL`, `STATE`, the lookup
+`fire` uses) is derived from the table, and checked as it is derived.
 
 `fire` moves a record through that lookup, not through a `transitions.Machine` (why, with the
 measured cost: benchmarks/README.md, "The call machine"). transitions earns its place where it
@@ -24,12 +27,38 @@ from typing import Any
 from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.records import Record
 from agent_as_model.states.build import build_payload_for
-from agent_as_model.states.commit import commit_result
+from agent_as_model.states.call import CallRecord
+from agent_as_model.states.choices import asks_several, split_choices, take_asked
+from agent_as_model.states.commit import commit_choices, commit_result
 from agent_as_model.states.interpret import checks_output, interpret_answer, take_answer
-from agent_as_model.states.recall import keep_read
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.recall import remember_read
 from agent_as_model.states.repair import ask_again, may_repair
-from agent_as_model.states.validate import asks_several, large_input, validate_call, validates_off_loop
+from agent_as_model.states.resume import (
+    proven_as_read,
+    proven_retry,
+    repair_replayed,
+    replays_round,
+    resume_as_read,
+    resume_call,
+    resumes_off_loop,
+    take_bound_answer,
+    take_replayed,
+)
+from agent_as_model.states.stored import (
+    carries_stored,
+    commit_stamped,
+    continue_carried,
+    continue_stored,
+    keeps_responses,
+    plan_store,
+    reads_stored,
+    stamps_response,
+    stores_response,
+    take_kept,
+    validate_continued,
+    warn_unkept,
+)
+from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -46,21 +75,16 @@ class State(Record):
     # What a call that stops here tells its caller about the host. None: what the state the call
     # came from tells (a fault says nothing of its own about the host).
     host: str | None
-    # What the driver does from here: fire `then`, or, in the one I/O state, hand the payload
-    # to the backend and fire `answer` or `suspend` with what comes back.
+    # What the driver does from here: fire `then`, unless one of the guarded triggers in `first`
+    # is allowed (the first that is, in order); or, in an I/O state, await what `awaits` names
+    # and fire the trigger its outcome names (`AWAITED`).
     then: str | None = None
-    exchange: bool = False
-    # The guarded trigger the driver tries when `then`'s work raises a CallError; when its guard
-    # says no, the call takes its way out.
+    first: tuple[str, ...] = ()
+    awaits: str | None = None
+    # The guarded trigger the driver tries when the work of the trigger it fired raises a
+    # CallError; when its guard says no, the call takes its way out.
     on_error: str | None = None
     terminal: bool = False
-    # When this says so for a call, the driver runs `then`'s work in one of the server's worker
-    # threads (`engine/offload.py`): the work checks an instance against a caller's JSON Schema,
-    # or reads a large conversation, bounded but long enough to hold up the other requests.
-    off_loop: Guard | None = None
-    # When this says so for a call, the call asks for several independent completions (`n`):
-    # the driver walks one record per completion from here, side by side, and joins them.
-    fan_out: Guard | None = None
 
 
 class Transition(Record):
@@ -69,6 +93,10 @@ class Transition(Record):
     dest: str
     work: Work | None = None
     guard: Guard | None = None  # the transition is taken only when this says so
+    # When this says so for a call, the driver runs the work in one of the server's worker
+    # threads (`engine/offload.py`): it checks an instance against a caller's JSON Schema, or
+    # reads a large conversation, bounded but long enough to hold up the other requests.
+    off_loop: Guard | None = None
 
 
 class WaysOut(Record):
@@ -90,12 +118,25 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate", off_loop=validates_off_loop),
-        State("validated", NOTHING_SENT, then="build", off_loop=large_input, fan_out=asks_several),
+        State("received", NOTHING_SENT, then="validate", first=("plan_store", "resume")),
+        # stored responses (`serve --store`): which stored response the call continues, read
+        # from the store (or carried by a 2026-07-28 retry's state) before the arguments are read
+        State("store_planned", NOTHING_SENT, then="validate", first=("load", "carry", "resume")),
+        State("awaiting_store_read", NOTHING_SENT, awaits="store_read"),
+        State("continued", NOTHING_SENT, then="validate", first=("resume",)),
+        State("validated", NOTHING_SENT, then="build", first=("fan_out", "resume")),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
-        State("awaiting_host", MAY_HAVE_ASKED, exchange=True),
-        State("answered", ASKED, then="interpret", on_error="repair", off_loop=checks_output),
-        State("interpreted", ASKED, then="commit", off_loop=large_input),
+        State("awaiting_host", MAY_HAVE_ASKED, awaits="host"),
+        State("answered", ASKED, then="interpret", on_error="repair"),
+        State("interpreted", ASKED, then="commit", first=("keep", "stamp")),
+        # the response kept under its id (`serve --store`)
+        State("awaiting_store_write", ASKED, awaits="store_write"),
+        # a 2026-07-28 retry proven by its sealed state: round one's reading, the state's answers
+        State("resumed", ASKED, then="answer", first=("replay",)),
+        State("replayed", ASKED, then="repair"),
+        # several completions (`n`): each walks the machine on its own record, side by side
+        State("awaiting_choices", MAY_HAVE_ASKED, awaits="choices"),
+        State("chosen", ASKED, then="commit"),
         State("committed", ASKED, terminal=True),
         # the 2026-07-28 round trip: this request ends with the InputRequiredResult
         State("suspended", ASKED, terminal=True),
@@ -104,32 +145,127 @@ TABLE = Table(
         State("faulted", None, terminal=True),
     ),
     transitions=(
-        # Transition(trigger, source(s), dest, work, guard)
-        Transition("validate", "received", "validated", validate_call),
+        # Transition(trigger, source(s), dest, work, guard, off_loop)
+        Transition(
+            "validate", ("received", "store_planned"), "validated", validate_call, off_loop=validates_off_loop
+        ),
         # who serves the call, chosen from the parsed request (the era, the operator's provider),
         # then what it is sent
-        Transition("build", "validated", "payload_ready", build_payload_for),
+        Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
         Transition("dispatch", "payload_ready", "awaiting_host"),
-        # the backend: the legacy era always answers; the modern era answers on a bound retry
+        # the backend answers: the host through sampling, or a provider (on 2026-07-28 the host's
+        # answer comes with the call's retry, which resumes: below)
         Transition("answer", "awaiting_host", "answered", take_answer),
-        # the modern era's round that asks: what it read is kept for its retry
-        Transition("suspend", "awaiting_host", "suspended", keep_read),
-        Transition("interpret", "answered", "interpreted", interpret_answer),
+        # the modern era's round that asks: what it read is remembered for its retry
+        Transition("suspend", "awaiting_host", "suspended", remember_read),
+        Transition("interpret", "answered", "interpreted", interpret_answer, off_loop=checks_output),
         # an answer that broke the output contract: ask again with the error, while
         # repair_attempts allow
         Transition("repair", "answered", "awaiting_host", ask_again, guard=may_repair),
-        Transition("commit", "interpreted", "committed", commit_result),
-        # ways out: a caller error before anything was sent, a host contract violation after
-        Transition("reject", ("received", "validated", "payload_ready"), "rejected"),
-        Transition("violate", ("awaiting_host", "answered", "interpreted"), "violated"),
+        Transition("commit", "interpreted", "committed", commit_result, off_loop=large_input),
+        # stored responses (`serve --store`), for a product whose API keeps them: before anything
+        # is read, which stored response the call continues and whether its own is kept; the
+        # stored one read (or carried by a 2026-07-28 retry's state), its items leading the input
+        # the arguments are then read with, once; after the answer, the response stamped with its
+        # id and kept, or, when the store fails, returned with a warning
+        Transition("plan_store", "received", "store_planned", plan_store, guard=keeps_responses),
+        Transition("load", "store_planned", "awaiting_store_read", guard=reads_stored),
+        Transition("read", "awaiting_store_read", "continued", continue_stored),
+        Transition("carry", "store_planned", "continued", continue_carried, guard=carries_stored),
+        Transition("validate", "continued", "validated", validate_continued, off_loop=validates_off_loop),
+        Transition(
+            "keep",
+            "interpreted",
+            "awaiting_store_write",
+            commit_stamped,
+            guard=stores_response,
+            off_loop=large_input,
+        ),
+        Transition("kept", "awaiting_store_write", "committed", take_kept),
+        Transition("unkept", "awaiting_store_write", "committed", warn_unkept),
+        Transition(
+            "stamp", "interpreted", "committed", commit_stamped, guard=stamps_response, off_loop=large_input
+        ),
+        # a 2026-07-28 retry whose sealed state binds the host's answers to the payload these
+        # arguments make: round one's reading (read again only when none is remembered), routed and
+        # planned as round one was, no checks again, no payload; the answers from the state
+        Transition(
+            "resume",
+            ("received", "store_planned", "continued"),
+            "resumed",
+            resume_call,
+            guard=proven_retry,
+            off_loop=resumes_off_loop,
+        ),
+        # ... proven once the arguments are read (fetched media), or one completion of several
+        Transition(
+            "resume", "validated", "resumed", resume_as_read, guard=proven_as_read, off_loop=large_input
+        ),
+        # a repair round's retry: each earlier round's answer and the repair it led to, again
+        Transition("replay", "resumed", "replayed", take_replayed, guard=replays_round),
+        Transition("repair", "replayed", "resumed", repair_replayed),
+        Transition("answer", "resumed", "answered", take_bound_answer),
+        # several independent completions (`n`): one record each, from here, walked side by side
+        # (the arguments are read once); answered, they are joined into the product's object; on
+        # 2026-07-28 the ones still to be answered go in one round
+        Transition("fan_out", "validated", "awaiting_choices", split_choices, guard=asks_several),
+        Transition("answer", "awaiting_choices", "chosen"),
+        Transition("suspend", "awaiting_choices", "suspended", take_asked),
+        Transition("commit", "chosen", "committed", commit_choices),
+        # ways out: a caller error before anything was sent, a host contract violation after;
+        # a completion of several that failed ends the call by the way out its own call took
+        Transition(
+            "reject",
+            (
+                "received",
+                "store_planned",
+                "awaiting_store_read",
+                "continued",
+                "validated",
+                "payload_ready",
+                "awaiting_choices",
+            ),
+            "rejected",
+        ),
+        Transition(
+            "violate", ("awaiting_host", "resumed", "answered", "interpreted", "awaiting_choices"), "violated"
+        ),
         # an internal fault in any live state (a bug of ours: logged, never shown to the client)
         Transition(
             "fault",
-            ("received", "validated", "payload_ready", "awaiting_host", "answered", "interpreted"),
+            (
+                "received",
+                "store_planned",
+                "awaiting_store_read",
+                "continued",
+                "validated",
+                "payload_ready",
+                "awaiting_host",
+                "resumed",
+                "replayed",
+                "answered",
+                "interpreted",
+                "awaiting_choices",
+                "chosen",
+                "awaiting_store_write",
+            ),
             "faulted",
         ),
     ),
     ways_out=WaysOut({"caller": "reject", "capability": "reject", "host": "violate"}, otherwise="fault"),
+)
+
+# What the driver awaits in an I/O state, and the triggers its outcomes fire: the backend's
+# exchange (an answer, or on 2026-07-28 the round that asks), the completions of a call that
+# asked for several (all answered, or some still to be asked), the stored response a call
+# continues (read: a failure is a caller error, the way out), and the response kept (or not).
+AWAITED: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "host": ("answer", "suspend"),
+        "choices": ("answer", "suspend"),
+        "store_read": ("read",),
+        "store_write": ("kept", "unkept"),
+    }
 )
 
 
@@ -155,8 +291,9 @@ class IllegalTrigger(Exception):
 def _compile(table: Table) -> dict[tuple[str, str], Move]:
     """{(trigger, source): (dest, guard, work)} from the table's rows, and the checks the driver
     relies on: each row names known states, one transition per trigger and state (`fire` takes
-    the one it finds), a state is terminal exactly when nothing leaves it, and each live state's
-    next step and the catch-all way out are in the table."""
+    the one it finds), a state is terminal exactly when nothing leaves it, each live state's next
+    step (its `then`, each guarded trigger of `first`, or every outcome of what it awaits) and the
+    catch-all way out are in the table."""
     moves: dict[tuple[str, str], Move] = {}
     names = {state.name for state in table.states}
     for row in table.transitions:
@@ -172,11 +309,14 @@ def _compile(table: Table) -> dict[tuple[str, str], Move]:
             raise ValueError(f"{state.name}: a state is terminal exactly when nothing leaves it")
         if state.terminal:
             continue
-        steps = [trigger for trigger in (state.then, state.on_error) if trigger is not None]
-        if state.exchange:
-            steps += ["answer", "suspend"]
-        if state.exchange == (state.then is not None) or not set(steps) <= triggers:
+        steps = [trigger for trigger in (state.then, state.on_error, *state.first) if trigger is not None]
+        awaits = state.awaits is not None
+        if awaits:
+            steps += AWAITED[state.awaits]  # type: ignore[index]  # not None, just checked
+        if awaits == (state.then is not None) or not set(steps) <= triggers:
             raise ValueError(f"{state.name}: the driver's next step from here is not in the table")
+        if any(moves[trigger, state.name][1] is None for trigger in state.first):
+            raise ValueError(f"{state.name}: a trigger tried before `then` needs a guard")
         if (table.ways_out.otherwise, state.name) not in moves or state.host is None:
             raise ValueError(f"{state.name}: a live state needs the way out for anything and a text")
     return moves
@@ -185,6 +325,34 @@ def _compile(table: Table) -> dict[tuple[str, str], Move]:
 # `fire` reads the dict itself: a read through the read-only view costs a call more per step.
 _MOVES = _compile(TABLE)
 MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_MOVES)
+# The driver's next step from each live state that awaits nothing, in the order it tries them:
+# (trigger, guard, off_loop) for each trigger of `first`, then `then`'s, unguarded. The driver
+# fires the first whose guard allows it; `off_loop` says when its work leaves the event loop.
+Step = tuple[str, Guard | None, Guard | None]
+_OFF_LOOP = {(row.trigger, source): row.off_loop for row in TABLE.transitions for source in sources(row)}
+STEPS: Mapping[str, tuple[Step, ...]] = MappingProxyType(
+    {
+        state.name: tuple(
+            (
+                trigger,
+                _MOVES[trigger, state.name][1] if trigger != state.then else None,
+                _OFF_LOOP[trigger, state.name],
+            )
+            for trigger in (*state.first, state.then)
+        )
+        for state in TABLE.states
+        if state.then is not None
+    }
+)
+
+
+def next_trigger(record: CallRecord, state: State) -> str:
+    """The trigger the driver fires next from `state`, a live state that awaits nothing: the
+    first guarded trigger of `first` whose guard allows it, else `then`."""
+    for trigger, guard, _ in STEPS[state.name]:
+        if guard is None or guard(record):
+            return trigger
+    raise AssertionError(f"{state.name}: `then` is tried last, unguarded")
 
 
 def fire(record: CallRecord, trigger: str, *args: Any) -> bool:
@@ -219,7 +387,7 @@ def way_out(state: str, failure: str) -> str | None:
     return trigger if (trigger, state) in MOVES else ways.otherwise
 
 
-def told(left: str, now: str, who: str | None = None) -> str:
+def what_reached_host(left: str, now: str, who: str | None = None) -> str:
     """What a caller is told about the host when its call was in `left` and is now in `now`: what
     `now` tells, or for a state that tells nothing of its own (a fault), what `left` told.
 

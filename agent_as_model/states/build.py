@@ -3,10 +3,10 @@
 The call's router (`adapters/backends/router.py`) chooses from the parsed request (its `backend`,
 `model` and `tools`), what the host declared and the operator's provider; a call that asked for
 what this server cannot give (`backend: "provider"` with none configured, a model the provider
-may not use) is refused there, with its path, before anything is sent. The route also says
-whether this request is a proven retry (`Route.proven`). Routing is the first thing build does
-rather than a step of its own: a state the call only passes through costs every request a turn
-of the driver (benchmarks/README.md, "The call machine").
+may not use) is refused there, with its path, before anything is sent. Routing is the first
+thing build does rather than a step of its own: a state the call only passes through costs every
+request a turn of the driver (benchmarks/README.md, "The call machine"). A proven 2026-07-28
+retry routes and plans in its own row (`states/resume.py`), and builds no payload.
 
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
 it in an InputRequiredResult.
@@ -62,10 +62,11 @@ from agent_as_model.neutral import (
     has_tool_blocks,
 )
 from agent_as_model.states import emulation
-from agent_as_model.states.record import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
+from agent_as_model.states.call import NO_PLAN, CallRecord, HostPlan, Structured, WithoutTools
 from agent_as_model.states.validate import check_conversation
 
 if TYPE_CHECKING:
+    from agent_as_model.adapters.backends.base import Route
     from agent_as_model.neutral import ChoiceMode
 
 log = logging.getLogger("agent_as_model")
@@ -119,36 +120,27 @@ def build_payload_for(record: CallRecord) -> None:
     request = record.request
     route = record.route = record.router.route(request)
     # Asked by both the checks and the plan: one pass over the conversation, not two.
-    tool_blocks = not request.plain and has_tool_blocks(request.turns)
-    # A proven retry's conversation passed these checks on an earlier round, and is bound to it
-    # (`Route.proven`): checking it again proves nothing new.
-    if not route.proven:
-        check_conversation(request, tool_blocks)
+    tool_blocks = has_tool_blocks_in(request)
+    check_conversation(request, tool_blocks)
     # After the arguments' checks and before anything is sent: a call served by a host that
     # cannot sample gets a clear -32021, on both eras alike.
-    if not route.support.declared:
-        raise MissingCapability({"sampling": {}})
+    check_sampling(route)
     # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
     # never meets the operator's rule for hosts without them.
-    # A proven retry's plan is round one's (`recall.recalled` put it on the record): the same
-    # request, put to a host that takes tools as that one did; nothing per tool is worked out again.
-    plan = record.plan
-    if not (route.proven and plan is not NO_PLAN and plan.host_tools == route.support.tools):
-        plan = record.plan = plan_for(
-            request, route.support.tools, record.limits.host_without_tools, tool_blocks
-        )
-    # A proven retry's payload was built on an earlier round and its answer is bound to it: it is
-    # built again only if a repair needs it (`payload_of`).
-    if not route.proven:
-        record.payload = build_payload(request, plan)
-        route.backend.admit(record.payload)  # a payload its backend cannot send: nothing is sent
+    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
+    record.payload = build_payload(request, plan)
+    route.backend.admit(record.payload)  # a payload its backend cannot send: nothing is sent
 
 
-def payload_of(record: CallRecord) -> CreateMessageRequestParams:
-    """The payload of the record's round: built now if build left it unbuilt (a proven record)."""
-    if record.built_payload is None:
-        record.payload = build_payload(record.request, record.plan)
-    return record.payload
+def has_tool_blocks_in(request: Request) -> bool:
+    """Whether the conversation holds tool calls or results (a plain one holds none)."""
+    return not request.plain and has_tool_blocks(request.turns)
+
+
+def check_sampling(route: Route) -> None:
+    """A route whose host cannot sample: -32021, before anything is sent."""
+    if not route.support.declared:
+        raise MissingCapability({"sampling": {}})
 
 
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}

@@ -21,7 +21,7 @@ from agent_as_model.adapters.dialects import media, usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states import emulation
-from agent_as_model.states.record import CallRecord, WithoutTools
+from agent_as_model.states.call import CallRecord, WithoutTools
 
 log = logging.getLogger("agent_as_model")
 
@@ -139,10 +139,15 @@ def tool_result(
     )
 
 
-def commit_choices(record: CallRecord, choices: list[CallRecord]) -> None:
+def error_result(message: str) -> CallToolResult:
+    """The tool result of a call that failed: its message, as an error."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def commit_choices(record: CallRecord) -> None:
     """Several completions of one call (`n`), each committed on its own record: the product's
     object of them all, in order, with the first one's metadata and who counted the usage."""
-    dialect, request = record.dialect, record.request
+    dialect, request, choices = record.dialect, record.request, record.choices
     completions = [choice.completion for choice in choices]
     render = dialect.render_choices
     assert render is not None  # only a product that declares `choices` reads an `n`

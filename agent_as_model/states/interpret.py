@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.backends.base import HostAnswer, Replayed
+from agent_as_model.adapters.backends.base import HostAnswer
 from agent_as_model.adapters.dialects import media
 from agent_as_model.arguments import json_text, not_json, type_name, with_article
 from agent_as_model.errors import CallError, host_error
@@ -33,18 +33,15 @@ from agent_as_model.patterns import OverBudget
 from agent_as_model.schemas import first_violation, json_pointer, pointer_text
 from agent_as_model.states import emulation
 from agent_as_model.states.build import STRUCTURED_TOOL
+from agent_as_model.states.call import CallRecord, HostPlan
 from agent_as_model.states.fence import fenced_body
-from agent_as_model.states.record import CallRecord, HostPlan
 
 if TYPE_CHECKING:
     from agent_as_model.neutral import StopReason
 
 
-def take_answer(record: CallRecord, answer: HostAnswer | Replayed) -> None:
-    if isinstance(answer, Replayed):  # judged by an earlier request of this call (2026-07-28)
-        record.host_answer, record.judged = answer.answer, answer.finding
-    else:
-        record.host_answer = answer
+def take_answer(record: CallRecord, answer: HostAnswer) -> None:
+    record.host_answer = answer
 
 
 def checks_output(record: CallRecord) -> bool:
@@ -64,10 +61,6 @@ def checks_output(record: CallRecord) -> bool:
 
 def interpret_answer(record: CallRecord) -> None:
     answer = record.host_answer
-    if record.judged is not None:
-        # An earlier request of this call checked this very answer (sealed in its state) and
-        # asked for a repair: the same finding, without checking it again (repairs stay linear).
-        raise record.judged
     if answer.role != "assistant":
         raise host_error("role", f"the host answered with role {answer.role!r}, expected 'assistant'")
     if not answer.blocks:

@@ -1,18 +1,18 @@
-"""What round one of a 2026-07-28 call read from its arguments, kept for the call's retry
-(issue 28: the retry reads nothing twice).
+"""What round one of a 2026-07-28 call read from its arguments, remembered for the call's retry:
+the retry reads nothing twice.
 
 On 2026-07-28 a call is two requests with the same arguments. The retry's sealed state proves
-that (`Router.arguments_proven`: the SDK's seal binds the tool and the exact arguments, the state
-this server's version and the call's identity), so the neutral request round one read from them
-is the request the retry would read: parsing the conversation again would only make it a second
-time. So the round that suspends keeps its request under the call's identity (the state carries
-it, `Suspension.call`), and a proven retry takes it instead of reading its arguments; a request
-that is not proven, or finds nothing kept (another worker's call, evicted, an earlier retry took
-it), is read in full as ever.
+that (`Router.proven`: the SDK's seal binds the tool and the exact arguments, the state this
+server's version and the call's identity), so the neutral request round one read from them is
+the request the retry would read: parsing the conversation again would only make it a second
+time. So the round that suspends remembers its request under the call's identity (the state
+carries it, `Suspension.call`), and a proven retry takes it instead of reading its arguments
+(`states/resume.py`); a request that is not proven, or finds nothing remembered (another
+worker's call, evicted, an earlier retry took it), is read in full as ever.
 
-Bounded: a caller decides how many calls it starts and never retries, so the kept requests are
-held in a `BoundedCache` of at most `KEPT_ENTRIES` entries and `KEPT_BYTES` of their estimated
-size, the least recently kept going first. A retry takes its entry (a state may be presented
+Bounded: a caller decides how many calls it starts and never retries, so the remembered requests
+are held in a `BoundedCache` of at most `READS_ENTRIES` entries and `READS_BYTES` of their
+estimated size, the least recently remembered going first. A retry takes its entry (a state may be presented
 again within its lifetime, and that one is read in full), so only calls between their rounds are
 held. The key is the call's identity, random per call and unforgeable without the state's seal;
 with the tool name beside it.
@@ -27,12 +27,12 @@ from agent_as_model.adapters.tools.definitions import written_size
 from agent_as_model.caches import BoundedCache
 from agent_as_model.neutral import Request, Text
 from agent_as_model.records import Record
-from agent_as_model.states.record import CallRecord, HostPlan
+from agent_as_model.states.call import CallRecord, HostPlan
 
 # Calls between their rounds. Each is short (a host answers within seconds); a busy server has
 # a few hundred in flight at most.
-KEPT_ENTRIES = 1024
-KEPT_BYTES = 64 * 1024 * 1024
+READS_ENTRIES = 1024
+READS_BYTES = 64 * 1024 * 1024
 # Estimated bytes of one turn's objects beside its texts: the Turn, its blocks' tuples, its path,
 # and its entry of the cursor transcript.
 TURN_BYTES = 400
@@ -41,10 +41,10 @@ TURN_BYTES = 400
 PLAIN_REST = 1024
 _BLOCKS, _FIRST, _TEXT = itemgetter(1), itemgetter(0), itemgetter(0)
 
-_KEPT = BoundedCache(KEPT_BYTES, KEPT_ENTRIES)
+_READS = BoundedCache(READS_BYTES, READS_ENTRIES)
 
 
-class Kept(Record):
+class RoundOneRead(Record):
     """What the retry takes: the request, whether its conversation counts as large, and how it
     was put to the host (the plan: the tools' names both ways, worked out once per call)."""
 
@@ -53,43 +53,38 @@ class Kept(Record):
     plan: HostPlan
 
 
-def keep_read(record: CallRecord, suspension: Suspension) -> None:
-    """awaiting_host -> suspended: keep what this round read, for the retry of the same call.
+def remember_read(record: CallRecord, suspension: Suspension) -> None:
+    """awaiting_host -> suspended: remember what this round read, for the retry of the same call.
     Not a request that fetched remote media: its retry fetches again, and the state binds the
-    bytes (mrtr.py). (One of several completions, `n`, keeps its request too, though its retry
-    reads the call's arguments in full: a state of several proves nothing to `validate`. Bounded
-    like the rest; telling the completions apart would cost every call.)"""
+    bytes (mrtr.py). (One of several completions, `n`, remembers its request too, though its
+    retry reads the call's arguments in full: a state of several proves nothing before they are
+    read. Bounded like the rest; telling the completions apart would cost every call.)"""
+    record.asked = suspension.result
     call = suspension.call
     if call is None:
         return
     request = record.request
     if request.fetched:
         return
-    _KEPT.put((record.tool, call), Kept(request, record.large, record.plan), estimated_size(request))
+    _READS.put((record.tool, call), RoundOneRead(request, record.large, record.plan), estimated_size(request))
 
 
-def recalled(record: CallRecord) -> Request | None:
-    """A proven retry's request as its round one read it, taken once (None: read the arguments).
-    Asked by the received state's off-loop predicate and by validate: both see the same answer."""
-    kept = record.recalled
-    if kept is False:
-        kept = None
-        call = record.router.proven_call()
-        if call is not None:
-            found = _KEPT.take((record.tool, call))
-            if isinstance(found, Kept):
-                kept = found.request
-                if record.large is None:
-                    record.large = found.large
-                # Build takes it when the route is proven and its host takes tools as round
-                # one's did (`build_payload_for`): the plan is a function of the two.
-                record.plan = found.plan
-        record.recalled = kept
-    return kept
+def take_read(tool: str, call: str | None) -> RoundOneRead | None:
+    """What round one of the call remembered for its proven retry, taken (a state presented again
+    finds nothing, and reads its arguments in full); None when nothing is remembered."""
+    if call is None:
+        return None
+    found = _READS.take((tool, call))
+    return found if isinstance(found, RoundOneRead) else None
+
+
+def holds_read(tool: str, call: str | None) -> bool:
+    """Whether round one of the call remembered what it read (without taking it)."""
+    return call is not None and _READS.get((tool, call)) is not None
 
 
 def estimated_size(request: Request) -> int:
-    """Bytes the kept request holds, roughly: its texts, a fixed share per turn, and the rest
+    """Bytes the remembered request holds, roughly: its texts, a fixed share per turn, and the rest
     (tools, schemas, system prompt) by the length of its repr, which C code writes quickly.
 
     A request that carries nothing of the caller's beyond the conversation, the system prompt
@@ -125,9 +120,9 @@ def estimated_size(request: Request) -> int:
 
 
 def forget_all() -> None:
-    """Empty what is kept (tests: a retry that finds nothing reads its arguments in full)."""
-    _KEPT.clear()
+    """Forget every read (tests: a retry that finds nothing reads its arguments in full)."""
+    _READS.clear()
 
 
-def kept_count() -> int:
-    return len(_KEPT)
+def remembered_count() -> int:
+    return len(_READS)

@@ -7,6 +7,9 @@ the result of a tool call to follow it), plain text otherwise. The message is th
 `repair` text: the same JSON pointer and rule the caller would read, told to the model about its
 own answer. An emulated tool call (`states/emulation.py`) that breaks the reply contract, its
 tool's schema or the caller's limits is repaired the same way, as text.
+Each round's payload is the call's own (`build_payload`, from its request and plan) followed by
+every repair's turns so far, so a repair needs nothing of the round before but what the record
+holds (a proven 2026-07-28 retry built no payload for the rounds its state answered).
 On 2026-07-28 the new payload is a round of its own, bound like the first (backends/mrtr.py).
 """
 
@@ -16,8 +19,8 @@ from mcp_types import SamplingMessage, TextContent, ToolResultContent
 
 from agent_as_model.adapters.backends.base import echoed_blocks
 from agent_as_model.errors import CallError
-from agent_as_model.states.build import STRUCTURED_TOOL, payload_of
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.build import STRUCTURED_TOOL, build_payload
+from agent_as_model.states.call import CallRecord
 
 
 def may_repair(record: CallRecord, err: CallError) -> bool:
@@ -25,7 +28,16 @@ def may_repair(record: CallRecord, err: CallError) -> bool:
 
 
 def ask_again(record: CallRecord, err: CallError) -> None:
-    answer, payload = record.host_answer, payload_of(record)
+    """answered -> awaiting_host: the next round's payload, the call's own with every repair's
+    turns so far."""
+    add_repair(record, err)
+    payload = build_payload(record.request, record.plan)
+    record.payload = payload.model_copy(update={"messages": [*payload.messages, *record.repairs]})
+
+
+def add_repair(record: CallRecord, err: CallError) -> None:
+    """One more round: the host's answer and what was wrong with it join the conversation."""
+    answer = record.host_answer
     assert err.repair is not None
     problem = err.repair
     # The answer as the model gave it, each block cut to a bound: a huge bad answer would
@@ -67,7 +79,7 @@ def ask_again(record: CallRecord, err: CallError) -> None:
                 type="text", text=f"{problem} Answer again with only the corrected JSON object."
             ),
         )
-    record.payload = payload.model_copy(update={"messages": [*payload.messages, said, fix]})
+    record.repairs = (*record.repairs, said, fix)
     record.round_no += 1
     record.findings = (*record.findings, err)  # handed to the backend with the next round
     record.forget_answer()

@@ -1,6 +1,7 @@
 """received -> validated: the dialect reads the arguments into a neutral request, before
-anything is sent. The checks of the conversation as a whole (below) run at build, once the route
-says whether this request is a proven retry that already passed them (`check_conversation`).
+anything is sent. The checks of the conversation as a whole (below) run at build, after the route
+is chosen (`check_conversation`); a proven retry, which passed them on its round one, takes its
+own row and does not run them (`states/resume.py`).
 
 The conversation's tool turns are checked against MCP's ordering rules, and a session cursor is
 verified against the history passed back. Those rules (SEP-1577; the SDK's
@@ -16,29 +17,22 @@ from __future__ import annotations
 
 import itertools
 
-from agent_as_model import cursors, schemas
+from agent_as_model import cursors
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
-from agent_as_model.states.recall import recalled
-from agent_as_model.states.record import CallRecord
+from agent_as_model.states.call import CallRecord
 
 
 def validate_call(record: CallRecord) -> None:
-    # A retry of a call whose earlier round read these very arguments and kept what it read: that
-    # is this request, read, checked and bounded already (issue 28, states/recall.py).
-    kept = recalled(record)
-    if kept is not None:
-        record.request = kept
-        return
-    # A retry proven but with nothing kept: the schemas passed on the earlier round, so reading
-    # the arguments again checks none; everything else is read as ever.
-    proven = schemas.PROVEN.set(record.router.arguments_proven())
-    try:
-        request = parse_request(record.dialect, record.arguments, record.fetched)
-    finally:
-        schemas.PROVEN.reset(proven)
+    record.request = read_arguments(record)  # the later states read the request
+
+
+def read_arguments(record: CallRecord) -> Request:
+    """The call's arguments read by its dialect into a neutral request, with the server's
+    defaults and bounds applied; a `CallError` naming the path of the first problem."""
+    request = parse_request(record.dialect, record.arguments, record.fetched)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).
@@ -47,7 +41,7 @@ def validate_call(record: CallRecord) -> None:
         check_choices(request, record.limits.max_n)
     if request.media:
         check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
-    record.request = request  # the later states read the request
+    return request
 
 
 def check_media(request: Request, part_bound: int, call_bound: int) -> None:
@@ -69,11 +63,6 @@ def check_media(request: Request, part_bound: int, call_bound: int) -> None:
             )
 
 
-def asks_several(record: CallRecord) -> bool:
-    """Whether the call asks for several completions (each then walks the machine on its own)."""
-    return record.request.n > 1
-
-
 def check_choices(request: Request, max_n: int) -> None:
     """Several completions (spec section 10): within the server's bound, in an object (a text
     result holds one), and without a cursor (a cursor follows one conversation)."""
@@ -88,7 +77,7 @@ def check_choices(request: Request, max_n: int) -> None:
         )
     if request.chain is not None:
         raise caller_error(
-            "previous_response_id",
+            cursors.PARAMETER,
             f"a cursor follows one conversation, and {request.n_path} {request.n} asks for several: "
             "omit previous_response_id, or ask for one completion",
         )
@@ -116,7 +105,7 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     loop, because a thread hop has a cost of its own (both figures: benchmarks/README.md, "Figures
     the code cites"). Definitions read before (`known_tools`: the same array, as written) are
     not read again, so they check nothing: a call whose only such argument is they stays on the loop
-    too (the hop cost a 10-tool call some 365k instructions, more than the work; issue 28)."""
+    too (the hop cost more than the work: benchmarks/README.md)."""
     plain = record.dialect.body.plain
     for key, value in record.arguments.items():
         if key in plain or not isinstance(value, dict | list):
@@ -171,11 +160,8 @@ def _counts_large(record: CallRecord) -> bool:
 
 
 def validates_off_loop(record: CallRecord) -> bool:
-    """Whether validating this call runs in a worker thread: it may check a caller's schema, or its
-    conversation is large; and it must read them (a retry that takes round one's request reads
-    nothing)."""
-    if recalled(record) is not None:
-        return False
+    """Whether reading this call's arguments runs in a worker thread: it may check a caller's
+    schema, or its conversation is large."""
     return checks_caller_schemas(record) or large_input(record)
 
 

@@ -7,10 +7,10 @@
 - `fallback`: the host first, the provider when the host declines or fails.
 
 `router.CallRouter` is the one place that decides which backend serves a call, from its parsed
-request (the machine's `route` step asks it): by the negotiated protocol version (spec section
-2), and, when the operator configured a provider, by the operator's rule, what the host declared
-and the request's `backend`, `model` and `tools`. Everything after it is the same code whichever
-serves.
+request (the machine's build step asks it first, a proven retry's resume likewise): by the
+negotiated protocol version (spec section 2), and, when the operator configured a provider, by
+the operator's rule, what the host declared and the request's `backend`, `model` and `tools`.
+Everything after it is the same code whichever serves.
 """
 
 from __future__ import annotations

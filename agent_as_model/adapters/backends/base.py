@@ -2,9 +2,10 @@
 
 A backend takes the sampling payload (the same `CreateMessageRequestParams` on every backend) and
 gives back the model's answer as a `HostAnswer`, or a `Suspension` when this request must end
-here and the host answer on a retry (the 2026-07-28 round trip), or a `Replayed` answer that an
-earlier request of this call already took and judged. A `Router` chooses, from the parsed
-request, the `Route` that serves a call. The engine never learns which backend it talks to.
+here and the host answer on a retry (the 2026-07-28 round trip). A `Router` chooses, from the
+parsed request, the `Route` that serves a call, and says whether this request is a retry whose
+sealed state already holds the host's answers (a `Resumption`). The engine never learns which
+backend it talks to.
 """
 
 from __future__ import annotations
@@ -178,9 +179,23 @@ class Replayed(Record):
     finding: CallError
 
 
+class Resumption(Record):
+    """A 2026-07-28 retry proven by its sealed state: the state binds the host's answers to
+    exactly the payloads these arguments make, so round one's reading, checks and payload hold,
+    and the answers need no exchange. `call`: the call's identity the state carries (None: it
+    carries none), under which round one remembered what it read (`states/recall.py`).
+    `earlier`: the rounds before the one the state was minted for, replayed (a repair round's
+    retry). `answer`: the host's answer to that round, or the host error of an answer that is no
+    sampling result."""
+
+    call: str | None
+    earlier: tuple[Replayed, ...]
+    answer: HostAnswer | CallError
+
+
 class Suspension(Record):
     """This request ends here: the host must answer and retry (2026-07-28). `call`: the call's
-    identity its state carries, under which what this round read is kept for the retry
+    identity its state carries, under which what this round read is remembered for the retry
     (`states/recall.py`)."""
 
     result: InputRequiredResult
@@ -224,27 +239,19 @@ class Backend(Protocol):
         ...
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
-    ) -> HostAnswer | Suspension | Replayed:
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension:
         """Round `round_no` of the call (0, then one more per repair). `findings`: what each earlier
         round's answer was found to break, in order (the repairs the payload already holds); a
-        backend that carries rounds across requests seals them with its state. `payload` is None
-        only on a proven route (see `Route`), for the rounds the backend holds answers to."""
+        backend that carries rounds across requests seals them with its state."""
         ...
 
 
 class Route(Record):
-    """Who serves a call, and what it can take (the payload is built for that).
-
-    `proven`: this request is a 2026-07-28 retry whose sealed state binds the host's answer to
-    exactly the payload this request would build, so the request was validated and its payload
-    built by an earlier round and nothing it could prove again has changed: the state work skips
-    those checks and leaves the payload unbuilt until a repair needs it. Only the router sets
-    it, from the backend it chose (mrtr.py says what binds it)."""
+    """Who serves a call, and what it can take (the payload is built for that)."""
 
     backend: Backend
     support: SamplingSupport
-    proven: bool = False
     # The call's identity across its requests, when a proven retry's state carries one (mrtr.py):
     # what the call makes from it is the same on a repeated retry. None: this request is the call.
     identity: str | None = None
@@ -253,11 +260,8 @@ class Route(Record):
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
-    def arguments_proven(self) -> bool:
-        return self.proven
-
-    def proven_call(self) -> str | None:
-        return self.identity if self.proven else None
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
+        return None  # a fixed route carries no rounds across requests
 
     def choices(self, n: int) -> list[Route]:
         return [self] * n
@@ -272,17 +276,11 @@ class Router(Protocol):
 
     def route(self, request: Request) -> Route: ...
 
-    def arguments_proven(self) -> bool:
-        """Whether this request's arguments are proven to have been read in full by an earlier
-        round of this call: a 2026-07-28 retry whose sealed state is this server's, for exactly
-        these arguments (mrtr.py). Its caller schemas passed their checks then, and nothing the
-        checks depend on can have changed, so reading them skips those checks (issue 28)."""
-        ...
-
-    def proven_call(self) -> str | None:
-        """The call's identity, when `arguments_proven` and the state carries one (None
-        otherwise): the key under which an earlier round of this call kept what it read from
-        these very arguments (`states/recall.py`)."""
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
+        """The resumption of a 2026-07-28 retry whose sealed state binds the host's answers to
+        the payloads of these very arguments, read with media of these digests (`fetched`: none
+        before the arguments are read); None for any other request (mrtr.py says what binds it).
+        Only the host's round trip on 2026-07-28 carries rounds across requests."""
         ...
 
     def choices(self, n: int) -> list[Router]:

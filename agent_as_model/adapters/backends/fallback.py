@@ -13,7 +13,7 @@ import logging
 
 from mcp_types import CreateMessageRequestParams
 
-from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Replayed, Suspension
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
 from agent_as_model.errors import CallError
 
 log = logging.getLogger("agent_as_model")
@@ -37,8 +37,8 @@ class HostThenProvider:
         self._host.admit(payload)
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
-    ) -> HostAnswer | Suspension | Replayed:
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer | Suspension:
         if self.who is None:
             try:
                 return await self._host.exchange(payload, round_no, findings)

@@ -13,10 +13,12 @@ of the exact arguments (mcp-notes section 11; a state for another tool or other 
 foreign or tampered one, never reaches us: the SDK refuses it with -32602). The state itself
 binds the rest: the round, the host's `sampling.tools`, the server version, and the earlier
 rounds' answers. So a retry whose state unsealed and matches is *proven*: the cursor check, the
-payload build and a digest of the payload would prove nothing the first round did not, and the
-router says so on the call's route (`Route.proven`), so the state work skips them
-(docs/architecture.md). That relies on the boundary being installed: `server.build_server`
-always installs it, and a test checks so.
+payload build and a digest of the payload would prove nothing the first round did not. The
+round trip reads that once, when it is made, into a `Resumption` (the answers the state binds),
+the router hands it to the machine (`Router.proven`), and the call takes its own rows of the
+table: it resumes with round one's reading and takes the bound answers without an exchange
+(docs/architecture.md, "A proven retry"). So `exchange` only ever asks. That relies on the
+boundary being installed: `server.build_server` always installs it, and a test checks so.
 
 A repair (structured output that did not validate) is one more round. Its payload holds the
 host's earlier answers, which the retried arguments do not, so its state carries them (sealed
@@ -41,7 +43,14 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.backends.base import HostAnswer, Replayed, SamplingSupport, Suspension, echoed
+from agent_as_model.adapters.backends.base import (
+    HostAnswer,
+    Replayed,
+    Resumption,
+    SamplingSupport,
+    Suspension,
+    echoed,
+)
 from agent_as_model.adapters.tools import wire
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.records import Record
@@ -81,18 +90,19 @@ class ModernRoundTrip:
         self._fetched = self.fetched = fetched
         # What the state binds, when it binds this request: the round it was minted for, and the
         # host's answers to the rounds before it. Read and checked once, here.
-        self._binding = _binding(
+        bound = self._binding = _binding(
             request_state, _read(request_state), self._tools, self._server, self._responses, fetched
         )
-        # The router puts this on the call's route: the earlier round's checks and payload hold.
-        self.proven = self._binding.why is None
+        # A proven retry: the host's answers the state binds, taken without an exchange (the
+        # router hands this to the machine, `Router.proven`). None: this request must ask.
+        self.resumption = None if bound.why is not None else _resumption(bound, self._responses)
         # The call's identity, when a proven retry's state carries it (the router puts it on the
         # route too); a request that asks mints one for its state.
-        self.identity = self._binding.call if self.proven else None
-        # The answers of the rounds this request has been through, in order. A repair round's
+        self.identity = bound.call if self.resumption is not None else None
+        # The host's answers to the rounds this call has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed, each cut as a
         # repair echoes it: `echoed`, which changes nothing in an answer cut already) to the retry.
-        self._answers: list[Any] = []
+        self._answers: list[Any] = [] if self.resumption is None else [*bound.earlier, self._responses[KEY]]
 
     def source(self, model: str) -> str:
         return "host"
@@ -101,32 +111,14 @@ class ModernRoundTrip:
         return None  # the host takes every sampling payload this server builds
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
-    ) -> HostAnswer | Suspension | Replayed:
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
+    ) -> Suspension:
+        """This round's payload goes to the host: round one, a retry whose state binds another
+        payload, or a repair past the round a proven retry's state was minted for (the rounds up
+        to it are the resumption's)."""
         bound = self._binding
-        if self.proven and round_no <= bound.round_no:
-            if round_no < bound.round_no:
-                # A repair round's retry replays the rounds before it with their recorded answers.
-                # With it comes what each was found to break, so it is not checked again.
-                earlier = bound.earlier[round_no]
-                self._answers.append(earlier)
-                return Replayed(HostAnswer.of(earlier), _found(bound.findings[round_no]))
-            answer = self._responses[KEY]
-            if not isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
-                raise host_error(
-                    f"inputResponses.{KEY}",
-                    f"expected a sampling/createMessage result, got {type(answer).__name__}",
-                )
-            # Sealed, if a repair follows, as the repair echoes it: cut to a bound (base.ECHO_LIMIT)
-            # when it is sealed (`exchange`, `settled`), not here: most calls seal no answer.
-            self._answers.append(answer)
-            return HostAnswer.of(answer)
-        # Not proven (round one, or a retry whose state binds another payload), or a repair
-        # past the bound round: this round's payload goes to the host.
         if bound.why is not None and (self._state is not None or self._responses):
             log.info("asking the host again: %s", bound.why)
-        if payload is None:  # only a proven record comes without one, and only up to its round
-            raise RuntimeError(f"round {round_no} must be asked, but its payload was not built")
         call = self.identity or secrets.token_hex(16)
         return Suspension(
             ask(
@@ -339,6 +331,20 @@ def _binding(
     if not _all_findings(found, round_no):
         return Binding("the requestState does not hold what the earlier rounds' answers broke")
     return Binding(None, round_no, earlier, tuple(found), call)  # type: ignore[arg-type]  # checked just above
+
+
+def _resumption(bound: Binding, responses: Mapping[str, Any]) -> Resumption:
+    """What a proven retry takes without an exchange: the earlier rounds replayed, each with what
+    it was found to break, and the host's answer to the round the state was minted for."""
+    earlier = tuple(
+        Replayed(HostAnswer.of(answer), _found(finding))
+        for answer, finding in zip(bound.earlier, bound.findings, strict=True)
+    )
+    answer = responses[KEY]
+    if isinstance(answer, CreateMessageResult | CreateMessageResultWithTools):
+        return Resumption(bound.call, earlier, HostAnswer.of(answer))
+    problem = f"expected a sampling/createMessage result, got {type(answer).__name__}"
+    return Resumption(bound.call, earlier, host_error(f"inputResponses.{KEY}", problem))
 
 
 def _all_findings(found: object, rounds: int) -> bool:

@@ -251,11 +251,9 @@ class ProviderBackend:
         self._api.body(payload, self.model_for(_hint(payload)))
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:
         # One request, every round: the payload holds all a repair needs, so nothing is kept.
-        if payload is None:  # only a proven route leaves its payload unbuilt, and this is never proven
-            raise RuntimeError("the provider was handed no payload")
         model = self.model_for(_hint(payload))
         name = self.settings.provider
         try:

@@ -15,7 +15,7 @@ from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams, InputRequiredResult
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
-from agent_as_model.adapters.backends.base import Backend, Route, Router, SamplingSupport
+from agent_as_model.adapters.backends.base import Backend, Resumption, Route, Router, SamplingSupport
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
@@ -44,7 +44,8 @@ def is_modern(protocol_version: str | None) -> bool:
 class CallRouter:
     """The router of one tools/call request: what the request's protocol context says (era, the
     host's capabilities, a retry's state and answers) and the operator's provider, if any. The
-    machine's build step hands it the parsed request (`states/build.py`)."""
+    machine's build step hands it the parsed request (`states/build.py`), and a proven retry's
+    resume (`states/resume.py`)."""
 
     __slots__ = (
         "_ctx",
@@ -95,22 +96,16 @@ class CallRouter:
     def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
         return merge_choices([child._made for child in self._children], suspended)
 
-    def arguments_proven(self) -> bool:
-        if self._state is None or not is_modern(self._ctx.protocol_version):
-            return False
-        return self._round_trip().proven
-
-    def proven_call(self) -> str | None:
+    def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         if self._state is None or not is_modern(self._ctx.protocol_version):
             return None
-        return self._round_trip().identity  # None unless proven
+        return self._round_trip(fetched).resumption
 
     def _round_trip(self, fetched: tuple[str, ...] = ()) -> ModernRoundTrip:
         """This request's 2026-07-28 round trip, read from its state once (the proof is asked
-        before the parse, the route after it), and again only when the parse fetched media whose
-        digests the state must bind too (`serve --fetch-media`). Before the parse nothing is
-        fetched: a state that binds fetched media then proves nothing, and the schemas are
-        checked in full."""
+        before the arguments are read, the route after), and again only when the reading fetched
+        media whose digests the state must bind too (`serve --fetch-media`). Before the reading
+        nothing is fetched: a state that binds fetched media then proves nothing yet."""
         made = self._made
         if made is None or made.fetched != fetched:
             made = self._made = ModernRoundTrip(self._state, self._responses, self._support, fetched=fetched)
@@ -118,6 +113,14 @@ class CallRouter:
 
     def route(self, request: Request) -> Route:
         support = self._support
+        ctx = self._ctx
+        modern = is_modern(ctx.protocol_version)
+        if modern and self._state is not None:
+            proven = self._round_trip(request.fetched)
+            if proven.resumption is not None:
+                # A retry the round trip proved is the round trip's: round one chose it for these
+                # very arguments, and the host's answers it binds are this call's.
+                return Route(proven, support, proven.identity)
         provider = self._provider
         choice = request.backend
         then_provider = None  # the provider the host's backend falls back to, when it declines
@@ -130,21 +133,17 @@ class CallRouter:
                 return Route(provider, PROVIDER_SUPPORT)
             if provider.settings.on_host_error:
                 then_provider = provider
-        # The host, on this request's era. Only a 2026-07-28 round trip carries rounds across
-        # requests, so only it can prove the request a retry, or carry the call's identity.
-        ctx, params = self._ctx, self._params
+        # The host, on this request's era.
         host: Backend
-        if is_modern(ctx.protocol_version):
-            host = modern = self._round_trip(request.fetched)
-            proven, identity = modern.proven, modern.identity
+        if modern:
+            host = self._round_trip(request.fetched)
         else:
-            host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(params))
-            proven, identity = False, None
+            host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(self._params))
         if then_provider is not None:
             from agent_as_model.adapters.backends.fallback import HostThenProvider
 
             host = HostThenProvider(host, then_provider, then_provider.settings.provider)
-        return Route(host, support, proven, identity)
+        return Route(host, support)
 
 
 def _no_provider() -> CallError:

@@ -65,12 +65,10 @@ class LegacySampling:
         return None  # the host takes every sampling payload this server builds
 
     async def exchange(
-        self, payload: CreateMessageRequestParams | None, round_no: int, findings: tuple[CallError, ...]
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:
         # A repair round is asked in this same request: its payload holds all it needs, findings
         # included, so nothing is kept across requests.
-        if payload is None:  # a route to this backend is never proven, so the payload is always built
-            raise RuntimeError("the sampling backend needs the payload")
         timeout = self._limits.host_timeout
         try:
             result = await self._ask(CreateMessageRequest(params=payload), timeout)

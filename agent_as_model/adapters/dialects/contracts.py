@@ -28,7 +28,7 @@ def request_object_defaults(*lead: str, tools: bool = True) -> dict[str, Any]:
     defaults.update(model=DEFAULT_MODEL, temperature=None, max_tokens=DEFAULT_MAX_TOKENS)
     if tools:
         defaults.update(output_schema=None, tools=None, tool_choice=None)
-    defaults["previous_response_id"] = None
+    defaults[cursors.PARAMETER] = None
     return defaults
 
 
@@ -40,7 +40,7 @@ def read_chain(
     calls_join: str | None = None,
 ) -> Chain | None:
     """Cursors on or off; `transcript` is asked only when they are on (it costs a pass)."""
-    previous = cursors.read_previous(args.get(cursors.PARAMETER), tool, has_history)
+    previous = cursors.previous_of(args, tool, has_history)
     if previous is None:
         return None
     return Chain(previous.value, previous.form, transcript(), calls_join)

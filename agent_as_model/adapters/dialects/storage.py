@@ -1,8 +1,9 @@
 """What a product that keeps responses declares (`Dialect.storage`, `serve --store`): the pure steps
-the engine runs around a call that reads or writes the store, and the tools that read and delete
-what was kept. Each product's own meaning of them (which calls are kept, how a stored response
-continues a conversation, what is kept) lives in its product; the engine does the store's I/O
-(`engine/keeping.py`), and only when the operator configured a store.
+of the call machine's states that read or write the store (`states/stored.py`), and the tools that
+read and delete what was kept. Each product's own meaning of them (which calls are kept, how a
+stored response continues a conversation, what is kept) lives in its product; the driver does the
+store's I/O in the states for it (`engine/stored_responses.py`), and only when the operator
+configured a store.
 """
 
 from __future__ import annotations
@@ -30,13 +31,15 @@ class Storage(Record):
 
     `plan(arguments)`: what to read and keep for this call, None when the store stays out of it;
     `resolve(arguments, stored)`: the arguments with the stored response leading the conversation;
-    `keep(resolved, response)`: the value stored under the response's id; `stamp(response, identity,
-    previous)`: the response object as stored (its ids made of the call's identity, when it has one);
-    `retrieved(stored)` and `deleted(id)`: what the retrieve and delete tools answer;
-    `response_id(arguments)`: the id those tools were given."""
+    `caller_path(path, arguments, stored)`: a path into the resolved arguments as the caller wrote
+    it (an error names it); `keep(resolved, response)`: the value stored under the response's id;
+    `stamp(response, identity, previous)`: the response object as stored (its ids made of the
+    call's identity, when it has one); `retrieved(stored)` and `deleted(id)`: what the retrieve and
+    delete tools answer; `response_id(arguments)`: the id those tools were given."""
 
     plan: Callable[[Stored], Keep | None]
     resolve: Callable[[Stored, Stored], dict[str, Any]]
+    caller_path: Callable[[str, Stored, Stored], str]
     keep: Callable[[Stored, Stored], dict[str, Any]]
     stamp: Callable[[Stored, str | None, str | None], dict[str, Any]]
     retrieved: Callable[[Stored], dict[str, Any]]

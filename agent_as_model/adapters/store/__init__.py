@@ -3,7 +3,8 @@
 
 `StoreSettings` is what the operator chose; `open_store` makes the sealed store it names. Which
 responses are stored and how a chain is resolved is the Responses product's (`dialects/products/
-responses/storage.py`); when it is done around a call, the engine's (`engine/keeping.py`).
+responses/storage.py`); when it is done around a call, the machine's states'
+(`states/stored.py`, their I/O `engine/stored_responses.py`).
 """
 
 from __future__ import annotations

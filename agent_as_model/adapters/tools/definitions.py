@@ -45,7 +45,7 @@ from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import ToolChoice, ToolSpec
 from agent_as_model.records import Record
-from agent_as_model.schemas import PROVEN, check_object_schema, per_request
+from agent_as_model.schemas import check_object_schema, per_request
 
 if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
     from agent_as_model.neutral import ChoiceMode
@@ -146,8 +146,7 @@ def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ..
                 except (TypeError, ValueError, RecursionError):
                     return _read_tools(value, path, shape)  # not JSON: read as given, not kept
                 found = _read_tools(copied, path, shape)
-                if not PROVEN.get():  # kept only once checked in this process
-                    _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
+                _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
             _remember_read(found, written, f"{shape.format}\n{path}")
             return found
     return _read_tools(value, path, shape)

@@ -1,7 +1,7 @@
 """The Responses API's stored responses, as this product means them (spec section 13): which
 calls are stored, how a `previous_response_id` is resolved into the conversation, what is kept,
-and the `responses_retrieve` / `responses_delete` tools. Pure: the engine does the store's I/O
-around the call (`engine/keeping.py`), and only when the operator configured a store.
+and the `responses_retrieve` / `responses_delete` tools. Pure: the call machine reads and writes
+the store in states of its own (`states/stored.py`), and only when the operator configured one.
 
 - A call is stored unless `store: false`. A cursor chain (`previous_response_id` `""` or `cur_`)
   is the stateless alternative and is neither read nor stored (docs/decisions.md).
@@ -32,7 +32,7 @@ def plan(args: Mapping[str, Any]) -> Keep | None:
     flag = args.get(STORE)
     if flag is not None and not isinstance(flag, bool):
         raise caller_error(STORE, f"expected a boolean, got {type(flag).__name__}")
-    previous = cursors.read_previous(args.get(cursors.PARAMETER), TOOL)
+    previous = cursors.previous_of(args, TOOL)
     if previous is not None and previous.form != "anchor":
         return None
     return Keep(None if previous is None else previous.value, flag is not False)
@@ -40,10 +40,28 @@ def plan(args: Mapping[str, Any]) -> Keep | None:
 
 def resolve(args: Mapping[str, Any], stored: Mapping[str, Any]) -> dict[str, Any]:
     """This call's arguments with the stored chain leading its input, and no previous_response_id
-    (the chain is in the input now: nothing is left for a cursor to anchor)."""
+    (the chain is in the input now: nothing is left for a cursor to anchor). An input that is no
+    string nor a non-empty list stays as the caller wrote it, for the reading to refuse."""
     resolved = {key: value for key, value in args.items() if key != cursors.PARAMETER}
-    resolved["input"] = [*stored["input"], *_as_input(stored["response"]["output"]), *_items(args["input"])]
+    given = args.get("input")
+    if isinstance(given, str) or (isinstance(given, list) and given):
+        resolved["input"] = [*stored["input"], *_as_input(stored["response"]["output"]), *_items(given)]
     return resolved
+
+
+def caller_path(path: str, args: Mapping[str, Any], stored: Mapping[str, Any]) -> str:
+    """A path into the resolved input (`resolve`) as the caller wrote it: the stored items lead
+    it, so the caller's item i is the resolved item after them, and a string input the one item
+    there. A path anywhere else is the caller's as it is."""
+    lead = len(stored["input"]) + len(stored["response"]["output"])
+    if not path.startswith("input[") or "]" not in path:
+        return path
+    index, rest = path[len("input[") :].split("]", 1)
+    if not index.isdigit() or int(index) < lead:
+        return path
+    if isinstance(args.get("input"), str):
+        return "input"
+    return f"input[{int(index) - lead}]{rest}"
 
 
 def keep(resolved: Mapping[str, Any], response: Mapping[str, Any]) -> dict[str, Any]:
@@ -126,6 +144,7 @@ DELETE = StaticTool(
 STORAGE = Storage(
     plan=plan,
     resolve=resolve,
+    caller_path=caller_path,
     keep=keep,
     stamp=stamp,
     retrieved=retrieved,

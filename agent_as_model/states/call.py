@@ -1,7 +1,8 @@
 """The call record: everything one tool call knows, filled in by the states that own each field.
 
-It lives with the states (the floor that does the work on it); the engine moves it along the
-machine and never looks inside beyond `state`.
+It lives with the states (the floor that does the work on it). The engine moves it along the
+machine by `state`, and its driver reads what the I/O it awaits for the call needs (the route and
+the round's payload, the completions of several, the store) and what the call ends with.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_types import CallToolResult, CreateMessageRequestParams
+from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredResult, SamplingMessage
 
-from agent_as_model.adapters.backends.base import Backend, HostAnswer, Route, Router
+from agent_as_model.adapters.backends.base import Backend, HostAnswer, Resumption, Route, Router
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -20,6 +21,8 @@ from agent_as_model.records import Record
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.dialects import Dialect
+    from agent_as_model.adapters.dialects.storage import Keep
+    from agent_as_model.adapters.store import SealedStore
 
 # How an output contract travels: as one required tool when the host takes tools, otherwise as
 # the schema in the system prompt (spec section 3).
@@ -67,11 +70,19 @@ class CallRecord:
         "plan",
         "round_no",
         "findings",
-        "judged",
+        "repairs",
         "route",
         "large",
-        "recalled",
+        "resumption",
         "fetched",
+        "choices",
+        "asked",
+        "store",
+        "carried",
+        "storing",
+        "given",
+        "stored",
+        "to_keep",
         "_request",
         "_payload",
         "_host_answer",
@@ -80,7 +91,13 @@ class CallRecord:
     )
 
     def __init__(
-        self, dialect: Dialect, arguments: Mapping[str, Any], router: Router, limits: Limits = DEFAULT_LIMITS
+        self,
+        dialect: Dialect,
+        arguments: Mapping[str, Any],
+        router: Router,
+        limits: Limits = DEFAULT_LIMITS,
+        store: SealedStore | None = None,
+        carried: Mapping[str, Any] | None = None,
     ) -> None:
         self.dialect = dialect
         self.arguments = arguments
@@ -98,18 +115,36 @@ class CallRecord:
         # What each earlier round's answer was found to break, in order (repair appends): the
         # backend is handed them with each round (`Backend.exchange`).
         self.findings: tuple[CallError, ...] = ()
-        # answer: set when the backend replayed an answer an earlier request already judged
-        # (`Replayed`): interpret raises this finding instead of checking the answer again.
-        self.judged: CallError | None = None
-        # build, first: who serves the call (None before: nothing can have been sent). A plain
-        # field, not a checked one: the driver reads it on every round, and `backend` says None.
+        # What each repair added to the conversation, in order: the host's answer and what was
+        # wrong with it (repair appends; every later round's payload ends with them).
+        self.repairs: tuple[SamplingMessage, ...] = ()
+        # build (or resume), first: who serves the call (None before: nothing can have been sent).
+        # A plain field, not a checked one: the driver reads it on every round, and `backend`
+        # says None.
         self.route: Route | None = None
         # Whether the conversation counts as large (`validate.large_input`): counted once, read by
         # the two states that may leave the loop for it.
         self.large: bool | None = None
-        # A proven 2026-07-28 retry's request as round one read it (`states/recall.py`), taken
-        # once: False until asked, then the request, or None when the arguments must be read.
-        self.recalled: Request | None | Literal[False] = False
+        # resume: what a 2026-07-28 retry's sealed state binds, the host's answers of the rounds
+        # up to the one it was minted for (`states/resume.py`). None: the call is no such retry.
+        self.resumption: Resumption | None = None
+        # fan_out: one record per completion of a call that asked for several (`states/choices.py`).
+        self.choices: tuple[CallRecord, ...] = ()
+        # suspend: the round that asks (2026-07-28), what this request returns instead of a result.
+        self.asked: InputRequiredResult | None = None
+        # Stored responses (`serve --store`, a product whose API keeps them: `states/stored.py`).
+        # The store, given only for such a product; what a 2026-07-28 retry's state carried of
+        # the stored response the call continues (read by its round one).
+        self.store = store
+        self.carried = carried
+        # plan_store: which stored response the call continues, and whether its response is kept.
+        self.storing: Keep | None = None
+        # read (or carry): the stored response the call continues, and the caller's arguments
+        # before its items were put in front of the input (errors name the caller's paths).
+        self.stored: Mapping[str, Any] | None = None
+        self.given: Mapping[str, Any] = arguments
+        # keep: what is written under the response's id (its input and the Response object).
+        self.to_keep: dict[str, Any] | None = None
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None
@@ -138,7 +173,7 @@ class CallRecord:
         self._request = request
 
     @property
-    def payload(self) -> CreateMessageRequestParams:  # build; repair extends it
+    def payload(self) -> CreateMessageRequestParams:  # build; a repair builds its round's
         value = self._payload  # a step reads it several times a call: checked inline
         if value is None:
             raise _unset("payload", "build")
@@ -147,11 +182,6 @@ class CallRecord:
     @payload.setter
     def payload(self, payload: CreateMessageRequestParams) -> None:
         self._payload = payload
-
-    @property
-    def built_payload(self) -> CreateMessageRequestParams | None:
-        """The payload, or None while a proven record's build has left it unbuilt."""
-        return self._payload
 
     @property
     def host_answer(self) -> HostAnswer:  # answer
@@ -167,7 +197,6 @@ class CallRecord:
     def forget_answer(self) -> None:
         """A repair round asks again: the answer it repaired is no longer this call's answer."""
         self._host_answer = None
-        self.judged = None
 
     @property
     def completion(self) -> Completion:  # interpret
