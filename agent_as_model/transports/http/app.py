@@ -58,11 +58,13 @@ def transport_security(settings: HttpSettings) -> Any:
 def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
-    and under several workers the legacy refusal."""
+    the legacy sessions' handshake timeout and room at the cap (`sessions.py`), and under several
+    workers the legacy refusal."""
     from starlette.routing import Route
 
     from agent_as_model.server import build_server
     from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
+    from agent_as_model.transports.http.sessions import Sessions
 
     server = server or build_server()
     security = transport_security(settings)
@@ -77,7 +79,10 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         host=settings.host,
         custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
     )
-    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
+    sessions = Sessions(
+        app, settings.path, settings.handshake_timeout, settings.max_sessions, settings.session_idle_timeout
+    )
+    guarded: ASGIApp = HostForm(FrameCheck(sessions, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:

@@ -21,6 +21,9 @@ DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole body: 4 MiB at about 70 KB/s
 DEFAULT_MAX_CONNECTIONS = 1000  # the descriptor limit is raised to fit them (`workers.fit_descriptors`)
 DEFAULT_SESSION_IDLE_TIMEOUT = 300.0  # nothing in flight; a live legacy host holds a GET stream
 DEFAULT_MAX_SESSIONS = 1000  # legacy sessions; each idle one holds about 200 KiB (benchmarks/README.md)
+# Seconds a legacy session may take from its `initialize` answer to its next request (a host
+# sends `notifications/initialized` at once); then it is ended (`sessions.py`).
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -40,6 +43,7 @@ class HttpSettings(Record):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
     max_sessions: int = DEFAULT_MAX_SESSIONS
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
 
     def to_env(self) -> str:
         """The settings for worker processes; the token stays out (it travels in its own variable)."""
