@@ -5,8 +5,11 @@ sends `list_models` back to back on a connection of its own. For each kind of en
 count, one call of that many entries (answered by this process's host) while the probe runs; the
 row is the worst wait of the probe over its baseline's median. Repeated, then a line through the
 points per era and kind: milliseconds per 1,000 entries (the slope) and what a call costs
-whatever its size (the intercept). docs/security.md states the slope; `limits.DEFAULT_MAX_ENTRIES`
-is the count whose worst wait stays within the 100 ms line with room for a loaded machine.
+whatever its size (the intercept). A wait is wall time, which a loaded machine stretches; so each
+count is also called once with the probe stopped, and the CPU time the server's event loop
+thread spent on the call is read from /proc (`schedstat`, in nanoseconds): the time the call held
+every other request, however busy the machine. docs/security.md states both; the default of
+`--max-entries` is the count whose worst wait stays within the 100 ms line with room to spare.
 
 Kinds (each counted as `states/entries.py` counts them): `plain` (chat messages of one text),
 `calls` (one assistant message of N/2 tool calls and their N/2 results), `parts` (one message of N
@@ -58,13 +61,15 @@ KINDS = {"plain": plain, "calls": calls, "parts": parts, "values": values}
 ROOM = ("--max-entries", "10000000")
 
 
-async def sweep(era: str, kinds: list[str], counts: list[int], repeats: int) -> list[dict[str, Any]]:
+async def sweep(
+    era: str, kinds: list[str], counts: list[int], repeats: int, host_tools: bool
+) -> list[dict[str, Any]]:
     server = hc.HttpServer(hc.COMMAND, (*hc.HTTP_HOLDS, *ROOM))
     host = hc.Host()
     probe: hc.ProbeProcess | None = None
     rows: list[dict[str, Any]] = []
     try:
-        async with hc.connect("http", era, host, server) as client:
+        async with hc.connect("http", era, host, server, host_tools=host_tools) as client:
             await client.call_tool("list_models", {})
             probe = hc.ProbeProcess(f"{server.base}/mcp", era)
             run = hc.Run(server.process.pid, probe)
@@ -83,11 +88,22 @@ async def sweep(era: str, kinds: list[str], counts: list[int], repeats: int) -> 
                         )
                         line = f"{era:<10} {kind:<7} {count:>7}  worst wait {over:7.1f} ms"
                         print(f"{line} over {run.base_ms:.1f} ms", flush=True)
+                    with probe.paused():
+                        before = loop_cpu_ms(run.pid)
+                        await client.call_tool("chat_complete", {"messages": KINDS[kind](count)})
+                        held = loop_cpu_ms(run.pid) - before
+                    rows.append({"era": era, "kind": kind, "entries": count, "loop_cpu_ms": held})
+                    print(f"{era:<10} {kind:<7} {count:>7}  event loop CPU {held:7.1f} ms", flush=True)
     finally:
         if probe is not None:
             probe.stop()
         server.stop()
     return rows
+
+
+def loop_cpu_ms(pid: int) -> float:
+    """The CPU time the server's main thread (its event loop) has run, in milliseconds."""
+    return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e6
 
 
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -106,24 +122,41 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--eras", default="legacy,2026-07-28")
+    parser.add_argument(
+        "--host-tools",
+        action="store_true",
+        help="the host declares sampling.tools: tool calls travel as tool_use blocks, not as text",
+    )
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     kinds = args.kinds.split(",")
     rows: list[dict[str, Any]] = []
     for era in args.eras.split(","):
-        rows += anyio.run(sweep, era, kinds, counts, args.repeats)
-    print(f"\n{'era':<10} {'kind':<7} " + " ".join(f"{c:>9}" for c in counts) + "   ms/1,000  intercept ms")
+        rows += anyio.run(sweep, era, kinds, counts, args.repeats, args.host_tools)
     fits = []
-    for era in args.eras.split(","):
-        for kind in kinds:
-            mine = [r for r in rows if r["era"] == era and r["kind"] == kind]
-            medians = [statistics.median(r["over_ms"] for r in mine if r["entries"] == c) for c in counts]
-            slope, intercept = fit([(r["entries"], r["over_ms"]) for r in mine])
-            fits.append({"era": era, "kind": kind, "ms_per_1000": slope, "intercept_ms": intercept})
-            cells = " ".join(f"{m:>9.1f}" for m in medians)
-            print(f"{era:<10} {kind:<7} {cells}   {slope:>8.1f}  {intercept:>12.1f}")
-    print("(cells: the median of the worst waits over baseline, ms)")
+    for measure, what in (
+        ("over_ms", "the median of the worst waits over baseline"),
+        ("loop_cpu_ms", "the event loop's CPU time of the call"),
+    ):
+        print(f"\n{what}, ms:")
+        print(f"{'era':<10} {'kind':<7} " + " ".join(f"{c:>9}" for c in counts) + "   ms/1,000  intercept ms")
+        for era in args.eras.split(","):
+            for kind in kinds:
+                mine = [r for r in rows if r["era"] == era and r["kind"] == kind and measure in r]
+                medians = [statistics.median(r[measure] for r in mine if r["entries"] == c) for c in counts]
+                slope, intercept = fit([(r["entries"], r[measure]) for r in mine])
+                fits.append(
+                    {
+                        "era": era,
+                        "kind": kind,
+                        "measure": measure,
+                        "ms_per_1000": slope,
+                        "intercept_ms": intercept,
+                    }
+                )
+                cells = " ".join(f"{m:>9.1f}" for m in medians)
+                print(f"{era:<10} {kind:<7} {cells}   {slope:>8.1f}  {intercept:>12.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))
     return 0

@@ -49,7 +49,14 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, CreateMessageRequestParams, CreateMessageResult, TextContent
+from mcp_types import (
+    CallToolResult,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingCapability,
+    SamplingToolsCapability,
+    TextContent,
+)
 
 COMMAND = Path(sys.executable).parent / "agent-as-model"
 OVER_BASELINE_MS = 100.0
@@ -314,12 +321,21 @@ class Host:
 
 @asynccontextmanager
 async def connect(
-    transport: str, era: str, host: Host, http: HttpServer | None, command: Path = COMMAND
+    transport: str,
+    era: str,
+    host: Host,
+    http: HttpServer | None,
+    command: Path = COMMAND,
+    *,
+    host_tools: bool = False,
 ) -> AsyncIterator[Client]:
+    """A host of `era`; `host_tools`: it declares `sampling.tools`, so tool calls travel to it as
+    tool_use blocks (else as text)."""
+    options: dict[str, Any] = {"mode": era, "sampling_callback": host}
+    if host_tools:
+        options["sampling_capabilities"] = SamplingCapability(tools=SamplingToolsCapability())
     if transport == "stdio":
-        async with Client(
-            StdioServerParameters(command=str(command), args=["serve"]), mode=era, sampling_callback=host
-        ) as client:
+        async with Client(StdioServerParameters(command=str(command), args=["serve"]), **options) as client:
             yield client
         return
     assert http is not None
@@ -329,8 +345,7 @@ async def connect(
             streamable_http_client(
                 f"{http.base}/mcp", http_client=session, max_sse_event_size=HOST_SSE_EVENT
             ),
-            mode=era,
-            sampling_callback=host,
+            **options,
         ) as client,
     ):
         yield client

@@ -1,6 +1,6 @@
 """The bound on a request's entries (`serve --max-entries`, default 2,000): each message (item,
-content), each part and tool call, each part of a tool result, and each value in a tool call's
-arguments is one. A conversation within it is answered; one over it is refused with an error naming
+content), each part and tool call and each part of a tool result is one, and every 20 values in
+tool calls' arguments. A conversation within it is answered; one over it is refused with an error naming
 where the count passed the bound and the flag, and nothing is sent to the host. Through the SDK
 `Client` on both eras, in-process and over real stdio."""
 
@@ -15,12 +15,14 @@ from mcp import Client
 from agent_as_model.commands import cli, limit_options
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.server import build_server
+from agent_as_model.states.entries import VALUES_PER_ENTRY
 from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 
 BOUND = DEFAULT_LIMITS.max_entries
+PER = VALUES_PER_ENTRY
 FLAG = "(serve --max-entries)"
 NOTHING_SENT = "Nothing was sent to the host."
 
@@ -81,9 +83,9 @@ CASES = [
         "messages[0]",
     ),
     (
-        "chat_complete",  # 3 messages, 1 call, and the arguments' member `a` and its array's values
-        {"messages": with_call(json.dumps({"a": [0] * (BOUND - 5)}))},
-        {"messages": with_call(json.dumps({"a": [0] * (BOUND - 4)}))},
+        "chat_complete",  # 3 messages and 1 call; the arguments' member `a` and its array's values
+        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 4) * PER - 1)}))},
+        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 4) * PER)}))},
         "messages[1]",
     ),
     (
@@ -93,9 +95,9 @@ CASES = [
         f"messages[{BOUND}]",
     ),
     (
-        "messages_create",  # 3 messages, 2 blocks, and the input's values
-        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range(BOUND - 5)})},
-        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range(BOUND - 4)})},
+        "messages_create",  # 3 messages and 2 blocks; the input's values
+        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 5) * PER)})},
+        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 5) * PER + 1)})},
         "messages[1]",
     ),
     (
@@ -165,7 +167,7 @@ async def test_the_flag_over_stdio(mode: str) -> None:
     assert text_of(answered) == "answered" and text_of(default) == "answered"
     assert text_of(refused) == (
         "chat_complete: messages[5]: the conversation comes to more than 5 entries by here (each "
-        "message, part and tool call, and each value in a tool call's arguments, is one), the "
+        "message, part and tool call is one, and every 20 values in tool calls' arguments), the "
         f"server's bound {FLAG}. {NOTHING_SENT}"
     )
 

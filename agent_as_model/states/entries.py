@@ -2,11 +2,12 @@
 
 An entry is what the MCP SDK shapes, validates and serialises one by one on the event loop when the
 request travels on: each entry of the conversation (a message, an input item, a content), each
-member of an array in it (its parts or content blocks, its tool calls), each member of an array in
-one of those (a tool result's parts), and each value in a tool call's arguments (every member of
-every object and array in them, at any depth). That work runs in C that keeps the GIL, so over HTTP
-a request of many entries holds every other request while it runs; the bound keeps that short
-(docs/security.md has what 1,000 entries cost).
+member of an array in it (its parts or content blocks, its tool calls), and each member of an array
+in one of those (a tool result's parts). That work runs in C that keeps the GIL, so over HTTP a
+request of many entries holds every other request while it runs; the bound keeps that short
+(docs/security.md has what 1,000 entries cost). The values in a tool call's arguments (every member
+of every object and array in them, at any depth) travel too, untyped, at a small part of an
+entry's cost: VALUES_PER_ENTRY of them count as one entry.
 
 The conversation as written is counted before it is read, so a conversation far over the bound
 costs no reading at all; the arguments of tool calls are counted once read, since chat and
@@ -23,6 +24,9 @@ from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolUse
 
 _DICTS = {dict}
+# Values in tool calls' arguments that count as one entry: the SDK's work on an untyped value is
+# about this share of its work on a typed entry (benchmarks/README.md, "The entries of a request").
+VALUES_PER_ENTRY = 20
 
 
 def written(conversation: list[Any], stop: int) -> tuple[int, int]:
@@ -66,11 +70,12 @@ def check_written(conversation: object, key: str, bound: int) -> int:
 
 
 def check_arguments(request: Request, counted: int, bound: int) -> None:
-    """The values in the tool calls' arguments, on top of the `counted` entries as written: refused
-    past `bound` with the path of the message whose tool calls passed it."""
+    """The values in the tool calls' arguments (VALUES_PER_ENTRY to an entry), on top of the
+    `counted` entries as written: refused past `bound` with the path of the message whose tool
+    calls passed it."""
     if request.plain:
         return  # every turn one text: no tool call
-    left = bound - counted
+    left = (bound - counted) * VALUES_PER_ENTRY
     for turn in request.turns:
         for block in turn.blocks:
             if type(block) is ToolUse:
@@ -97,6 +102,6 @@ def values(value: dict[str, Any] | list[Any], stop: int) -> int:
 def _over(bound: int, where: str = "by here") -> str:
     return (
         f"the conversation comes to more than {bound} entries {where} (each message, part and "
-        "tool call, and each value in a tool call's arguments, is one), the server's bound "
-        "(serve --max-entries)"
+        f"tool call is one, and every {VALUES_PER_ENTRY} values in tool calls' arguments), the "
+        "server's bound (serve --max-entries)"
     )
