@@ -16,7 +16,7 @@ Kinds (each counted as `states/entries.py` counts them): `plain` (chat messages 
 text parts), `values` (one tool call whose arguments hold an array of N values).
 
     .venv/bin/python benchmarks/bench_entries.py [--counts 500,1000,2000,4000] [--repeats 3]
-        [--kinds plain,calls,parts,values] [--eras legacy,2026-07-28] [--json FILE]
+        [--kinds plain,calls,parts,values] [--eras legacy,2026-07-28] [--host-tools] [--json FILE]
 """
 
 from __future__ import annotations
