@@ -42,8 +42,8 @@ reject a string. Hosts differ in which formats they know, and a check we added w
 answers that the caller's own API would have taken.
 
 `jsonschema` (with `referencing`) is imported the first time a schema is checked, not when this
-module is: it was about 150M of the server's 250M instructions of its own start-up, and most
-calls never carry a schema.
+module is: it was most of what the server's own start-up cost, and most calls never carry a
+schema (benchmarks/README.md, "What each cache, ContextVar and late import buys").
 """
 
 from __future__ import annotations

@@ -59,8 +59,8 @@ class _Listing:
 
     The SDK's runner takes a mapping as a handler's result (`HandlerResult`) and sieves it through
     the era's result model as it does a model's dump, so a model would only be dumped to this
-    same mapping on every listing: six product schemas, ~1.8M instructions on the first (which a
-    host waits for at start-up) and each one after. The envelope (the result's defaults, such as
+    same mapping on every listing: six product schemas dumped on the first (which a host waits
+    for at start-up) and each one after. The envelope (the result's defaults, such as
     2026-07-28's `resultType` and cache fields) is the SDK's own dump of an empty listing; a tool
     is the three keys its model dumps to (tests/test_listing.py checks the whole mapping against the
     model's dump)."""
@@ -79,8 +79,7 @@ class _Listing:
     def headed(self) -> dict[str, dict[str, Any]]:
         """The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only
         ones the SDK's HTTP header check has anything to compare. Found on the first lookup, which
-        only HTTP makes: the JSON text of every schema, ~3.5M instructions that stdio's start-up
-        need not pay."""
+        only HTTP makes: the JSON text of every schema, which stdio's start-up need not pay for."""
         if self._headed is None:
             self._headed = {
                 t["name"]: t["inputSchema"]
@@ -188,10 +187,10 @@ def build_server(
 
     def tool_input_schema(name: str) -> dict[str, Any] | None:
         # HTTP checks a call's Mcp-Param-* headers against the tool's input schema; without this
-        # lookup the SDK runs the whole tools/list handler on every POST to find it (52% of an
-        # HTTP call, issue 28). And it walks the schema it is given, twice, on every POST, for
-        # properties that declare a header: none of ours does, so for them there is nothing to
-        # check ("no recognized header", the SDK's None) and nothing is walked.
+        # lookup the SDK runs the whole tools/list handler on every POST to find it. And it walks
+        # the schema it is given, twice, on every POST, for properties that declare a header: none
+        # of ours does, so for them there is nothing to check ("no recognized header", the SDK's
+        # None) and nothing is walked.
         return _listing(store is not None).headed().get(name)
 
     handler: CallHandler | None = None
@@ -215,7 +214,7 @@ def build_server(
     )
     security = security or state_security(limits.state_ttl)
     # Outside the boundary, so it sees the boundary's refusal and can say why (see below): one
-    # layer for both explanations, as every request crosses each layer (issue 28).
+    # layer for both explanations, as every request crosses each layer.
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     return server

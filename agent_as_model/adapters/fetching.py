@@ -1,4 +1,4 @@
-"""Remote media, fetched for `serve --fetch-media` (issue 24 item 3): off unless the operator opts in.
+"""Remote media, fetched for `serve --fetch-media`: off unless the operator opts in.
 
 A caller's http(s) URL of an image makes this server a client of whatever the URL names, so the
 fetch is fenced (docs/security.md): http and https only; each host name is resolved here and

@@ -3,10 +3,11 @@ subcommands (export-tools, replay, fuzz).
 
 A host runs the command with no arguments at all, and start-up is what it waits for. That
 invocation is served without building the parser: argparse and the options of every subcommand
-cost about 8M instructions of start-up (0.3%, benchmarks/bench_startup.py) and say nothing a bare
-invocation needs. So this module imports only what serving needs at its top; the parser,
-the option groups and the subcommands are imported when arguments are given. Both ways serve
-alike: no command means `serve` with every default, the provider settings from the environment.
+are a share of start-up (benchmarks/README.md, "What each cache, ContextVar and late import
+buys") and say nothing a bare invocation needs. So this module imports only what serving needs at
+its top; the parser, the option groups and the subcommands are imported when arguments are
+given. Both ways serve alike: no command means `serve` with every default, the provider settings
+from the environment.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ it in an InputRequiredResult.
 What the host declared decides how tools and structured output travel (spec sections 3, 4):
 with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
 tool; without it the contract goes into the system prompt, and the tools are what the operator
-chose (`serve --host-without-tools`, issue 25): dropped (the result's `_meta` says so, and a
+chose (`serve --host-without-tools`): dropped (the result's `_meta` says so, and a
 choice that demands a call is refused before anything is sent), emulated in the system prompt
 (`states/emulation.py`), or refused. That decision is recorded in the call's `HostPlan`, so
 interpreting the answer reads the same plan.
@@ -342,7 +342,7 @@ def _block(
         return TextContent(type="text", text=block.text)
     if isinstance(block, Media):
         # Inline media goes as MCP's own content, in its place, whether or not the host takes
-        # tools (issue 24); the data was checked when the arguments were read.
+        # tools; the data was checked when the arguments were read.
         return _media(block)
     if as_text:
         # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of

@@ -92,8 +92,8 @@ class FrameCheck:
             # Only the call's id is kept. The parsed frame, the joined body and the list of its
             # chunks would otherwise live in this frame as long as the SDK's handling of the
             # request does: for a legacy call, through the whole round with its host, each a
-            # copy of the conversation beside the SDK's own (a 2.9 MB one: 18 MB of the
-            # server's high-water mark, benchmarks/README.md "Issue 26's classes").
+            # copy of the conversation beside the SDK's own, which raise the server's high-water
+            # mark several times the body's size (benchmarks/README.md "Hostile request classes").
             call = _session_call(scope, message)
             replayed = _replay(messages, receive)
             del message, body, messages
