@@ -198,6 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--before", type=Path, metavar="COMMAND", help="another build's agent-as-model to measure alongside"
     )
     parser.add_argument(
+        "--ours",
+        type=Path,
+        metavar="COMMAND",
+        help="measure this build's agent-as-model instead of this venv's",
+    )
+    parser.add_argument(
         "--floor",
         action="store_true",
         help="also the floor (floor_server.py), which ignores tools and schemas: the SDK's share of "
@@ -232,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = "instructions" if args.instructions else "cpu"
     calls, warmup, repeats = DEFAULTS[mode]
     calls, repeats = args.calls or calls, args.repeats or repeats
-    ours = Path(sys.executable).parent / "agent-as-model"
+    ours = args.ours or Path(sys.executable).parent / "agent-as-model"
     specs = [ServerSpec("after" if args.before else "ours", "agent-as-model", str(ours))]
     if args.before:
         specs.insert(0, ServerSpec("before", "agent-as-model (before)", str(args.before)))
