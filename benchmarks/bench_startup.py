@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -35,7 +36,8 @@ HANDSHAKE_VERSION = "2025-11-25"
 
 def servers(also: list[str] | None = None) -> dict[str, list[str]]:
     """Ours, the bare server, and each `LABEL=COMMAND` of `also` (another build's console script,
-    e.g. this tree with one cache or late import taken out, whose package it compiles itself)."""
+    e.g. this tree with one late import moved to the top, whose package it compiles itself; with
+    arguments, split as a shell would: `serve --flag` starts the command line's parser too)."""
     ours = Path(sys.executable).parent / "agent-as-model"
     if not ours.exists():
         raise SystemExit(f"{ours} not found: run `make install` first")
@@ -44,7 +46,7 @@ def servers(also: list[str] | None = None) -> dict[str, list[str]]:
         label, sep, command = item.partition("=")
         if not sep or label in named:
             raise SystemExit(f"--also {item!r}: expected LABEL=COMMAND with a new label")
-        named[label] = [command]
+        named[label] = shlex.split(command)
     return named
 
 
