@@ -102,7 +102,7 @@ class Turns:
         each common entry, {"role": "user" or "assistant", "content": ASCII text} and nothing
         else, is the turn `text` makes (valid as it is: no surrogate hides in ASCII); any other
         is the dialect's `read(entry, its path, self)`. The common entry is made here, in this
-        one loop, without a call per entry: most of what reading a turn costs is that call."""
+        one loop, without a call of the dialect's reader per entry."""
         turns, order = self._turns, self._order
         last: str | None = None  # the role of the last entry made here, until `read` reads one
         # The shared paths may run past the entries: zip stops at the last entry.
