@@ -29,6 +29,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model import __version__
+from agent_as_model.adapters import store as stores
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import path_of
@@ -38,7 +39,6 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
     from agent_as_model.adapters.dialects.storage import Storage
-    from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
@@ -115,14 +115,12 @@ def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
     return [(d.storage, tool) for d in DIALECTS.values() if d.storage is not None for tool in d.storage.tools]
 
 
-def open_store(settings: StoreSettings) -> SealedStore:
+def open_store(settings: stores.StoreSettings) -> stores.SealedStore:
     """The operator's store, sealed with a key derived from the state key (or one for this
     process, as for requestState), opening what the older keys sealed too. A store that cannot be
     opened is a `StartupError`."""
-    from agent_as_model.adapters.store import open_store as opened
-
     current, older = state_keys()
-    return opened(settings, current, older)
+    return stores.open_store(settings, current, older)
 
 
 def state_keys() -> tuple[str | None, tuple[str, ...]]:
@@ -165,7 +163,7 @@ def build_server(
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
-    store: SealedStore | None = None,
+    store: stores.SealedStore | None = None,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
@@ -318,7 +316,7 @@ def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
 def _call_handler(
     backend: ProviderBackend | None,
     limits: Limits,
-    store: SealedStore | None,
+    store: stores.SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, str]],
 ) -> CallHandler:
