@@ -81,8 +81,8 @@ STRUCTURED_DESCRIPTION = (
 # What the tools of a kept reading (`definitions.read_tools`) become for the host: the names the
 # host sees, both ways, and the MCP tools. A pure function of the definitions, so it is kept by what
 # they were read from, bounded as the readings are; worked out once, not on every round of every
-# call that repeats them (a NameMap and ten pydantic Tools cost a 10-tool call ~200k instructions a
-# round; issue 28).
+# call that repeats them (what that saves: benchmarks/README.md, "What each cache, ContextVar and
+# late import buys").
 FORWARD_CACHE_SIZE = 1024
 FORWARD_CACHE_BYTES = 16 * 1024 * 1024
 _FORWARDS = BoundedCache(FORWARD_CACHE_BYTES, FORWARD_CACHE_SIZE)
@@ -106,7 +106,7 @@ def _kept_forward(request: Request, tool_blocks: bool) -> Forward | None:
         found = (from_host, frozenset(from_host), _host_tools(request.tools, to_host))
         _FORWARDS.put(key, found, 2 * len(key[1]))  # as its reading is counted
         # And a place for their wire form, made by a 2026-07-28 round one (adapters/tools/wire.py).
-        wire.keep(found[2], 2 * len(key[1]))
+        wire.reserve(found[2], 2 * len(key[1]))
     return found
 
 
