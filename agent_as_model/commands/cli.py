@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from functools import partial
+from itertools import takewhile
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NoReturn
 
@@ -135,7 +137,6 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
     """`unrecognized arguments: X`, with the likely fix: a close spelling of an option of this
     command, or the command whose option it is (`agent-as-model --http` -> `serve --http`)."""
     from difflib import get_close_matches
-    from shlex import join
 
     message = f"unrecognized arguments: {' '.join(extras)}"
     flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
@@ -148,7 +149,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
         fixed = [
             close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given
         ]
-        return f"{message}; did you mean `{join([PROG, *fixed])}`?"
+        return f"{message}; did you mean `{shlex.join([PROG, *fixed])}`?"
     for name, other in _COMMANDS.items():
         if name == command:
             continue
@@ -160,7 +161,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
             where = f"not of `{command}`" if command else "not of the bare command"
             return (
                 f"{message}: {found[0]} is an option of `{name}`, {where}; "
-                f"did you mean `{join([PROG, name, *rest])}`?"
+                f"did you mean `{shlex.join([PROG, name, *rest])}`?"
             )
     return message
 
@@ -170,7 +171,6 @@ def _check_command(given: list[str]) -> None:
     take their value for the command: `invalid choice: '9000'`), and an unknown command, each
     said with the likely fix (argparse lists the commands and suggests none)."""
     from difflib import get_close_matches
-    from itertools import takewhile
 
     first = given[0]
     if first.startswith("-"):
