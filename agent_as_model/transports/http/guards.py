@@ -132,7 +132,7 @@ def _verdict(body: bytes) -> tuple[Any, frame_checks.Verdict | None]:
 # A legacy call's sampling requests go out on its POST's own event stream. This server keeps no
 # event store, so a stream the client closed can never be resumed: what the call sends after
 # that is dropped, and the call would wait for its host's answer until --host-timeout (holding its
-# conversation, a 3 MB one some 60 MB, all that while). So when the client disconnects before
+# conversation, many times its size in memory, all that while). So when the client disconnects before
 # the call's answer, the call is cancelled as the client could have done itself: a
 # `notifications/cancelled` for its id, posted to the SDK on the client's session.
 
