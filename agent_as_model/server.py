@@ -145,14 +145,14 @@ def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurit
         raise StartupError(_key_refused(str(err))) from None
 
 
-def _key_refused(told: str) -> str:
+def _key_refused(refusal: str) -> str:
     """The SDK's refusal of a key of the ring (`keys[N] is 5 bytes`), naming the variable it
     came from: N = 0 is the current key, the others are the older ones in their order."""
-    start = told.find("keys[") + len("keys[")
-    place = told[start : told.find("]", start)]
+    start = refusal.find("keys[") + len("keys[")
+    place = refusal[start : refusal.find("]", start)]
     if not place.isdigit() or place == "0":
-        return f"{STATE_KEY_ENV}: {told.replace('keys[0]', 'the key')}"
-    return f"{STATE_KEY_FALLBACKS_ENV}: {told.replace(f'keys[{place}]', f'its key number {place}')}"
+        return f"{STATE_KEY_ENV}: {refusal.replace('keys[0]', 'the key')}"
+    return f"{STATE_KEY_FALLBACKS_ENV}: {refusal.replace(f'keys[{place}]', f'its key number {place}')}"
 
 
 def build_server(
