@@ -22,10 +22,11 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine import stored_responses
+from agent_as_model.engine import observed, stored_responses
 from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -80,8 +81,11 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except CallError as err:
         message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
+        if not isinstance(err, ChoiceFailed):  # the completion that failed reported it already
+            observed.refused(record, err.kind, err.path)
         return _naming_backend(record, error_result(message))
     except MissingCapability as err:
+        observed.refused(record, "capability", None)
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             err.message(record.tool, take_way_out(record, "capability")),
@@ -99,6 +103,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
+        observed.refused(record, "fault", None)
         sent = take_way_out(record, "fault", _who(record))
         return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
@@ -123,7 +128,11 @@ async def exchange(record: CallRecord) -> tuple[str, Any]:
     2026-07-28 ends this request with the round that asks."""
     route = record.route
     assert route is not None  # build, before every exchange, routed the call
-    outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
+    watch = telemetry.WATCH
+    if watch is None:
+        outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
+    else:  # the round's span and measurements (docs/telemetry.md)
+        outcome = await observed.watched_exchange(watch, record, route.backend)
     return ("suspend", outcome) if isinstance(outcome, Suspension) else ("answer", outcome)
 
 

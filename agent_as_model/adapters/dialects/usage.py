@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage
 
@@ -58,6 +58,22 @@ def estimate(request: Request, completion: Completion) -> Usage:
     for call in completion.tool_calls:
         wrote += _call_chars(call)
     return Usage(_tokens(read), _tokens(wrote), ESTIMATED)
+
+
+def estimate_answer(request: Request, blocks: Sequence[Any]) -> Usage:
+    """The same estimate for a model round's answer as it came (its sampling blocks), before it is
+    read into a `Completion`: what telemetry shows on a round that nobody counted."""
+    wrote = 0
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            wrote += len(block.text)
+        elif kind == "tool_use":
+            wrote += len(block.name) + len(json.dumps(block.input, sort_keys=True))
+    return Usage(estimate(request, EMPTY_COMPLETION).input_tokens, _tokens(wrote), ESTIMATED)
+
+
+EMPTY_COMPLETION = Completion("")
 
 
 def _call_chars(call: ToolUse) -> int:
