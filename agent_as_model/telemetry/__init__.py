@@ -333,14 +333,15 @@ def _answer_attributes(answer: Answered, content: Content | None) -> dict[str, A
 
 # What is on; None: nothing (no SDK configured). Set by `watch_configured` or `setup.configure`.
 WATCH: Watch | None = None
+# Whether `watch_configured` looks for an SDK this process has (until `unwatch`).
+_DETECTING = True
 
 
 def watch_configured() -> Watch | None:
     """Report to the OpenTelemetry SDK this process already has, if any (`opentelemetry-instrument`,
     or a test's providers), found without importing it: a server built before any SDK is
     configured reports nothing. Returns what is on."""
-    global WATCH
-    if WATCH is not None:
+    if WATCH is not None or not _DETECTING:
         return WATCH
     sdk_trace = sys.modules.get("opentelemetry.sdk.trace")
     sdk_metrics = sys.modules.get("opentelemetry.sdk.metrics")
@@ -368,9 +369,12 @@ def watch(tracing: bool, meters: Sequence[Any], capture: Capture = "off") -> Wat
 
 
 def unwatch() -> None:
-    """Report nothing from now on (tests; a process's configuration is otherwise for its life)."""
-    global WATCH
+    """Report nothing from now on, not even to an SDK this process has configured: for a test that
+    configured the process's providers and is done (a process's configuration is otherwise for
+    its life)."""
+    global WATCH, _DETECTING
     WATCH = None
+    _DETECTING = False
 
 
 def _capture_from_environment() -> Capture:

@@ -1,0 +1,253 @@
+"""Issue 47: spans and metrics in the OpenTelemetry GenAI and MCP conventions, read from the SDK's
+in-memory exporters, through the real SDK `Client` on both eras against a scripted host and the
+stand-in provider. Over real stdio and HTTP: tests/test_telemetry_export.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from mcp import MCPError
+from mcp_types import ErrorData
+
+from agent_as_model.commands.standin_provider import StandInProvider, Status, openai_reply
+from agent_as_model.server import build_server
+from tests.provider_harness import provider_server
+from tests.scripted_host import ScriptedHost, connect, text_answer
+from tests.telemetry_helpers import Observed
+from tests.test_structured_output import GOOD, with_schema
+
+pytestmark = pytest.mark.anyio
+
+HELLO = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]}
+
+
+def _traceparent(span: Any) -> str:
+    """The version, trace id and parent id of W3C trace context naming `span` (its flags vary)."""
+    context = span.context
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}"
+
+
+async def test_a_plain_call_is_one_round_under_the_tool_span(era: str, observed: Observed) -> None:
+    host = ScriptedHost(
+        text_answer("Hello.", model="host-model").model_copy(update={"stop_reason": "endTurn"})
+    )
+    async with connect(era, host) as client:
+        result = await client.call_tool("chat_complete", {**HELLO, "temperature": 0.5, "max_tokens": 300})
+    assert not result.is_error
+    (round_,) = observed.rounds()
+    tool_spans = observed.tool_spans()
+    assert round_.name == "chat agent-default"
+    assert round_.kind.name == "CLIENT"
+    assert observed.parent_of(round_) is tool_spans[0]  # under round one's tools/call span
+    attributes = round_.attributes or {}
+    assert attributes["gen_ai.operation.name"] == "chat"
+    assert attributes["gen_ai.provider.name"] == "mcp.host"
+    assert attributes["gen_ai.request.model"] == "agent-default"
+    assert attributes["gen_ai.request.max_tokens"] == 300
+    assert attributes["gen_ai.request.temperature"] == 0.5
+    assert attributes["agent_as_model.round"] == 0
+    assert "gen_ai.input.messages" not in attributes  # content only when the operator opts in
+    tool = tool_spans[-1].attributes or {}
+    assert tool["agent_as_model.backend"] == "host"
+    assert tool["agent_as_model.repairs"] == 0
+    if era == "legacy":
+        # The SDK's own request span is the round's child, and its trace context reached the host.
+        (sent,) = observed.spans("MCP send sampling/createMessage")
+        assert observed.parent_of(sent) is round_
+        assert host.seen[0].meta is not None and host.seen[0].meta["traceparent"][:-3] == _traceparent(sent)
+        assert tool["agent_as_model.route"] == "host:sampling"
+        assert attributes["gen_ai.response.model"] == "host-model"
+        assert attributes["gen_ai.response.finish_reasons"] == ("endTurn",)
+        assert attributes["agent_as_model.usage.source"] == "estimated"
+        assert "agent_as_model.round.suspended" not in attributes
+        (duration,) = observed.points("gen_ai.client.operation.duration")
+        assert duration.count == 1 and duration.attributes["gen_ai.provider.name"] == "mcp.host"
+    else:
+        # The round that asks ends its request: its span ends with the InputRequiredResult, and
+        # what the host answered is on the retry's tool span.
+        assert attributes["agent_as_model.round.suspended"] is True
+        assert "gen_ai.response.model" not in attributes
+        assert len(tool_spans) == 2
+        assert tool["agent_as_model.route"] == "host:2026-07-28"
+        assert tool["gen_ai.response.model"] == "host-model"
+        assert tool["gen_ai.response.finish_reasons"] == ("endTurn",)
+        assert tool["agent_as_model.answered_round"] == 0
+        # The 2026-07-28 schema gives an embedded sampling request no _meta: no trace context there.
+        assert host.seen[0].meta is None
+        assert observed.points("gen_ai.client.operation.duration") == []  # no host time in this request
+    (calls,) = observed.points("agent_as_model.calls.in_flight")
+    assert calls.value == 0  # counted in, and out again
+    server_points = observed.points("mcp.server.operation.duration")
+    assert any(p.attributes.get("gen_ai.tool.name") == "chat_complete" for p in server_points)
+
+
+async def test_a_repair_round_is_a_round_of_its_own(era: str, observed: Observed) -> None:
+    host = ScriptedHost('{"name": "Ada"}', '{"name": "Ada", "age": 36}')
+    async with connect(era, host) as client:
+        result = await client.call_tool(
+            "chat_complete", {**with_schema("chat_complete"), "repair_attempts": 1}
+        )
+    assert not result.is_error, result.content[0].text
+    assert result.content[0].text == json.dumps(GOOD, sort_keys=True)
+    rounds = observed.rounds()
+    assert [(r.attributes or {})["agent_as_model.round"] for r in rounds] == [0, 1]
+    assert [(r.attributes or {})["agent_as_model.round.repair"] for r in rounds] == [False, True]
+    assert all((r.attributes or {})["gen_ai.output.type"] == "json" for r in rounds)
+    assert (observed.tool_spans()[-1].attributes or {})["agent_as_model.repairs"] == 1
+    if era == "2026-07-28":  # each round is a request of its own, and the last one takes the answer
+        tools = observed.tool_spans()
+        assert len(tools) == 3
+        assert [observed.parent_of(r) for r in rounds] == tools[:2]
+        assert (tools[-1].attributes or {})["agent_as_model.answered_round"] == 1
+
+
+async def test_a_refusal_names_its_reason_on_the_tool_span_and_in_the_metric(
+    era: str, observed: Observed
+) -> None:
+    async with connect(era, ScriptedHost()) as client:
+        result = await client.call_tool("chat_complete", {"messages": [{"role": "robot", "content": "x"}]})
+    assert result.is_error
+    assert observed.rounds() == []  # nothing was sent
+    (tool,) = observed.tool_spans()
+    assert (tool.attributes or {})["agent_as_model.refusal.reason"] == "invalid_request"
+    assert (tool.attributes or {})["agent_as_model.refusal.path"] == "messages[0].role"
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.value == 1
+    assert dict(refused.attributes) == {
+        "gen_ai.tool.name": "chat_complete",
+        "agent_as_model.refusal.reason": "invalid_request",
+    }
+
+
+async def test_a_host_without_sampling_is_refused_for_its_capability(era: str, observed: Observed) -> None:
+    async with connect(era) as client:
+        with pytest.raises(MCPError):
+            await client.call_tool("generate", {"prompt": "hi"})
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.attributes["agent_as_model.refusal.reason"] == "missing_capability"
+
+
+async def test_a_provider_round_carries_its_trace_context_and_its_retry(
+    era: str, observed: Observed, standin: StandInProvider
+) -> None:
+    standin.script += [Status(429, "slow down"), openai_reply("Hello from the provider.")]
+    server = provider_server(standin, use="always", max_retries=1)
+    async with connect(era, ScriptedHost("never asked"), server=server) as client:
+        result = await client.call_tool("chat_complete", HELLO)
+    assert not result.is_error, result.content[0].text
+    (round_,) = observed.rounds()
+    attributes = round_.attributes or {}
+    assert round_.name == "chat model-one"
+    assert attributes["gen_ai.provider.name"] == "openai"
+    assert attributes["gen_ai.request.model"] == "model-one"
+    assert attributes["agent_as_model.usage.source"] == "provider"
+    (retry,) = [e for e in round_.events if e.name == "agent_as_model.provider.retry"]
+    assert (retry.attributes or {})["error.type"] == "429"
+    assert (retry.attributes or {})["agent_as_model.attempt"] == 1
+    # Both attempts carried the round's trace context.
+    assert len(standin.seen) == 2
+    for seen in standin.seen:
+        headers = {k.lower(): v for k, v in seen.headers.items()}
+        assert headers["traceparent"][:-3] == _traceparent(round_)
+    assert (observed.tool_spans()[-1].attributes or {})["agent_as_model.route"] == "provider"
+    tokens = observed.points("gen_ai.client.token.usage")
+    assert {p.attributes["gen_ai.token.type"] for p in tokens} == {"input", "output"}
+    assert all(p.attributes["gen_ai.provider.name"] == "openai" for p in tokens)
+
+
+async def test_a_failed_provider_round_says_its_error_type(
+    observed: Observed, standin: StandInProvider
+) -> None:
+    standin.script += [Status(500, "boom")]
+    server = provider_server(standin, use="always", max_retries=0)
+    async with connect("legacy", ScriptedHost(), server=server) as client:
+        result = await client.call_tool("chat_complete", HELLO)
+    assert result.is_error
+    (round_,) = observed.rounds()
+    assert (round_.attributes or {})["error.type"] == "provider_error"
+    assert round_.status.status_code.name == "ERROR"
+    (duration,) = observed.points("gen_ai.client.operation.duration")
+    assert duration.attributes["error.type"] == "provider_error"
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.attributes["agent_as_model.refusal.reason"] == "host_violation"
+
+
+async def test_a_fallback_is_an_event_and_a_count(observed: Observed, standin: StandInProvider) -> None:
+    standin.script += [openai_reply("From the provider.")]
+    host = ScriptedHost(ErrorData(code=-1, message="User rejected sampling"))
+    server = provider_server(standin, on_host_error=True)
+    async with connect("legacy", host, server=server) as client:
+        result = await client.call_tool("chat_complete", HELLO)
+    assert not result.is_error, result.content[0].text
+    (round_,) = observed.rounds()
+    assert [e.name for e in round_.events] == ["agent_as_model.fallback"]
+    assert (round_.attributes or {})["gen_ai.provider.name"] == "openai"  # who answered in the end
+    (fallback,) = observed.points("agent_as_model.fallbacks")
+    assert fallback.value == 1 and fallback.attributes["agent_as_model.fallback.to"] == "openai"
+
+
+@pytest.mark.parametrize("observed", ["redacted", "full"], indirect=True)
+async def test_message_content_is_recorded_only_as_opted_in(observed: Observed) -> None:
+    capture = "full" if observed is not None and _capture() == "full" else "redacted"
+    async with connect("legacy", ScriptedHost("Hello there.")) as client:
+        await client.call_tool("chat_complete", HELLO)
+    (round_,) = observed.rounds()
+    attributes = round_.attributes or {}
+    inputs = json.loads(attributes["gen_ai.input.messages"])
+    system = json.loads(attributes["gen_ai.system_instructions"])
+    outputs = json.loads(attributes["gen_ai.output.messages"])
+    assert inputs[0]["role"] == "user" and inputs[0]["parts"][0]["type"] == "text"
+    said, instructed, answered = (
+        inputs[0]["parts"][0]["content"],
+        system[0]["content"],
+        outputs[0]["parts"][0]["content"],
+    )
+    if capture == "full":
+        assert (said, instructed, answered) == ("Say hello.", "Be brief.", "Hello there.")
+    else:  # as --redact writes a recording: same-length placeholders
+        for text, original in ((said, "Say hello."), (instructed, "Be brief."), (answered, "Hello there.")):
+            assert text.startswith("#") and len(text) == len(original) and text != original
+
+
+def _capture() -> str:
+    from agent_as_model import telemetry
+
+    watch = telemetry.WATCH
+    assert watch is not None and watch.content is not None
+    return watch.content.capture
+
+
+async def test_store_operations_are_counted(observed: Observed, tmp_path: Any) -> None:
+    from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.server import open_store
+
+    store = open_store(StoreSettings(url=f"sqlite:{tmp_path / 'store.db'}"))
+    try:
+        server = build_server(store=store)
+        async with connect("legacy", ScriptedHost("One."), server=server) as client:
+            first = await client.call_tool("responses_create", {"input": "Count to one."})
+            ident = json.loads(first.content[0].text)["id"]
+            await client.call_tool("responses_create", {"input": "Go on.", "previous_response_id": ident})
+    finally:
+        await store.aclose()
+    counted = {
+        p.attributes["agent_as_model.store.operation"]: p.value
+        for p in observed.points("agent_as_model.store.operations")
+    }
+    assert counted == {"write": 2, "read": 1}
+
+
+def test_a_test_that_stopped_watching_leaves_the_servers_after_it_reporting_nothing() -> None:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agent_as_model import telemetry
+    from tests.telemetry_helpers import _process_tracer_provider
+
+    _process_tracer_provider()
+    telemetry.unwatch()
+    assert isinstance(trace.get_tracer_provider(), TracerProvider)  # the process has an SDK ...
+    build_server()
+    assert telemetry.WATCH is None  # ... and a server built now reports nothing to it
