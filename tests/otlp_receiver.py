@@ -25,6 +25,9 @@ class Span:
     parent_id: str
     attributes: dict[str, Any]
     resource: dict[str, Any]
+    start: int = 0  # nanoseconds since the epoch
+    end: int = 0
+    events: tuple[str, ...] = ()
 
 
 @dataclass
@@ -87,6 +90,9 @@ def receiving() -> Iterator[Received]:
                                         span.parent_span_id.hex(),
                                         _attributes(span.attributes),
                                         resource,
+                                        span.start_time_unix_nano,
+                                        span.end_time_unix_nano,
+                                        tuple(event.name for event in span.events),
                                     )
                                 )
             elif self.path == "/v1/metrics":

@@ -12,6 +12,7 @@ from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
 from agent_as_model.adapters.dialects import usage
 from agent_as_model.errors import CallError
+from agent_as_model.neutral import Usage
 from agent_as_model.states.call import CallRecord, Unset
 from agent_as_model.telemetry import Answered, Asked, CallSeen, Watch
 from agent_as_model.telemetry import conventions as names
@@ -56,7 +57,7 @@ async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -
 
 
 def answered(answer: HostAnswer, record: CallRecord, source: str) -> Answered:
-    counted = answer.usage or usage.estimate_answer(record.request, answer.blocks)
+    counted = answer.usage or usage.estimate_round(record.payload, answer.blocks)
     return Answered(source, answer.model, answer.stop_reason, counted, answer.blocks)
 
 
@@ -93,7 +94,7 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
     resumption = record.resumption
     if resumption is not None and isinstance(resumption.answer, HostAnswer):
         taken = resumption.answer
-        counted = taken.usage or usage.estimate_answer(request, taken.blocks)
+        counted = taken.usage or _estimated(record, taken)
         provider, asked_model = names.provider_and_model(taken.source, model)
         answer = Answered(
             taken.source,
@@ -106,6 +107,16 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
             asked_model,
         )
     return CallSeen(route, source, model, record.round_no, request.n, response_id, answer)
+
+
+def _estimated(record: CallRecord, answer: HostAnswer) -> Usage | None:
+    """A retry's answer nobody counted, estimated from the payload of its round when this request
+    built it (a repair round's); a proven retry builds none, and then says nothing of it."""
+    try:
+        payload = record.payload
+    except Unset:
+        return None
+    return usage.estimate_round(payload, answer.blocks)
 
 
 def _source(backend: Backend, model: str) -> str:

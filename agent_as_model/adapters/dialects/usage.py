@@ -60,20 +60,30 @@ def estimate(request: Request, completion: Completion) -> Usage:
     return Usage(_tokens(read), _tokens(wrote), ESTIMATED)
 
 
-def estimate_answer(request: Request, blocks: Sequence[Any]) -> Usage:
-    """The same estimate for a model round's answer as it came (its sampling blocks), before it is
-    read into a `Completion`: what telemetry shows on a round that nobody counted."""
-    wrote = 0
+def estimate_round(payload: Any, blocks: Sequence[Any]) -> Usage:
+    """The same estimate for one model round, from the sampling payload it sent (a repair round's
+    holds the earlier answers and their errors) and the blocks it got back, before they are read
+    into a `Completion`: what telemetry shows on a round that nobody counted."""
+    read = len(payload.system_prompt or "")
+    for message in payload.messages:
+        content = message.content
+        read += _blocks_chars(content if isinstance(content, list) else [content])
+    return Usage(_tokens(read), _tokens(_blocks_chars(blocks)), ESTIMATED)
+
+
+def _blocks_chars(blocks: Sequence[Any]) -> int:
+    """Sampling blocks' characters as the rule counts them: texts, each call's name and JSON input,
+    each tool result's texts."""
+    chars = 0
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "text":
-            wrote += len(block.text)
+            chars += len(block.text)
         elif kind == "tool_use":
-            wrote += len(block.name) + len(json.dumps(block.input, sort_keys=True))
-    return Usage(estimate(request, EMPTY_COMPLETION).input_tokens, _tokens(wrote), ESTIMATED)
-
-
-EMPTY_COMPLETION = Completion("")
+            chars += len(block.name) + len(json.dumps(block.input, sort_keys=True))
+        elif kind == "tool_result":
+            chars += _blocks_chars(block.content)
+    return chars
 
 
 def _call_chars(call: ToolUse) -> int:
