@@ -32,8 +32,12 @@ _WATCHING = _Watching()
 
 
 def _process_tracer_provider() -> None:
+    """Set once: the SDK's tracer provider, recording (and the trace context propagated) only while
+    a test watches. Outside one, the process serves as it would with no SDK: its spans are not
+    sampled, and no request carries a `traceparent` (tests compare what travels, byte for byte)."""
     from opentelemetry import trace
     from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
     class ToTheWatchingTest(SpanProcessor):
         def on_end(self, span: ReadableSpan) -> None:
@@ -41,10 +45,40 @@ def _process_tracer_provider() -> None:
             if exporter is not None:
                 exporter.export([span])
 
+    class WhileWatching(Sampler):
+        def should_sample(
+            self,
+            parent_context: Any,
+            trace_id: int,
+            name: str,
+            kind: Any = None,
+            attributes: Any = None,
+            links: Any = None,
+            trace_state: Any = None,
+        ) -> SamplingResult:
+            if _WATCHING.exporter is None:
+                return SamplingResult(Decision.DROP)
+            return SamplingResult(Decision.RECORD_AND_SAMPLE, attributes)
+
+        def get_description(self) -> str:
+            return "WhileWatching"
+
     if not isinstance(trace.get_tracer_provider(), TracerProvider):
-        provider = TracerProvider()
+        provider = TracerProvider(sampler=WhileWatching())
         provider.add_span_processor(ToTheWatchingTest())
         trace.set_tracer_provider(provider)
+        _propagate(False)
+
+
+def _propagate(on: bool) -> None:
+    """W3C trace context and baggage propagated (the API's default), or nothing."""
+    from opentelemetry import propagate
+    from opentelemetry.baggage.propagation import W3CBaggagePropagator
+    from opentelemetry.propagators.composite import CompositePropagator
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    kept = [TraceContextTextMapPropagator(), W3CBaggagePropagator()] if on else []
+    propagate.set_global_textmap(CompositePropagator(kept))
 
 
 class Observed:
@@ -93,10 +127,12 @@ def observed(request: pytest.FixtureRequest) -> Iterator[Observed]:
     reader = InMemoryMetricReader()
     meters = MeterProvider([reader])
     _WATCHING.exporter = exporter
+    _propagate(True)
     telemetry.watch(True, [meters.get_meter(telemetry.SCOPE)], capture)
     try:
         yield Observed(exporter, reader)
     finally:
         _WATCHING.exporter = None
+        _propagate(False)
         telemetry.unwatch()
         meters.shutdown()
