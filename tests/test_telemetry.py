@@ -158,11 +158,11 @@ async def test_a_provider_round_carries_its_trace_context_and_its_retry(
 
 
 async def test_a_failed_provider_round_says_its_error_type(
-    observed: Observed, standin: StandInProvider
+    era: str, observed: Observed, standin: StandInProvider
 ) -> None:
     standin.script += [Status(500, "boom")]
     server = provider_server(standin, use="always", max_retries=0)
-    async with connect("legacy", ScriptedHost(), server=server) as client:
+    async with connect(era, ScriptedHost(), server=server) as client:
         result = await client.call_tool("chat_complete", HELLO)
     assert result.is_error
     (round_,) = observed.rounds()
@@ -172,6 +172,62 @@ async def test_a_failed_provider_round_says_its_error_type(
     assert duration.attributes["error.type"] == "provider_error"
     (refused,) = observed.points("agent_as_model.refusals")
     assert refused.attributes["agent_as_model.refusal.reason"] == "host_violation"
+
+
+async def test_a_host_that_declines_fails_its_round(observed: Observed) -> None:
+    # Legacy only: on 2026-07-28 a host that will not answer an embedded request has no retry to
+    # say so with (the SDK's client raises instead of retrying), so no request of ours sees it.
+    host = ScriptedHost(ErrorData(code=-1, message="User rejected sampling"))
+    async with connect("legacy", host) as client:
+        result = await client.call_tool("chat_complete", HELLO)
+    assert result.is_error
+    (round_,) = observed.rounds()
+    assert (round_.attributes or {})["error.type"] == "host_declined"
+    assert round_.status.status_code.name == "ERROR"
+    (sent,) = observed.spans("MCP send sampling/createMessage")
+    assert observed.parent_of(sent) is round_
+    (duration,) = observed.points("gen_ai.client.operation.duration")
+    assert dict(duration.attributes) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "mcp.host",
+        "gen_ai.request.model": "agent-default",
+        "error.type": "host_declined",
+    }
+    (tool,) = observed.tool_spans()
+    assert (tool.attributes or {})["agent_as_model.refusal.reason"] == "host_violation"
+    assert (tool.attributes or {})["agent_as_model.route"] == "host:sampling"
+
+
+def _stopped(text: str, reason: str) -> Any:
+    return text_answer(text).model_copy(update={"stop_reason": reason})
+
+
+async def test_several_completions_are_a_round_each(era: str, observed: Observed) -> None:
+    host = ScriptedHost(_stopped("One.", "endTurn"), _stopped("Two", "maxTokens"))
+    async with connect(era, host) as client:
+        result = await client.call_tool("chat_complete", {**HELLO, "n": 2, "result": "object"})
+    assert not result.is_error, result.content[0].text
+    rounds = observed.rounds()
+    assert len(rounds) == 2
+    tools = observed.tool_spans()
+    assert {observed.parent_of(r).context.span_id for r in rounds} == {tools[0].context.span_id}
+    tool = tools[-1].attributes or {}
+    assert tool["gen_ai.request.choice.count"] == 2
+    assert tool["agent_as_model.route"] == ("host:sampling" if era == "legacy" else "host:2026-07-28")
+    assert tool["agent_as_model.backend"] == "host"
+    if era == "legacy":
+        assert sorted(r.attributes["gen_ai.response.finish_reasons"][0] for r in rounds) == [  # type: ignore[index]
+            "endTurn",
+            "maxTokens",
+        ]
+        (duration,) = observed.points("gen_ai.client.operation.duration")
+        assert duration.count == 2
+    else:  # both rounds asked in one InputRequiredResult; the retry's span says what each answered
+        assert all((r.attributes or {})["agent_as_model.round.suspended"] for r in rounds)
+        assert len(tools) == 2
+        assert sorted(tool["gen_ai.response.finish_reasons"]) == ["endTurn", "maxTokens"]  # type: ignore[arg-type]
+        assert tool["gen_ai.response.model"] == "scripted-model"
+        assert tool["agent_as_model.answered_round"] == 0
 
 
 async def test_a_fallback_is_an_event_and_a_count(observed: Observed, standin: StandInProvider) -> None:

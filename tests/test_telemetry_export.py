@@ -12,9 +12,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from prometheus_client.parser import text_string_to_metric_families
 
+from agent_as_model.commands.standin_provider import StandInProvider, Status, openai_reply
 from tests import http_servers
 from tests.helpers import BIN, COMMAND, command_environment, run_command, server_params
 from tests.otlp_receiver import Received, receiving
+from tests.provider_harness import OPENAI_KEY
 from tests.scripted_host import ScriptedHost
 from tests.test_structured_output import with_schema
 
@@ -66,6 +68,52 @@ async def test_serve_otel_exports_the_trace_of_a_call_over_otlp() -> None:
         assert params.meta is not None
         _, trace_id, span_id, _ = params.meta["traceparent"].split("-")
         assert trace_id == tool.trace_id and span_id in by_id
+
+
+async def test_serve_otel_exports_a_2026_07_28_round_and_its_retry_over_otlp() -> None:
+    """The round that asks ends with its request's InputRequiredResult; the retry's tool span
+    says what the host answered. Both requests' spans reach the collector from the installed
+    command."""
+    with receiving() as received:
+        params = server_params("serve", "--otel", env=_otlp_environment(received))
+        host = ScriptedHost("Hello.")
+        async with Client(params, mode="2026-07-28", sampling_callback=host) as client:
+            result = await client.call_tool("chat_complete", HELLO)
+        assert not result.is_error, result.content[0].text
+        tools = received.wait_for("tools/call chat_complete", 2)
+        (round_,) = received.wait_for("chat agent-default")
+    asking, retry = sorted(tools, key=lambda span: span.start)
+    assert round_.kind == CLIENT_KIND and round_.parent_id == asking.span_id
+    assert round_.attributes["agent_as_model.round.suspended"] is True
+    assert round_.attributes["gen_ai.provider.name"] == "mcp.host"
+    assert round_.end <= asking.end  # ended as its request's InputRequiredResult was made
+    assert retry.attributes["agent_as_model.route"] == "host:2026-07-28"
+    assert retry.attributes["agent_as_model.answered_round"] == 0
+    assert retry.attributes["gen_ai.response.model"] == "scripted-model"
+    assert "traceparent" not in (host.seen[0].meta or {})  # no _meta in an embedded request
+
+
+async def test_serve_otel_exports_a_provider_round_and_its_retry_over_otlp(standin: StandInProvider) -> None:
+    standin.script += [Status(429, "slow down"), openai_reply("Hello from the provider.")]
+    with receiving() as received:
+        env = _otlp_environment(received, OPENAI_API_KEY=OPENAI_KEY)
+        args = ("--provider", "openai", "--provider-base-url", standin.openai_base_url)
+        args += ("--provider-model", "model-one", "--provider-max-retries", "1", "--use-provider", "always")
+        async with Client(server_params("serve", "--otel", *args, env=env), mode="2026-07-28") as client:
+            result = await client.call_tool("chat_complete", HELLO)
+        assert not result.is_error, result.content[0].text
+        (tool,) = received.wait_for("tools/call chat_complete")
+        (round_,) = received.wait_for("chat model-one")
+    assert round_.parent_id == tool.span_id
+    assert round_.attributes["gen_ai.provider.name"] == "openai"
+    assert round_.events == ("agent_as_model.provider.retry",)
+    assert tool.attributes["agent_as_model.route"] == "provider"
+    # Both attempts carried the round's trace context to the provider.
+    assert len(standin.seen) == 2
+    for seen in standin.seen:
+        headers = {k.lower(): v for k, v in seen.headers.items()}
+        _, trace_id, span_id, _ = headers["traceparent"].split("-")
+        assert (trace_id, span_id) == (tool.trace_id, round_.span_id)
 
 
 async def test_serve_otel_exports_the_metrics_over_otlp() -> None:

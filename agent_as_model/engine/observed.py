@@ -73,13 +73,15 @@ def error_type(err: BaseException) -> str:
 
 
 def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult | None) -> CallSeen:
-    """What the tool span says of a call, from where its record ended."""
-    backend = record.backend
+    """What the tool span says of a call, from where its record ended (a call of several
+    completions: from its completions' records, each routed and answered on its own)."""
     try:
         request = record.request
     except Unset:  # refused before its arguments were read
         return CallSeen(None, None, None, record.round_no)
     model = request.model
+    walked = record.choices or (record,)
+    backend = next((r.backend for r in walked if r.backend is not None), None)
     route = None if backend is None else ROUTES.get(type(backend).__name__, type(backend).__name__)
     source = None if backend is None else _source(backend, model)
     response_id = None
@@ -90,23 +92,29 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
     ):
         found = next((result.structured_content.get(k) for k in ("id", "response_id", "responseId")), None)
         response_id = found if isinstance(found, str) else None
-    answer = None
+    answers = tuple(a for a in (_retry_answer(r, model) for r in walked) if a is not None)
+    repairs = sum(r.round_no for r in walked)
+    return CallSeen(route, source, model, repairs, request.n, response_id, answers)
+
+
+def _retry_answer(record: CallRecord, model: str) -> Answered | None:
+    """The host's answer a 2026-07-28 retry took for this record's round, if it took one."""
     resumption = record.resumption
-    if resumption is not None and isinstance(resumption.answer, HostAnswer):
-        taken = resumption.answer
-        counted = taken.usage or _estimated(record, taken)
-        provider, asked_model = names.provider_and_model(taken.source, model)
-        answer = Answered(
-            taken.source,
-            taken.model,
-            taken.stop_reason,
-            counted,
-            taken.blocks,
-            len(resumption.earlier),
-            provider,
-            asked_model,
-        )
-    return CallSeen(route, source, model, record.round_no, request.n, response_id, answer)
+    if resumption is None or not isinstance(resumption.answer, HostAnswer):
+        return None
+    taken = resumption.answer
+    counted = taken.usage or _estimated(record, taken)
+    provider, asked_model = names.provider_and_model(taken.source, model)
+    return Answered(
+        taken.source,
+        taken.model,
+        taken.stop_reason,
+        counted,
+        taken.blocks,
+        len(resumption.earlier),
+        provider,
+        asked_model,
+    )
 
 
 def _estimated(record: CallRecord, answer: HostAnswer) -> Usage | None:

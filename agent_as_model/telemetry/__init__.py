@@ -124,12 +124,12 @@ class Watch:
             if seen.response_id is not None:
                 attributes[names.RESPONSE_ID] = self._cursor(seen.response_id)
             span.set_attributes(attributes)
-        answer = seen.answer
-        if answer is not None:  # a 2026-07-28 retry took the host's answer to an earlier request's round
+        answers = seen.answers
+        if answers:  # a 2026-07-28 retry took the host's answers to an earlier request's round
             if span.is_recording():
-                span.set_attributes(_answer_attributes(answer, None))
-                span.set_attribute(names.ANSWERED_ROUND, answer.round_no)
-            self._count_tokens(answer.provider, answer.asked_model, answer.model, answer.usage)
+                span.set_attributes(_answers_attributes(answers))
+            for answer in answers:
+                self._count_tokens(answer.provider, answer.asked_model, answer.model, answer.usage)
 
     def refused(self, tool: str, failure: str, path: str | None) -> None:
         """A call that took a way out other than its result (`conventions.REFUSED` names why)."""
@@ -207,7 +207,8 @@ class CallSeen(Record):
     repairs: int
     choices: int = 1
     response_id: str | None = None
-    answer: Answered | None = None  # a 2026-07-28 retry's answer to an earlier request's round
+    # A 2026-07-28 retry's answers to an earlier request's round: one, or one per completion.
+    answers: tuple[Answered, ...] = ()
 
 
 class Round:
@@ -313,6 +314,29 @@ class Round:
         _record(watch.metrics.durations, took, attributes)
         if answer is not None:
             watch._count_tokens(provider, model, answer.model, answer.usage)
+
+
+def _answers_attributes(answers: Sequence[Answered]) -> dict[str, Any]:
+    """The tool span's account of a retry's answers: one answer's attributes; for several
+    completions the first one's model, every completion's finish reason in order (the
+    conventions' array is one per choice) and the tokens summed (the source is `estimated` if any
+    completion's count is)."""
+    attributes = _answer_attributes(answers[0], None)
+    attributes[names.ANSWERED_ROUND] = max(a.round_no for a in answers)
+    if len(answers) > 1:
+        reasons = [a.stop_reason for a in answers if a.stop_reason]
+        if reasons:
+            attributes[names.FINISH_REASONS] = reasons
+        counted = [a.usage for a in answers if a.usage is not None]
+        if len(counted) == len(answers):
+            attributes[names.INPUT_TOKENS] = sum(u.input_tokens for u in counted)
+            attributes[names.OUTPUT_TOKENS] = sum(u.output_tokens for u in counted)
+            estimated = any(u.source == "estimated" for u in counted)
+            attributes[names.USAGE_SOURCE] = "estimated" if estimated else counted[0].source
+        else:  # a completion's tokens nobody counted: no sum that would read as the whole
+            for name in (names.INPUT_TOKENS, names.OUTPUT_TOKENS, names.USAGE_SOURCE):
+                attributes.pop(name, None)
+    return attributes
 
 
 def _answer_attributes(answer: Answered, content: Content | None) -> dict[str, Any]:
