@@ -129,6 +129,15 @@ async def test_a_host_without_sampling_is_refused_for_its_capability(era: str, o
     assert refused.attributes["agent_as_model.refusal.reason"] == "missing_capability"
 
 
+async def test_several_completions_without_sampling_are_one_refusal(era: str, observed: Observed) -> None:
+    async with connect(era) as client:
+        with pytest.raises(MCPError):
+            await client.call_tool("chat_complete", {**HELLO, "n": 2, "result": "object"})
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.value == 1
+    assert refused.attributes["agent_as_model.refusal.reason"] == "missing_capability"
+
+
 async def test_a_provider_round_carries_its_trace_context_and_its_retry(
     era: str, observed: Observed, standin: StandInProvider
 ) -> None:
@@ -228,6 +237,20 @@ async def test_several_completions_are_a_round_each(era: str, observed: Observed
         assert sorted(tool["gen_ai.response.finish_reasons"]) == ["endTurn", "maxTokens"]  # type: ignore[arg-type]
         assert tool["gen_ai.response.model"] == "scripted-model"
         assert tool["agent_as_model.answered_round"] == 0
+
+
+async def test_a_call_whose_completions_fail_is_one_refusal(era: str, observed: Observed) -> None:
+    host = ScriptedHost('{"name": "Ada"}')  # every completion's answer breaks the schema
+    arguments = {**with_schema("chat_complete"), "repair_attempts": 0, "n": 3, "result": "object"}
+    async with connect(era, host) as client:
+        result = await client.call_tool("chat_complete", arguments)
+    assert result.is_error
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.value == 1  # one call, though three completions failed
+    assert refused.attributes["agent_as_model.refusal.reason"] == "host_violation"
+    tool = observed.tool_spans()[-1].attributes or {}
+    assert tool["agent_as_model.refusal.reason"] == "host_violation"
+    assert tool["agent_as_model.refusal.path"] == "output_schema"  # where the completions failed
 
 
 async def test_a_fallback_is_an_event_and_a_count(observed: Observed, standin: StandInProvider) -> None:

@@ -36,9 +36,10 @@ from agent_as_model.states.commit import add_result_meta, error_result
 log = logging.getLogger("agent_as_model")
 
 
-async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
+async def drive(record: CallRecord, completion: bool = False) -> CallToolResult | InputRequiredResult:
     # The record is fired through the lookup derived from the table: nothing of a call is left
-    # on a shared object (and no reference cycle for the collector).
+    # on a shared object (and no reference cycle for the collector). `completion`: the record is
+    # one completion of several, whose failure the call's own record counts once.
     try:
         while not (state := STATE[record.state]).terminal:
             awaits = state.awaits
@@ -81,17 +82,20 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except CallError as err:
         message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
-        if not isinstance(err, ChoiceFailed):  # the completion that failed reported it already
-            observed.refused(record, err.kind, err.path)
+        # A failed completion tells the tool span where it failed; the call counts the refusal.
+        observed.refused(
+            record, err.kind, None if isinstance(err, ChoiceFailed) else err.path, not completion
+        )
         return _naming_backend(record, error_result(message))
     except MissingCapability as err:
-        observed.refused(record, "capability", None)
+        observed.refused(record, "capability", None, not completion)
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             err.message(record.tool, take_way_out(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
     except MCPError:  # -32021 from one of several completions: told by that completion already
+        observed.refused(record, "capability", None)
         take_way_out(record, "capability")
         raise
     except anyio.get_cancelled_exc_class():
@@ -103,7 +107,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
-        observed.refused(record, "fault", None)
+        observed.refused(record, "fault", None, not completion)
         sent = take_way_out(record, "fault", _who(record))
         return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
@@ -164,7 +168,7 @@ async def walk_choices(record: CallRecord) -> tuple[str, Any]:
 
     async def walk(index: int) -> None:
         try:
-            outcomes[index] = await drive(choices[index])
+            outcomes[index] = await drive(choices[index], completion=True)
         except MCPError as err:  # -32021: the same for every completion; raised once, below
             outcomes[index] = err
 

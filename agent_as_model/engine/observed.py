@@ -134,8 +134,9 @@ def _source(backend: Backend, model: str) -> str:
         return "host"
 
 
-def refused(record: CallRecord, failure: str, path: str | None) -> None:
-    """A call that took a way out: the refusals metric and the tool span (`Watch.refused`)."""
+def refused(record: CallRecord, failure: str, path: str | None, counted: bool = True) -> None:
+    """A call that took a way out: the tool span, and the refusals metric when `counted` (a
+    completion of several leaves the count to its call: `Watch.refused`)."""
     watch = telemetry.WATCH
     if watch is not None:
-        watch.refused(record.tool, failure, path)
+        watch.refused(record.tool, failure, path, counted)

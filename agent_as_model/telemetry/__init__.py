@@ -131,10 +131,11 @@ class Watch:
             for answer in answers:
                 self._count_tokens(answer.provider, answer.asked_model, answer.model, answer.usage)
 
-    def refused(self, tool: str, failure: str, path: str | None) -> None:
-        """A call that took a way out other than its result (`conventions.REFUSED` names why)."""
+    def refused(self, tool: str, failure: str, path: str | None, counted: bool = True) -> None:
+        """A call that took a way out other than its result (`conventions.REFUSED` names why):
+        counted once a call (not `counted`: a completion of several, whose call counts it)."""
         reason = names.REFUSED.get(failure, failure)
-        if self.metrics is not None:
+        if counted and self.metrics is not None:
             _add(self.metrics.refusals, 1, {names.TOOL_NAME: tool, names.REFUSAL_REASON: reason})
         span = trace.get_current_span()
         if span.is_recording():
