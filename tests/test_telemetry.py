@@ -7,15 +7,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import pytest
 from mcp import MCPError
 from mcp_types import ErrorData
 
 from agent_as_model.commands.standin_provider import StandInProvider, Status, openai_reply
+from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
 from tests.provider_harness import provider_server
 from tests.scripted_host import ScriptedHost, connect, text_answer
 from tests.telemetry_helpers import Observed
+from tests.test_slow_hosts import SilentHost
 from tests.test_structured_output import GOOD, with_schema
 
 pytestmark = pytest.mark.anyio
@@ -207,6 +210,26 @@ async def test_a_host_that_declines_fails_its_round(observed: Observed) -> None:
     assert (tool.attributes or {})["agent_as_model.route"] == "host:sampling"
 
 
+async def test_a_host_that_never_answers_and_a_withdrawn_call_fail_their_rounds(observed: Observed) -> None:
+    # Legacy only: a 2026-07-28 request never waits for the host (its round returns at once).
+    server = build_server(limits=Limits(host_timeout=0.5))
+    async with connect("legacy", SilentHost(), server=server) as client:  # type: ignore[arg-type]
+        timed_out = await client.call_tool("generate", {"prompt": "q"})
+    assert timed_out.is_error
+    host = SilentHost()
+    async with connect("legacy", host) as client:  # type: ignore[arg-type]
+        with anyio.move_on_after(0.5):  # the client withdraws the call (notifications/cancelled)
+            await client.call_tool("generate", {"prompt": "q"})
+        with anyio.fail_after(30):  # a guard against a hang, not a budget
+            await host.cancelled.wait()
+            while len(observed.rounds()) < 2:
+                await anyio.sleep(0.01)
+    assert [(r.attributes or {})["error.type"] for r in observed.rounds()] == ["host_declined", "cancelled"]
+    assert all(r.status.status_code.name == "ERROR" for r in observed.rounds())
+    (calls,) = observed.points("agent_as_model.calls.in_flight")
+    assert calls.value == 0  # the withdrawn call was counted out too
+
+
 def _stopped(text: str, reason: str) -> Any:
     return text_answer(text).model_copy(update={"stop_reason": reason})
 
@@ -298,14 +321,14 @@ def _capture() -> str:
     return watch.content.capture
 
 
-async def test_store_operations_are_counted(observed: Observed, tmp_path: Any) -> None:
+async def test_store_operations_are_counted(era: str, observed: Observed, tmp_path: Any) -> None:
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.server import open_store
 
     store = open_store(StoreSettings(url=f"sqlite:{tmp_path / 'store.db'}"))
     try:
         server = build_server(store=store)
-        async with connect("legacy", ScriptedHost("One."), server=server) as client:
+        async with connect(era, ScriptedHost("One."), server=server) as client:
             first = await client.call_tool("responses_create", {"input": "Count to one."})
             ident = json.loads(first.content[0].text)["id"]
             await client.call_tool("responses_create", {"input": "Go on.", "previous_response_id": ident})
