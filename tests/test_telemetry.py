@@ -321,6 +321,25 @@ def _capture() -> str:
     return watch.content.capture
 
 
+async def test_a_cursor_chain_is_the_conversation(era: str, observed: Observed) -> None:
+    async with connect(era, ScriptedHost("Hi.", "Fine.")) as client:
+        first = await client.call_tool("chat_complete", {**HELLO, "previous_response_id": ""})
+        cursor = json.loads(first.content[0].text)["response_id"]
+        turns = [
+            *HELLO["messages"],
+            {"role": "assistant", "content": "Hi."},
+            {"role": "user", "content": "And?"},
+        ]
+        second = await client.call_tool("chat_complete", {"messages": turns, "previous_response_id": cursor})
+    assert not second.is_error, second.content[0].text
+    assert cursor.startswith("cur_")
+    ids = [(t.attributes or {}).get("gen_ai.response.id") for t in observed.tool_spans()]
+    assert ids[-1] != cursor and cursor in ids  # each call's span names the cursor its result carries
+    first_round, second_round = observed.rounds()
+    assert "gen_ai.conversation.id" not in (first_round.attributes or {})  # "" starts a chain
+    assert (second_round.attributes or {})["gen_ai.conversation.id"] == cursor
+
+
 async def test_store_operations_are_counted(era: str, observed: Observed, tmp_path: Any) -> None:
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.server import open_store
@@ -339,6 +358,8 @@ async def test_store_operations_are_counted(era: str, observed: Observed, tmp_pa
         for p in observed.points("agent_as_model.store.operations")
     }
     assert counted == {"write": 2, "read": 1}
+    assert (observed.rounds()[-1].attributes or {})["gen_ai.conversation.id"] == ident
+    assert ident in [(t.attributes or {}).get("gen_ai.response.id") for t in observed.tool_spans()]
 
 
 def test_a_test_that_stopped_watching_leaves_the_servers_after_it_reporting_nothing() -> None:

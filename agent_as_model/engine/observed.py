@@ -30,7 +30,6 @@ async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -
     """awaiting_host's exchange inside the round's span (`telemetry.Round`)."""
     payload = record.payload
     request = record.request
-    chain = request.chain
     asked = Asked(
         tool=record.tool,
         source=_source(backend, request.model),
@@ -39,7 +38,7 @@ async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -
         temperature=payload.temperature,
         stop=tuple(payload.stop_sequences or ()),
         round_no=record.round_no,
-        conversation=chain.previous if chain is not None else None,
+        conversation=_conversation(record),
         structured=request.output is not None,
         payload=payload,
     )
@@ -90,11 +89,26 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
         and not result.is_error
         and isinstance(result.structured_content, dict)
     ):
-        found = next((result.structured_content.get(k) for k in ("id", "response_id", "responseId")), None)
-        response_id = found if isinstance(found, str) else None
+        found = result.structured_content
+        response_id = next((v for k in _RESPONSE_IDS if isinstance(v := found.get(k), str)), None)
     answers = tuple(a for a in (_retry_answer(r, model) for r in walked) if a is not None)
     repairs = sum(r.round_no for r in walked)
     return CallSeen(route, source, model, repairs, request.n, response_id, answers)
+
+
+# Where a result names its response: a product object's `id` (`chatcmpl-`, `resp_`, a cursor as a
+# Responses id), a text result's cursor under cursors on, Gemini's `responseId`.
+_RESPONSE_IDS = ("id", "response_id", "responseId")
+
+
+def _conversation(record: CallRecord) -> str | None:
+    """The response the call continues: its cursor chain's `previous_response_id`, or the stored
+    response it reads (`serve --store`); None for a call that starts one or continues none."""
+    chain = record.request.chain
+    if chain is not None and chain.previous:
+        return chain.previous
+    storing = record.storing
+    return None if storing is None else storing.previous
 
 
 def _retry_answer(record: CallRecord, model: str) -> Answered | None:
