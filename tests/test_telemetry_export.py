@@ -1,5 +1,6 @@
-"""Issue 47 over the real wire: the installed command with `serve --otel` exports its spans and
-metrics over OTLP to a receiver on 127.0.0.1 (decoded with the OpenTelemetry protocol package);
+"""Issue 47 over the real wire: the installed command with `serve --otel` (over stdio and over
+HTTP, both eras, a host's rounds and a provider's) exports its spans and metrics over OTLP to a
+receiver on 127.0.0.1 (decoded with the OpenTelemetry protocol package);
 `opentelemetry-instrument agent-as-model serve` reports once, with `--otel` or without; and
 `serve --http --metrics` serves Prometheus text at GET /metrics, behind the bearer token, parsed
 with the Prometheus client's own parser."""
@@ -114,6 +115,22 @@ async def test_serve_otel_exports_a_provider_round_and_its_retry_over_otlp(stand
         headers = {k.lower(): v for k, v in seen.headers.items()}
         _, trace_id, span_id, _ = headers["traceparent"].split("-")
         assert (trace_id, span_id) == (tool.trace_id, round_.span_id)
+
+
+async def test_serve_http_otel_exports_the_spans_of_a_call_over_otlp() -> None:
+    with receiving() as received:
+        env = _otlp_environment(received)
+        with http_servers.running("--otel", env=env) as server:
+            async with http_servers.http_client(server.url, "2026-07-28", ScriptedHost("Hello.")) as client:
+                result = await client.call_tool("chat_complete", HELLO)
+            assert not result.is_error, result.content[0].text
+            tools = received.wait_for("tools/call chat_complete", 2)
+            (round_,) = received.wait_for("chat agent-default")
+    asking, retry = sorted(tools, key=lambda span: span.start)
+    assert asking.resource["service.name"] == "agent-as-model"
+    assert round_.kind == CLIENT_KIND and round_.parent_id == asking.span_id
+    assert retry.attributes["agent_as_model.route"] == "host:2026-07-28"
+    assert retry.attributes["agent_as_model.answered_round"] == 0
 
 
 async def test_serve_otel_exports_the_metrics_over_otlp() -> None:
