@@ -52,7 +52,8 @@ def _listed(subsection: str) -> set[tuple[str, str]]:
 
 
 def _late_imports() -> set[tuple[str, str]]:
-    """(module, imported module) of every import inside a function of the package."""
+    """(module, what it imports) of every import inside a function of the package: the module of
+    `import x.y`, and `x.y.z` for `from x.y import z` (z may be a module or a name in one)."""
     found = set()
     for where, tree in _modules():
         for function in ast.walk(tree):
@@ -62,12 +63,12 @@ def _late_imports() -> set[tuple[str, str]]:
                 if isinstance(node, ast.Import):
                     found.update((where, alias.name) for alias in node.names)
                 elif isinstance(node, ast.ImportFrom) and node.module is not None:
-                    found.add((where, node.module))
+                    found.update((where, f"{node.module}.{alias.name}") for alias in node.names)
     return found
 
 
 def _covers(name: str, module: str) -> bool:
-    """Whether a name in the table (`jsonschema`, `adapters.backends`) names the imported module."""
+    """Whether a name in the table (`jsonschema`, `agent_as_model.calls`) names what is imported."""
     return any(module == n or module.startswith(f"{n}.") for n in (name, f"agent_as_model.{name}"))
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
@@ -160,6 +161,9 @@ class SdkApi:
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
         body = self._module.request_body(payload, model)
+        headers = telemetry.trace_headers()
+        if headers:  # the round's trace context, as `traceparent` (docs/telemetry.md)
+            body = {**body, "extra_headers": headers}
         settings = self._settings
         response = await attempts(
             lambda: self._send(body),

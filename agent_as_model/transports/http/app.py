@@ -29,8 +29,9 @@ from agent_as_model.server import build_server, open_store
 from agent_as_model.transports import freeze_heap
 from agent_as_model.transports.http import holds, workers
 from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
+from agent_as_model.transports.http.metrics import metrics
 from agent_as_model.transports.http.middleware import BearerAuth, ClosesStore, LegacyNeedsOneProcess
-from agent_as_model.transports.http.settings import HEALTH_PATH, HttpSettings, is_loopback
+from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
 # Bind addresses that listen on every interface, loopback among them.
 WILDCARD_BINDS = ("0.0.0.0", "::")
@@ -65,6 +66,9 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     and under several workers the legacy refusal."""
     server = server or build_server()
     security = transport_security(settings)
+    routes = [Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])]
+    if settings.metrics:
+        routes.append(Route(METRICS_PATH, metrics, methods=["GET"]))
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
@@ -74,7 +78,7 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         max_sessions=settings.max_sessions,
         transport_security=security,
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
+        custom_starlette_routes=routes,
     )
     guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
@@ -93,6 +97,10 @@ def app_from_environment() -> ASGIApp:
     settings = given.settings
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
+    if given.telemetry.on:  # each worker its own SDK, before its server, which reports to it
+        from agent_as_model.telemetry import setup
+
+        setup.configure(given.telemetry)
     server = build_server(provider=given.provider, limits=given.limits, store=kept)
     app = build_app(settings, server)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
