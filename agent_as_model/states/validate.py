@@ -54,7 +54,7 @@ def read_arguments(record: CallRecord) -> Request:
 
 
 def check_media(request: Request, part_bound: int, call_bound: int) -> None:
-    """The inline media's decoded bytes: each part, and all of them together (issue 24)."""
+    """The inline media's decoded bytes: each part, and all of them together."""
     total = 0
     for part in request.media:
         if part.size > part_bound:
