@@ -3,7 +3,7 @@
 The SDK keeps a legacy session (before 2026-07-28) from its answer to `initialize` until the client
 deletes it or no request has been in flight for `--session-idle-timeout`, and answers a request
 that would open one more with 503 while `--max-sessions` are open. So `initialize` requests that
-went no further filled the cap, and every new legacy host got 503 until the idle time (300 s) had
+went no further filled the cap, and every new legacy host got 503 until the idle time had
 reaped them. `Sessions`, in front of the SDK's app, keeps a book of the sessions it saw opened (the
 `Mcp-Session-Id` of a successful answer to a request that carried none) and:
 
@@ -27,8 +27,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import anyio
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
 if TYPE_CHECKING:
-    import anyio
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("agent_as_model.http")
@@ -51,8 +53,6 @@ class Sessions:
     def __init__(
         self, app: ASGIApp, path: str, handshake_timeout: float, max_sessions: int, idle_timeout: float
     ) -> None:
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
         self.app = app
         self.path = path
         self.handshake_timeout = handshake_timeout
@@ -96,8 +96,6 @@ class Sessions:
     # -- a request that may open a session ---------------------------------------------------------
 
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
-        import anyio
-
         await self._make_room(anyio.current_time())
         opened: str | None = None
 
@@ -170,8 +168,6 @@ class Sessions:
     # -- the book ----------------------------------------------------------------------------------
 
     def _add(self, session: str, scope: Scope) -> None:
-        import anyio
-
         routed = {key: scope[key] for key in _ROUTED if key in scope}
         host = _header(scope, b"host")
         routed["headers"] = [(b"host", host)] if host is not None else []
@@ -186,8 +182,6 @@ class Sessions:
         self.in_flight[session] = self.in_flight.get(session, 0) + 1
 
     def _done(self, session: str) -> None:
-        import anyio
-
         left = self.in_flight.get(session, 0) - 1
         if session not in self.opened:
             return
@@ -230,8 +224,6 @@ class Sessions:
     async def _serve_lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The app's lifespan, with the reaper beside it from start-up until shutdown begins (the
         SDK's session manager stops at shutdown, and a DELETE could not reach it after)."""
-        import anyio
-
         async with anyio.create_task_group() as reaping:
             reaping.start_soon(self._reap)
 
@@ -247,8 +239,6 @@ class Sessions:
                 reaping.cancel_scope.cancel()
 
     async def _reap(self) -> None:
-        import anyio
-
         while True:
             if not self.handshaking:
                 self._woken = anyio.Event()
