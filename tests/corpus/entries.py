@@ -21,11 +21,13 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from anthropic.types import ContentBlockParam as AnthropicBlock
 from anthropic.types import Message
 from google.genai import types as gt
 from mcp_types import CreateMessageResult, CreateMessageResultWithTools
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
+from openai.types.responses.response_input_item_param import ResponseInputItemParam as ResponsesItem
 
 from tests.agent_loop import tool_answer
 from tests.corpus import sdk
@@ -285,9 +287,15 @@ CHAT = [
     Entry(
         "chat: account and caching settings are not applied",
         "chat_complete",
-        chat(user="u-1", safety_identifier="s-1", prompt_cache_key="k", prompt_cache_retention="24h"),
+        chat(
+            user="u-1",
+            safety_identifier="s-1",
+            prompt_cache_key="k",
+            prompt_cache_retention="24h",
+            prompt_cache_options={"mode": "implicit"},
+        ),
         "hinted",
-        ("user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention"),
+        ("user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention", "prompt_cache_options"),
         "not applied",
     ),
     Entry(
@@ -594,9 +602,14 @@ MESSAGES = [
             service_tier="auto",
             inference_geo="us",
             cache_control={"type": "ephemeral"},
+            speed="fast",
+            user_profile_id="up-1",
+            workspace_id="ws-1",
+            diagnostics={"previous_message_id": "msg_0"},
         ),
         "hinted",
-        ("metadata", "service_tier", "inference_geo", "cache_control"),
+        # The SDK sends user_profile_id and workspace_id as headers, not in the body.
+        ("metadata", "service_tier", "inference_geo", "cache_control", "speed", "diagnostics"),
         "not applied",
     ),
     Entry("messages: stream", "messages_create", messages(stream=True), "refused", ("stream",), "streaming"),
@@ -805,6 +818,21 @@ REASONED = Response.model_validate(
     }
 )
 OPENAI_ID = REASONED.id  # an id the Responses API minted: resp_ and 48 hex digits
+SAID = Response.model_validate(
+    {
+        **REASONED.model_dump(mode="json"),
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Checking.", "annotations": [], "logprobs": []}],
+            },
+            REASONED.output[1].model_dump(mode="json"),
+        ],
+    }
+)
 CALL_OUTPUT = {"type": "function_call_output", "call_id": "call_1", "output": "12 C"}
 
 
@@ -992,7 +1020,7 @@ RESPONSES = [
         "responses: a tool loop passed back as the SDK passes it",
         "responses_create",
         responses(
-            input=[{"role": "user", "content": "Weather in Oslo?"}, REASONED.output[1], CALL_OUTPUT],
+            input=[{"role": "user", "content": "Weather in Oslo?"}, *SAID.output, CALL_OUTPUT],
             tools=[RESPONSES_TOOL],
         ),
         "faithful",
@@ -1067,9 +1095,38 @@ RESPONSES = [
     Entry(
         "responses: context management and background options are not applied",
         "responses_create",
-        responses(context_management=[{"type": "compaction", "compact_threshold": 1000}]),
+        responses(
+            context_management=[{"type": "compaction", "compact_threshold": 1000}],
+            background_options={"completion_window": "soonest"},
+            access_programs={"cyber": "standard"},
+            image={"context_compression": "auto"},
+            prompt_cache_options={"mode": "implicit"},
+            prompt_cache_retention="24h",
+        ),
         "hinted",
-        ("context_management",),
+        (
+            "context_management",
+            "background_options",
+            "access_programs",
+            "image",
+            "prompt_cache_options",
+            "prompt_cache_retention",
+        ),
+        check=echoed(prompt_cache_retention="24h"),
+    ),
+    Entry(
+        "responses: stream_options without a stream",
+        "responses_create",
+        responses(stream=False, stream_options={"include_obfuscation": False}),
+        "faithful",
+    ),
+    Entry(
+        "responses: moderation",
+        "responses_create",
+        responses(moderation={"input": {"mode": "block"}}),
+        "refused",
+        ("moderation",),
+        "moderation",
     ),
 ]
 
@@ -1080,9 +1137,15 @@ WEATHER = gt.FunctionDeclaration(
     name="get_weather", description="Weather for a city.", parameters_json_schema=CITY
 )
 GEMINI_TOOLS = [gt.Tool(function_declarations=[WEATHER])]
+# As a thinking model answers: its call carries the signature of its reasoning, passed back whole.
 ASKED = gt.Content(
     role="model",
-    parts=[gt.Part(function_call=gt.FunctionCall(id="call_1", name="get_weather", args={"city": "Oslo"}))],
+    parts=[
+        gt.Part(
+            function_call=gt.FunctionCall(id="call_1", name="get_weather", args={"city": "Oslo"}),
+            thought_signature=b"signature",
+        )
+    ],
 )
 THOUGHT_CONTENT = gt.Content(
     role="model",
@@ -1279,6 +1342,60 @@ GEMINI = [
         "cached",
     ),
     Entry(
+        "gemini: JSON with a response JSON schema",
+        "gemini_generate_content",
+        gemini(response_mime_type="application/json", response_json_schema=CITY),
+        "faithful",
+        answers=(STRUCTURED,),
+    ),
+    Entry(
+        "gemini: civic answers and store are not applied",
+        "gemini_generate_content",
+        gemini(enable_enhanced_civic_answers=True, store=True),
+        "hinted",
+        ("generationConfig.enableEnhancedCivicAnswers", "store"),
+    ),
+    Entry(
+        "gemini: top log probabilities",
+        "gemini_generate_content",
+        gemini(logprobs=3),
+        "refused",
+        ("generationConfig.logprobs",),
+        "log probabilities",
+    ),
+    Entry(
+        "gemini: audio transcription",
+        "gemini_generate_content",
+        gemini(audio_transcription_config=gt.AudioTranscriptionConfig()),
+        "refused",
+        ("generationConfig.audioTranscriptionConfig",),
+        "transcription",
+    ),
+    Entry(
+        "gemini: speech output",
+        "gemini_generate_content",
+        gemini(speech_config=gt.SpeechConfig(language_code="en-US")),
+        "refused",
+        ("generationConfig.speechConfig",),
+        "speech",
+    ),
+    Entry(
+        "gemini: image output settings",
+        "gemini_generate_content",
+        gemini(image_config=gt.ImageConfig(aspect_ratio="1:1")),
+        "refused",
+        ("generationConfig.imageConfig",),
+        "image output",
+    ),
+    Entry(
+        "gemini: a continuation token",
+        "gemini_generate_content",
+        gemini(continuation_token=b"token"),
+        "refused",
+        ("continuationToken",),
+        "continuation token",
+    ),
+    Entry(
         "gemini: a built-in tool",
         "gemini_generate_content",
         gemini(tools=[gt.Tool(google_search=gt.GoogleSearch())]),
@@ -1289,4 +1406,121 @@ GEMINI = [
 ]
 
 
-ENTRIES: Sequence[Entry] = [*CHAT, *MESSAGES, *RESPONSES, *GEMINI]
+# -- every other type of block, item and part the SDKs define ---------------------------------------
+# Each as the SDK's own loop passes it back where it comes from (a response's content or output),
+# refused with the true reason: tests/test_corpus.py checks that every type of the SDKs' unions
+# is in some entry.
+
+ANTHROPIC_PASSED = (
+    "text",
+    "image",
+    "document",
+    "search_result",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+)
+SERVER_BLOCKS = [
+    Entry(
+        f"messages: a {kind} block",
+        "messages_create",
+        messages(
+            messages=[
+                Q,
+                {"role": "assistant", "content": [{"type": kind, "id": "srvtoolu_1"}]},  # type: ignore[list-item, misc]
+                {"role": "user", "content": "Go on."},
+            ]
+        ),
+        "refused",
+        ("messages[1].content[0]",),
+        "Anthropic's side",
+    )
+    for kind in sdk.type_literals(AnthropicBlock)
+    if kind not in ANTHROPIC_PASSED
+]
+RESPONSES_PASSED = ("message", "function_call", "function_call_output", "reasoning", "item_reference")
+ITEM_REASONS = {
+    "compaction": "compaction item",
+    "compaction_trigger": "compaction",
+    "additional_tools": "tools added in the middle",
+    "configuration_update": "settings of later responses",
+}
+OTHER_ITEMS = [
+    Entry(
+        f"responses: a {kind} item",
+        "responses_create",
+        responses(input=[{"type": kind, "id": "item_1"}, {"role": "user", "content": "Go on."}]),  # type: ignore[list-item, misc]
+        "refused",
+        ("input[0]",),
+        ITEM_REASONS.get(kind, "built-in or custom tool"),
+    )
+    for kind in sdk.type_literals(ResponsesItem)
+    if kind not in RESPONSES_PASSED
+]
+SERVER_PARTS = [
+    Entry(
+        f"gemini: a {field} part",
+        "gemini_generate_content",
+        gemini(
+            [
+                gt.Content(role="user", parts=[gt.Part(text="Run it.")]),
+                gt.Content(role="model", parts=[gt.Part(**{field: value})]),
+                gt.Content(role="user", parts=[gt.Part(text="Go on.")]),
+            ]
+        ),
+        "refused",
+        (f"contents[1].parts[0].{sdk.camel(field)}",),
+        "Google's side",
+    )
+    for field, value in (
+        ("executable_code", gt.ExecutableCode(code="print(1)", language=gt.Language.PYTHON)),
+        ("code_execution_result", gt.CodeExecutionResult(outcome=gt.Outcome.OUTCOME_OK, output="1")),
+        ("tool_call", gt.ToolCall(id="t1")),
+        ("tool_response", gt.ToolResponse(id="t1")),
+    )
+]
+PART_FIELDS = [
+    Entry(
+        "gemini: a transcription part",
+        "gemini_generate_content",
+        gemini_parts(gt.Part(text="hello", audio_transcription=gt.Transcription(text="hello"))),  # type: ignore[call-arg]
+        "refused",
+        ("contents[0].parts[1].audioTranscription",),
+        "transcription",
+    ),
+    Entry(
+        "gemini: the SDK's part metadata",
+        "gemini_generate_content",
+        gemini_parts(
+            gt.Part(
+                inline_data=gt.Blob(data=base64.b64decode(PNG), mime_type="image/png"),
+                media_resolution=gt.PartMediaResolution(
+                    level=gt.PartMediaResolutionLevel.MEDIA_RESOLUTION_LOW
+                ),
+                media_processing=gt.MediaProcessing.STATIC,
+                part_metadata={"k": "v"},
+            ),
+            gt.Part(
+                text="The page says hello.",
+                speech_metadata=gt.SpeechMetadata(speaker="a"),
+                document_metadata=gt.DocumentMetadata(start_page=1),
+                spreadsheet_metadata=gt.SpreadsheetMetadata(sheet_index=0),
+                audio_metadata=gt.AudioMetadata(start_offset="0s"),
+            ),
+        ),
+        "faithful",
+    ),
+]
+
+
+ENTRIES: Sequence[Entry] = [
+    *CHAT,
+    *MESSAGES,
+    *SERVER_BLOCKS,
+    *RESPONSES,
+    *OTHER_ITEMS,
+    *GEMINI,
+    *SERVER_PARTS,
+    *PART_FIELDS,
+]

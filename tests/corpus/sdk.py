@@ -180,6 +180,20 @@ GEMINI_SAMPLES: dict[str, Any] = {
 }
 
 
+def type_literals(union: Any) -> list[str]:
+    """The `type` of each TypedDict of a union (a content block, an input item), in order."""
+    found: list[str] = []
+    for member in typing.get_args(union):
+        if typing.get_origin(member) is typing.Annotated:
+            member = typing.get_args(member)[0]
+        kind = typing.get_type_hints(member).get("type")
+        while kind is not None and typing.get_origin(kind) is not typing.Literal:
+            kind = next(a for a in typing.get_args(kind) if a is not type(None))
+        if kind is not None and typing.get_args(kind)[0] not in found:
+            found.append(typing.get_args(kind)[0])
+    return found
+
+
 def create_keys(tool: str) -> list[str]:
     """The top-level keys of the SDK's create-params type of an OpenAI or Anthropic tool."""
     keys: set[str] = set()
@@ -247,10 +261,29 @@ def gemini_keys(field: str) -> list[tuple[str, Any]]:
     return [*((f"generationConfig.{k}", v) for k, v in config.items()), *body.items()]
 
 
-def gemini_paths() -> list[str]:
-    """Every path of a Gemini body a GenerateContentConfig field lands at, and the request's own
-    top-level keys (`contents`, `systemInstruction`, ...) beside them."""
-    paths = {"contents", "model"}
+def vertex_only(field: str) -> bool:
+    """A GenerateContentConfig field the SDK refuses outside Vertex AI (so never writes for the
+    Gemini API); `gemini_keys` still gives the path it would take."""
+    value = GEMINI_SAMPLES.get(field)
+    if value is None:
+        value = plausible(genai_types.GenerateContentConfig.model_fields[field].annotation)
+    params = genai_types._GenerateContentParameters(
+        model=GEMINI_MODEL, contents="hi", config=genai_types.GenerateContentConfig(**{field: value})
+    )
+    try:
+        genai_models._GenerateContentParameters_to_mldev(_GENAI_CLIENT, params)
+    except ValueError:
+        return True
+    return False
+
+
+def gemini_paths() -> dict[str, bool]:
+    """Every path of a Gemini body a GenerateContentConfig field lands at (and `contents`,
+    `model`), each with whether only Vertex AI takes it."""
+    paths = {"contents": False, "model": False}
     for field in genai_types.GenerateContentConfig.model_fields:
-        paths.update(path for path, _ in gemini_keys(field))
-    return sorted(paths)
+        if field in GEMINI_NOT_SENT:
+            continue
+        vertex = vertex_only(field)
+        paths.update((path, vertex) for path, _ in gemini_keys(field))
+    return dict(sorted(paths.items(), key=lambda item: (item[0].startswith("generationConfig."), item[0])))
