@@ -109,6 +109,17 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         {"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]},
         "messages[0].content[0]: a document block is not carried: MCP sampling has content for text",
     ),
+    # A block type that is not a string is named as such, in a user and in an assistant message.
+    (
+        "messages_create",
+        {"messages": [{"role": "user", "content": [{"type": ["x"]}]}]},
+        "messages[0].content[0].type: expected a string part type, got array",
+    ),
+    (
+        "messages_create",
+        {"messages": [U, {"role": "assistant", "content": [{"type": ["x"]}]}]},
+        "messages[1].content[0].type: expected a string part type, got array",
+    ),
     (
         "messages_create",
         {"messages": [U], "system": 7},

@@ -386,7 +386,7 @@ def _read_assistant(blocks: list[Any], path: str, turns: Turns) -> None:
         kind = _kind(raw, where)
         if kind == "tool_use":
             calls.append(_tool_use(raw, where))
-        elif kind in _REASONING_BLOCKS:
+        elif isinstance(kind, str) and kind in _REASONING_BLOCKS:
             _reasoning_block(raw, kind, where)
             turns.left_out(where, f"{kind} blocks")
         else:
@@ -423,7 +423,7 @@ def _reasoning_block(raw: Any, kind: str, path: str) -> None:
 
 def _refuse_sdk_block(kind: object, path: str) -> None:
     """The SDK's block types that are not text, named with the reason they cannot be passed on."""
-    if kind in _REASONING_BLOCKS:
+    if isinstance(kind, str) and kind in _REASONING_BLOCKS:  # a type may be any JSON value
         raise caller_error(
             path,
             f"a {kind} block is the model's own reasoning and belongs in an assistant message (where "
