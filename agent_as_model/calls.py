@@ -2,9 +2,9 @@
 driver, a stored response's tool answered from the store, `list_models` answered as it is.
 
 server.py imports this module on a server's first call, not at start-up: a host waits for start-up
-to list the tools, and the engine, the states and the backends that only a call uses are about 26M
-instructions of it (benchmarks/README.md, "Start-up"). A server that is only listed never needs
-them; the first call imports them once.
+to list the tools, and the engine, the states and the backends that only a call uses are a share
+of it (benchmarks/README.md, "What each cache, ContextVar and late import buys"). A server that is
+only listed never needs them; the first call imports them once.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
-from agent_as_model import patterns, schemas
+from agent_as_model import patterns, schemas, telemetry
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import stored_responses
+from agent_as_model.engine import observed, stored_responses
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
@@ -77,7 +77,8 @@ def call_handler(
         # the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
         record = CallRecord(dialect, arguments, router, limits, responses, carried)
-        result = await drive(record)
+        watch = telemetry.WATCH
+        result = await (drive(record) if watch is None else _drive_watched(watch, record))
         if not isinstance(result, InputRequiredResult):
             return result
         if record.stored is not None:
@@ -90,6 +91,18 @@ def call_handler(
         return backends.wire_result(result)
 
     return call_tool
+
+
+async def _drive_watched(watch: telemetry.Watch, record: CallRecord) -> CallToolResult | InputRequiredResult:
+    """The call, counted in flight while it runs, and its tool span told what it ended with."""
+    watch.in_flight(record.tool, 1)
+    result = None
+    try:
+        result = await drive(record)
+        return result
+    finally:
+        watch.in_flight(record.tool, -1)
+        watch.call_ended(observed.call_seen(record, result))
 
 
 def _static_tool(

@@ -29,6 +29,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model import __version__
+from agent_as_model.adapters import store as stores
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import path_of
@@ -38,7 +39,6 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
     from agent_as_model.adapters.dialects.storage import Storage
-    from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
@@ -59,8 +59,8 @@ class _Listing:
 
     The SDK's runner takes a mapping as a handler's result (`HandlerResult`) and sieves it through
     the era's result model as it does a model's dump, so a model would only be dumped to this
-    same mapping on every listing: six product schemas, ~1.8M instructions on the first (which a
-    host waits for at start-up) and each one after. The envelope (the result's defaults, such as
+    same mapping on every listing: six product schemas dumped on the first (which a host waits
+    for at start-up) and each one after. The envelope (the result's defaults, such as
     2026-07-28's `resultType` and cache fields) is the SDK's own dump of an empty listing; a tool
     is the three keys its model dumps to (tests/test_listing.py checks the whole mapping against the
     model's dump)."""
@@ -79,8 +79,7 @@ class _Listing:
     def headed(self) -> dict[str, dict[str, Any]]:
         """The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only
         ones the SDK's HTTP header check has anything to compare. Found on the first lookup, which
-        only HTTP makes: the JSON text of every schema, ~3.5M instructions that stdio's start-up
-        need not pay."""
+        only HTTP makes: the JSON text of every schema, which stdio's start-up need not pay for."""
         if self._headed is None:
             self._headed = {
                 t["name"]: t["inputSchema"]
@@ -116,14 +115,12 @@ def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
     return [(d.storage, tool) for d in DIALECTS.values() if d.storage is not None for tool in d.storage.tools]
 
 
-def open_store(settings: StoreSettings) -> SealedStore:
+def open_store(settings: stores.StoreSettings) -> stores.SealedStore:
     """The operator's store, sealed with a key derived from the state key (or one for this
     process, as for requestState), opening what the older keys sealed too. A store that cannot be
     opened is a `StartupError`."""
-    from agent_as_model.adapters.store import open_store as opened
-
     current, older = state_keys()
-    return opened(settings, current, older)
+    return stores.open_store(settings, current, older)
 
 
 def state_keys() -> tuple[str | None, tuple[str, ...]]:
@@ -148,14 +145,14 @@ def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurit
         raise StartupError(_key_refused(str(err))) from None
 
 
-def _key_refused(told: str) -> str:
+def _key_refused(refusal: str) -> str:
     """The SDK's refusal of a key of the ring (`keys[N] is 5 bytes`), naming the variable it
     came from: N = 0 is the current key, the others are the older ones in their order."""
-    start = told.find("keys[") + len("keys[")
-    place = told[start : told.find("]", start)]
+    start = refusal.find("keys[") + len("keys[")
+    place = refusal[start : refusal.find("]", start)]
     if not place.isdigit() or place == "0":
-        return f"{STATE_KEY_ENV}: {told.replace('keys[0]', 'the key')}"
-    return f"{STATE_KEY_FALLBACKS_ENV}: {told.replace(f'keys[{place}]', f'its key number {place}')}"
+        return f"{STATE_KEY_ENV}: {refusal.replace('keys[0]', 'the key')}"
+    return f"{STATE_KEY_FALLBACKS_ENV}: {refusal.replace(f'keys[{place}]', f'its key number {place}')}"
 
 
 def build_server(
@@ -166,7 +163,7 @@ def build_server(
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
-    store: SealedStore | None = None,
+    store: stores.SealedStore | None = None,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
@@ -188,10 +185,10 @@ def build_server(
 
     def tool_input_schema(name: str) -> dict[str, Any] | None:
         # HTTP checks a call's Mcp-Param-* headers against the tool's input schema; without this
-        # lookup the SDK runs the whole tools/list handler on every POST to find it (52% of an
-        # HTTP call, issue 28). And it walks the schema it is given, twice, on every POST, for
-        # properties that declare a header: none of ours does, so for them there is nothing to
-        # check ("no recognized header", the SDK's None) and nothing is walked.
+        # lookup the SDK runs the whole tools/list handler on every POST to find it. And it walks
+        # the schema it is given, twice, on every POST, for properties that declare a header: none
+        # of ours does, so for them there is nothing to check ("no recognized header", the SDK's
+        # None) and nothing is walked.
         return _listing(store is not None).headed().get(name)
 
     handler: CallHandler | None = None
@@ -215,10 +212,29 @@ def build_server(
     )
     security = security or state_security(limits.state_ttl)
     # Outside the boundary, so it sees the boundary's refusal and can say why (see below): one
-    # layer for both explanations, as every request crosses each layer (issue 28).
+    # layer for both explanations, as every request crosses each layer.
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
+    _report_to_a_configured_sdk(server)
     return server
+
+
+# The OpenTelemetry SDK's modules: a process that configured an SDK (`serve --otel`,
+# `opentelemetry-instrument`, a test) has imported one of them; one that did not need not import
+# the telemetry module at all.
+_SDK_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.sdk.metrics")
+
+
+def _report_to_a_configured_sdk(server: Server[Any]) -> None:
+    """Report spans and metrics when this process has an OpenTelemetry SDK configured
+    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)."""
+    if not any(name in sys.modules for name in _SDK_MODULES):
+        return
+    from agent_as_model import telemetry
+
+    watch = telemetry.watch_configured()
+    if watch is not None and watch.metrics is not None:
+        server.middleware.insert(0, telemetry.MeasuredRequests(watch))
 
 
 # A 2026-07-28 retry carries the host's answer to an earlier round: the host was asked then.
@@ -319,7 +335,7 @@ def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
 def _call_handler(
     backend: ProviderBackend | None,
     limits: Limits,
-    store: SealedStore | None,
+    store: stores.SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, str]],
 ) -> CallHandler:

@@ -3,19 +3,22 @@ subcommands (export-tools, replay, fuzz).
 
 A host runs the command with no arguments at all, and start-up is what it waits for. That
 invocation is served without building the parser: argparse and the options of every subcommand
-cost about 8M instructions of start-up (0.3%, benchmarks/bench_startup.py) and say nothing a bare
-invocation needs. So this module imports only what serving needs at its top; the parser,
-the option groups and the subcommands are imported when arguments are given. Both ways serve
-alike: no command means `serve` with every default, the provider settings from the environment.
+are a share of start-up (benchmarks/README.md, "What each cache, ContextVar and late import
+buys") and say nothing a bare invocation needs. So this module imports only what serving needs at
+its top; the parser, the option groups and the subcommands are imported when arguments are
+given. Both ways serve alike: no command means `serve` with every default, the provider settings
+from the environment.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from functools import partial
+from itertools import takewhile
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NoReturn
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 
     from agent_as_model.adapters.backends import ProviderSettings
     from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.telemetry.setup import TelemetrySettings
     from agent_as_model.transports.http.settings import HttpSettings
 
 PROG = "agent-as-model"
@@ -68,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
+    from agent_as_model.commands.telemetry_options import add_telemetry_options
     from agent_as_model.commands.transcripts import command as transcripts
 
     class Parser(argparse.ArgumentParser):
@@ -102,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     add_provider_options(serve)
     add_store_options(serve)
     add_limit_options(serve)
+    add_telemetry_options(serve)
     _HTTP_ONLY[:] = http_options.add_options(serve)
     tools = ", ".join(DIALECTS)  # the registry's tools: a new dialect shows here by itself
     commands.add_parser(
@@ -134,7 +140,6 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
     """`unrecognized arguments: X`, with the likely fix: a close spelling of an option of this
     command, or the command whose option it is (`agent-as-model --http` -> `serve --http`)."""
     from difflib import get_close_matches
-    from shlex import join
 
     message = f"unrecognized arguments: {' '.join(extras)}"
     flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
@@ -147,7 +152,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
         fixed = [
             close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given
         ]
-        return f"{message}; did you mean `{join([PROG, *fixed])}`?"
+        return f"{message}; did you mean `{shlex.join([PROG, *fixed])}`?"
     for name, other in _COMMANDS.items():
         if name == command:
             continue
@@ -159,7 +164,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
             where = f"not of `{command}`" if command else "not of the bare command"
             return (
                 f"{message}: {found[0]} is an option of `{name}`, {where}; "
-                f"did you mean `{join([PROG, name, *rest])}`?"
+                f"did you mean `{shlex.join([PROG, name, *rest])}`?"
             )
     return message
 
@@ -169,7 +174,6 @@ def _check_command(given: list[str]) -> None:
     take their value for the command: `invalid choice: '9000'`), and an unknown command, each
     said with the likely fix (argparse lists the commands and suggests none)."""
     from difflib import get_close_matches
-    from itertools import takewhile
 
     first = given[0]
     if first.startswith("-"):
@@ -239,6 +243,13 @@ def _serve_as_hosts_run_it() -> int:
         limits = environment_limits()
     except ValueError as err:  # a bad AGENT_AS_MODEL_RESULT or AGENT_AS_MODEL_HOST_WITHOUT_TOOLS
         return _startup_failed(err)
+    if _TELEMETRY_ENV.intersection(os.environ):  # turned on by its variables (docs/telemetry.md)
+        from agent_as_model.commands.telemetry_options import telemetry_settings
+
+        try:
+            _configure_telemetry(telemetry_settings(_NO_PARSER, SimpleNamespace()))
+        except StartupError as err:
+            return _startup_failed(err)
     return _serve(settings, limits, store)  # builds the server at once: a bad key is found there
 
 
@@ -249,6 +260,7 @@ def _run(
     from agent_as_model.commands.limit_options import limits_of
     from agent_as_model.commands.provider_options import provider_settings
     from agent_as_model.commands.store_options import store_settings
+    from agent_as_model.commands.telemetry_options import telemetry_settings
     from agent_as_model.commands.transcripts import command as transcripts
     from agent_as_model.engine import offload
 
@@ -265,6 +277,8 @@ def _run(
     settings = provider_settings(parser, args)  # None (the default): no provider, no key read
     offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
+    # Off by default; the transport that serves configures it (each HTTP worker its own).
+    observe = telemetry_settings(parser, args, http_settings is not None and http_settings.metrics)
     if http_settings is not None:
         if settings is not None:
             from agent_as_model.adapters.backends import ProviderUnavailable, connect
@@ -284,7 +298,8 @@ def _run(
             anyio.run(open_store(store).aclose)
         from agent_as_model.transports.http import workers
 
-        return workers.serve(http_settings, settings, limits_of(args), store)
+        return workers.serve(http_settings, settings, limits_of(args), store, observe)
+    _configure_telemetry(observe)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
     return _serve(settings, limits_of(args), store)
@@ -309,6 +324,18 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
         sys.stderr.flush()
     anyio.run(partial(stdio.serve_until_closed, server, max_frame=limits.max_frame, store=kept))
     return 0
+
+
+# The variables that turn telemetry on for a bare invocation (`commands/telemetry_options.py`).
+_TELEMETRY_ENV = frozenset({"AGENT_AS_MODEL_OTEL", "AGENT_AS_MODEL_OTEL_CONTENT"})
+
+
+def _configure_telemetry(observe: TelemetrySettings) -> None:
+    """The OpenTelemetry SDK, before the server is built (it reports to what is configured then)."""
+    if observe.on:
+        from agent_as_model.telemetry import setup
+
+        setup.configure(observe)
 
 
 def _configure_logging() -> None:

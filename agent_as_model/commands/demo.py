@@ -26,8 +26,11 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
+from agent_as_model.adapters.backends import ProviderSettings, ProviderUnavailable
+from agent_as_model.adapters.backends.providers.openai import KEY_VARIABLE
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
+from agent_as_model.commands.standin_provider import running
 from agent_as_model.server import build_server
 
 ERAS = (
@@ -156,9 +159,6 @@ DEMO_KEY = "demo-key-for-the-stand-in"
 
 
 async def _provider_call() -> None:
-    from agent_as_model.adapters.backends import ProviderSettings, ProviderUnavailable
-    from agent_as_model.commands.standin_provider import running
-
     print("=" * 100)
     print("a host that cannot sample, served by a built-in stand-in OpenAI-compatible provider")
     print(
@@ -191,8 +191,6 @@ async def _provider_call() -> None:
 @contextmanager
 def _demo_key() -> Iterator[None]:
     """The stand-in takes any key; the operator's own key is never sent to it."""
-    from agent_as_model.adapters.backends.providers.openai import KEY_VARIABLE
-
     saved = os.environ.get(KEY_VARIABLE)
     os.environ[KEY_VARIABLE] = DEMO_KEY
     try:

@@ -13,6 +13,7 @@ import logging
 
 from mcp_types import CreateMessageRequestParams
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
 from agent_as_model.errors import CallError
 
@@ -44,5 +45,6 @@ class HostThenProvider:
                 return await self._host.exchange(payload, round_no, findings)
             except HostDeclined as err:
                 log.info("the host declined (%s): asking the provider %s instead", err.reason, self._name)
+                telemetry.fell_back(self._name)
                 self.who = f"The host declined; the provider {self._name}"
         return await self._provider.exchange(payload, round_no, findings)

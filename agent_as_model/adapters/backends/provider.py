@@ -6,7 +6,7 @@ Off by default: nothing here runs, and no key is read, unless the operator confi
 `ProviderModule` for what it declares: its request body, its reply reader, its SDK, the SDK's
 error base class and its key variable) and one line in `adapters/provider_names.py`. This module
 holds what they share: the settings, the model allow-list, the SDK's import and client set-up,
-the request and its error handling (`SdkApi`), and how a failed exchange is told.
+the request and its error handling (`SdkApi`), and how a failed exchange is reported.
 
 A model name is never silently mapped: `agent-default` is the configured model, any other name
 must be on the allow-list, or the call is an error that lists the allowed names.
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
@@ -69,7 +70,8 @@ class Failure(Record):
     what: str  # what happened, in words, never the key nor a traceback
     said: str | None = None  # the provider's own message, already cut to a bound
 
-    def told(self) -> str:
+    def message(self) -> str:
+        """What the caller reads: what happened and, when the provider said something, its words."""
         return self.what if self.said is None else f"{self.what}; {SAID}{self.said}"
 
 
@@ -159,6 +161,9 @@ class SdkApi:
 
     async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
         body = self._module.request_body(payload, model)
+        headers = telemetry.trace_headers()
+        if headers:  # the round's trace context, as `traceparent` (docs/telemetry.md)
+            body = {**body, "extra_headers": headers}
         settings = self._settings
         response = await attempts(
             lambda: self._send(body),
@@ -265,7 +270,7 @@ class ProviderBackend:
             if failure is None:
                 raise
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
-            raise host_error(f"provider {name}", f"{status}: {failure.told()}") from None
+            raise host_error(f"provider {name}", f"{status}: {failure.message()}") from None
         source = self.source(model)
         log.info("answered by %s", source)
         return HostAnswer(
@@ -402,10 +407,10 @@ class TappedApi:
         except Exception as err:
             failure = self._inner.failure(err)
             if failure is not None:
-                told: dict[str, Any] = {"status": failure.status, "what": failure.told()}
+                reported: dict[str, Any] = {"status": failure.status, "what": failure.message()}
                 if failure.said is not None:  # the provider's own words, which `--redact` covers
-                    told["said"] = failure.said
-                self._tap({**record, "failure": told})
+                    reported["said"] = failure.said
+                self._tap({**record, "failure": reported})
             raise
         self._tap({**record, "reply": reply_json(reply)})
         return reply

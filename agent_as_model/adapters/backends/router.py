@@ -16,6 +16,7 @@ from mcp_types import CallToolRequestParams, InputRequiredResult
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from agent_as_model.adapters.backends.base import Backend, Resumption, Route, Router, SamplingSupport
+from agent_as_model.adapters.backends.fallback import HostThenProvider
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.errors import CallError, caller_error
@@ -140,8 +141,6 @@ class CallRouter:
         else:
             host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(self._params))
         if then_provider is not None:
-            from agent_as_model.adapters.backends.fallback import HostThenProvider
-
             host = HostThenProvider(host, then_provider, then_provider.settings.provider)
         return Route(host, support)
 

@@ -9,16 +9,25 @@ the descriptor limit is raised to fit `--max-connections` (`fit_descriptors`).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import resource
 import secrets
 import socket
+import sys
 from typing import Any
 
+import uvicorn
+
+from agent_as_model.adapters.backends import ProviderSettings
+from agent_as_model.adapters.store import StoreSettings
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import Limits, limits_json
+from agent_as_model.limits import Limits, limits_json, limits_of_json
 from agent_as_model.records import Record
+from agent_as_model.server import STATE_KEY_ENV
+from agent_as_model.telemetry.setup import TelemetrySettings
 from agent_as_model.transports.http.settings import AUTH_TOKEN_ENV, HEALTH_PATH, HttpSettings, endpoint
 
 # Where the parent leaves each of its settings for the workers. The provider's key is not among
@@ -27,6 +36,7 @@ SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 STORE_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_STORE_SETTINGS"
+TELEMETRY_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_TELEMETRY_SETTINGS"
 # What uvicorn loads by path in each worker: the app factory, the guarded h11 protocol and the
 # paced accept loop (transports/http/holds.py).
 APP_FACTORY = "agent_as_model.transports.http.app:app_from_environment"
@@ -40,17 +50,22 @@ log = logging.getLogger("agent_as_model.http")
 
 class HandedOver(Record):
     """What a worker serves with: the HTTP settings, and the provider, limits and store `serve`
-    was given (None: none configured)."""
+    was given (None: none configured), and what of telemetry is on."""
 
     settings: HttpSettings
     provider: Any
     limits: Limits
     store: Any
+    telemetry: Any
 
 
-def hand_off(settings: HttpSettings, provider: Any, limits: Limits | None, store: Any) -> None:
+def hand_off(
+    settings: HttpSettings, provider: Any, limits: Limits | None, store: Any, telemetry: Any = None
+) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
+    if telemetry is not None:
+        os.environ[TELEMETRY_SETTINGS_ENV] = json.dumps(telemetry._asdict())
     if provider is not None:
         os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(provider._asdict())
     if limits is not None:
@@ -63,10 +78,6 @@ def hand_off(settings: HttpSettings, provider: Any, limits: Limits | None, store
 
 def handed_over() -> HandedOver:
     """In a worker: the settings `hand_off` left in the environment."""
-    from agent_as_model.adapters.backends import ProviderSettings
-    from agent_as_model.adapters.store import StoreSettings
-    from agent_as_model.limits import limits_of_json
-
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
         given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
@@ -76,15 +87,16 @@ def handed_over() -> HandedOver:
     if os.environ.get(STORE_SETTINGS_ENV):
         store = StoreSettings(**json.loads(os.environ[STORE_SETTINGS_ENV]))
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
-    return HandedOver(settings, provider, limits, store)
+    telemetry = TelemetrySettings(metrics=settings.metrics)
+    if os.environ.get(TELEMETRY_SETTINGS_ENV):
+        telemetry = TelemetrySettings(**json.loads(os.environ[TELEMETRY_SETTINGS_ENV]))
+    return HandedOver(settings, provider, limits, store, telemetry)
 
 
 def fit_descriptors(max_connections: int) -> int:
     """Raise the soft descriptor limit so `max_connections` fit beside FD_HEADROOM (the workers
     inherit it); past the hard limit, serve fewer connections and say so. Without the bound a
     flood of connections makes accept fail, and every request with it."""
-    import resource
-
     needed = max_connections + FD_HEADROOM
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < needed:
@@ -117,8 +129,6 @@ def check_can_listen(settings: HttpSettings) -> None:
     """Bind the address once before uvicorn does, so that a port in use or an address that is not
     this machine's is one line saying what to change, not uvicorn's log record and exit 3. (A
     port taken in the moment between this and uvicorn's bind still gets uvicorn's message.)"""
-    import errno
-
     where = f"{settings.host}:{settings.port}"
     try:
         found = socket.getaddrinfo(
@@ -145,24 +155,20 @@ def check_can_listen(settings: HttpSettings) -> None:
             raise StartupError(f"cannot listen on {where}: {why}") from None
 
 
-def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None) -> int:
+def serve(
+    settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None, telemetry: Any = None
+) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
     app with `app.app_from_environment` from what this process hands over."""
-    import sys
-
-    import uvicorn
-
     check_can_listen(settings)
     settings = settings._replace(max_connections=fit_descriptors(settings.max_connections))
-
-    from agent_as_model.server import STATE_KEY_ENV
 
     if settings.workers > 1 and not os.environ.get(STATE_KEY_ENV):
         # Every worker must seal and open MRTR state with the same key; none given, so make one
         # for this family of processes (a restart makes another: rounds in flight then fail).
         os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
-    hand_off(settings, provider, limits, store)
+    hand_off(settings, provider, limits, store, telemetry)
     print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(
