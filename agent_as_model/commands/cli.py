@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NoReturn
 import anyio
 
 from agent_as_model import __version__
+from agent_as_model.commands import CONFIG_ENV
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import Limits, environment_limits
 
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.commands import export_tools, fuzz, http_options
+    from agent_as_model.commands import config_file, export_tools, fuzz, http_options
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
@@ -96,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http",
         description="Serve MCP over stdio (what hosts run; logs go to stderr), or over streamable HTTP "
-        "with --http (the HTTP options need it).",
+        "with --http (the HTTP options need it). Every option is also a key of --config's file.",
     )
+    config_file.add_config_option(serve)
     transcripts.add_record_options(serve)
     add_provider_options(serve)
     add_store_options(serve)
@@ -188,7 +190,9 @@ def _check_command(given: list[str]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
     if not given:
-        return _serve_as_hosts_run_it()
+        if not os.environ.get(CONFIG_ENV):
+            return _serve_as_hosts_run_it()
+        given = ["serve"]  # a configuration file to read: served as `serve` reads it
     from agent_as_model.commands import http_options
     from agent_as_model.commands.transcripts import command as transcripts
 
@@ -197,6 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extras = parser.parse_known_args(given)
     if extras:
         usage_error(_did_you_mean(given, args.command, extras))
+    if args.command == "serve":
+        try:
+            _read_config(parser, args, given)
+        except StartupError as err:
+            return _startup_failed(err)
     if args.command == "serve" and not args.http:
         http_options.refuse_http_only(parser, given, _HTTP_ONLY)
     transcripts.check_record_options(parser, args)
@@ -220,6 +229,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(parser, args, http_settings)
     except StartupError as err:
         return _startup_failed(err)
+
+
+def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, given: list[str]) -> None:
+    """`serve --config FILE` (or AGENT_AS_MODEL_CONFIG): the file's settings set on `args` where the
+    command line and the environment say nothing; `args.config_file` holds the file, read (None:
+    no file)."""
+    from agent_as_model.commands import config_file
+
+    args.config_file = None
+    path = config_file.config_path(args)
+    if path is None:
+        return
+    serve = _COMMANDS["serve"]
+    config = config_file.load(path, serve)
+    keyed = config_file.keyed_actions(serve).values()
+    config_file.apply(config, args, config_file.named_on_command_line(parser, given, keyed))
+    config_file.refuse_http_only(config, args, _HTTP_ONLY)
+    args.config_file = config
 
 
 def _serve_as_hosts_run_it() -> int:

@@ -18,39 +18,18 @@ import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
-from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
+from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName, ProviderSettings
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
 
-if TYPE_CHECKING:
-    from agent_as_model.adapters.provider_names import UsePolicy
-
 log = logging.getLogger("agent_as_model")
-
-
-class ProviderSettings(Record):
-    """What the operator configured (flags of `serve`, or their environment variables)."""
-
-    provider: ProviderName
-    model: str
-    models: tuple[str, ...] = ()  # other names a call may ask for
-    base_url: str | None = None
-    use: UsePolicy = "when-host-cannot"
-    on_host_error: bool = False  # also serve when the host declined or failed the sampling request
-    timeout: float = 60.0
-    max_retries: int = 2
-
-    def allowed(self) -> tuple[str, ...]:
-        """Every model name a call may ask the provider for, `agent-default` first."""
-        names = [DEFAULT_MODEL, self.model, *self.models]
-        return tuple(dict.fromkeys(names))
 
 
 class Reply(Record):
