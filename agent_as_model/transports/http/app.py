@@ -99,7 +99,7 @@ def app_from_environment() -> ASGIApp:
     settings = given.settings
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
-    server = build_server(provider=given.provider, limits=given.limits, store=kept)
+    server = build_server(gateway=given.provider, limits=given.limits, store=kept)
     app = build_app(settings, server)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
     return app if kept is None else ClosesStore(app, kept)
