@@ -112,9 +112,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
         description=f"Call every tool ({tools}, list_models) on both protocol eras against a built-in "
         "stand-in host, printing what the caller sent, the sampling request the host received, its "
-        "answer and the tool result; then one call per product routed by its model to built-in stand-in providers (OpenAI-compatible, "
-        "Anthropic, Gemini). Needs no "
-        "host, no key and no network.",
+        "answer and the tool result; then one call per product routed by its model to built-in stand-in "
+        "providers (OpenAI-compatible, Anthropic, Gemini). Needs no host, no key and no network.",
     )
     export_tools.add_parser(commands)
     transcripts.add_replay_command(commands)
