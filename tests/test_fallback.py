@@ -220,3 +220,41 @@ async def test_two_servers_share_one_cooldown_through_the_store(
     why = meta_of(result)["passed_over"][0]["why"]
     seconds = float(why.removeprefix("cooling down after failing, for ").removesuffix(" s more"))
     assert 50 < seconds <= 60  # the other server's cooldown, read from the store
+
+
+async def test_on_2026_the_provider_flags_pass_a_retry_without_answer_on_only_when_told(
+    providers: dict[str, StandInProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The --provider flags' route (host, then the provider) lets a host decline pass only with
+    --provider-on-host-error: without it, the retry that brought no answer asks the host again."""
+    from agent_as_model.adapters.provider_names import ProviderSettings
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-flags-key-0123456789")
+    args = {"prompt": "q"}
+    backends = []
+    for on_host_error in (False, True):
+        settings = ProviderSettings(
+            provider="openai",
+            model="m",
+            base_url=providers["a"].openai_base_url,
+            on_host_error=on_host_error,
+            max_retries=0,
+        )
+        built = build_server(provider=settings)
+        async with connect("2026-07-28", ScriptedHost("unused"), server=built) as client:
+            asked = await client.session.call_tool("generate", args, allow_input_required=True)
+            assert isinstance(asked, InputRequiredResult)
+            retried = await client.session.call_tool(
+                "generate",
+                args,
+                input_responses={},
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+        backends.append(
+            "asked the host again"
+            if isinstance(retried, InputRequiredResult)
+            else meta_of(retried)["backend"]
+        )
+    assert backends == ["asked the host again", "provider:openai/m"]
+    assert models_seen(providers["a"]) == ["m"]

@@ -179,7 +179,7 @@ class CallRouter:
             if hop.backend == HOST:
                 if later and not takes:
                     passed.append(passed_over(HOST, _cannot_take(support)))
-                elif later and declined:
+                elif later and declined and gateway.host_errors_pass:
                     passed.append(passed_over(HOST, "it declined: its retry brought no answer"))
                 else:
                     links.append(Link(self._host(request)))
