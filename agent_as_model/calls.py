@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
-from agent_as_model import patterns, schemas
+from agent_as_model import patterns, schemas, telemetry
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import stored_responses
+from agent_as_model.engine import observed, stored_responses
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
@@ -79,7 +79,8 @@ def call_handler(
             await pool.cooldowns.refresh()
         router = backends.CallRouter(ctx, params, pool, limits)
         record = CallRecord(dialect, arguments, router, limits, responses, carried)
-        result = await drive(record)
+        watch = telemetry.WATCH
+        result = await (drive(record) if watch is None else _drive_watched(watch, record))
         if not isinstance(result, InputRequiredResult):
             return result
         if record.stored is not None:
@@ -92,6 +93,18 @@ def call_handler(
         return backends.wire_result(result)
 
     return call_tool
+
+
+async def _drive_watched(watch: telemetry.Watch, record: CallRecord) -> CallToolResult | InputRequiredResult:
+    """The call, counted in flight while it runs, and its tool span told what it ended with."""
+    watch.in_flight(record.tool, 1)
+    result = None
+    try:
+        result = await drive(record)
+        return result
+    finally:
+        watch.in_flight(record.tool, -1)
+        watch.call_ended(observed.call_seen(record, result))
 
 
 def _static_tool(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_as_model.transports.http.middleware import BearerAuth, ClosesStore, LegacyNeedsOneProcess
-from agent_as_model.transports.http.settings import HEALTH_PATH, HttpSettings, is_loopback
+from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
 if TYPE_CHECKING:  # Starlette and the SDK load only to serve
     from starlette.types import ASGIApp
@@ -63,9 +63,13 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
 
     from agent_as_model.server import build_server
     from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
+    from agent_as_model.transports.http.metrics import metrics
 
     server = server or build_server()
     security = transport_security(settings)
+    routes = [Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])]
+    if settings.metrics:
+        routes.append(Route(METRICS_PATH, metrics, methods=["GET"]))
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
@@ -75,7 +79,7 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         max_sessions=settings.max_sessions,
         transport_security=security,
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
+        custom_starlette_routes=routes,
     )
     guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
@@ -99,6 +103,10 @@ def app_from_environment() -> ASGIApp:
     settings = given.settings
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
+    if given.telemetry.on:  # each worker its own SDK, before its server, which reports to it
+        from agent_as_model.telemetry import setup
+
+        setup.configure(given.telemetry)
     server = build_server(gateway=given.provider, limits=given.limits, store=kept)
     app = build_app(settings, server)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk

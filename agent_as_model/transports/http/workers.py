@@ -27,6 +27,7 @@ SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 STORE_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_STORE_SETTINGS"
+TELEMETRY_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_TELEMETRY_SETTINGS"
 # What uvicorn loads by path in each worker: the app factory, the guarded h11 protocol and the
 # paced accept loop (transports/http/holds.py).
 APP_FACTORY = "agent_as_model.transports.http.app:app_from_environment"
@@ -40,17 +41,22 @@ log = logging.getLogger("agent_as_model.http")
 
 class HandedOver(Record):
     """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits
-    and store `serve` was given (None: none configured)."""
+    and store `serve` was given (None: none configured), and what of telemetry is on."""
 
     settings: HttpSettings
     provider: Any
     limits: Limits
     store: Any
+    telemetry: Any
 
 
-def hand_off(settings: HttpSettings, provider: Any, limits: Limits | None, store: Any) -> None:
+def hand_off(
+    settings: HttpSettings, provider: Any, limits: Limits | None, store: Any, telemetry: Any = None
+) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
+    if telemetry is not None:
+        os.environ[TELEMETRY_SETTINGS_ENV] = json.dumps(telemetry._asdict())
     if provider is not None:  # the gateway: its providers (no key, only their variables' names) and routes
         from agent_as_model.adapters.routes import gateway_json
 
@@ -68,6 +74,7 @@ def handed_over() -> HandedOver:
     from agent_as_model.adapters.routes import gateway_from_json
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.limits import limits_of_json
+    from agent_as_model.telemetry.setup import TelemetrySettings
 
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
@@ -77,7 +84,10 @@ def handed_over() -> HandedOver:
     if os.environ.get(STORE_SETTINGS_ENV):
         store = StoreSettings(**json.loads(os.environ[STORE_SETTINGS_ENV]))
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
-    return HandedOver(settings, provider, limits, store)
+    telemetry = TelemetrySettings(metrics=settings.metrics)
+    if os.environ.get(TELEMETRY_SETTINGS_ENV):
+        telemetry = TelemetrySettings(**json.loads(os.environ[TELEMETRY_SETTINGS_ENV]))
+    return HandedOver(settings, provider, limits, store, telemetry)
 
 
 def fit_descriptors(max_connections: int) -> int:
@@ -146,7 +156,9 @@ def check_can_listen(settings: HttpSettings) -> None:
             raise StartupError(f"cannot listen on {where}: {why}") from None
 
 
-def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None) -> int:
+def serve(
+    settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None, telemetry: Any = None
+) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
     app with `app.app_from_environment` from what this process hands over."""
     import sys
@@ -163,7 +175,7 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
         # for this family of processes (a restart makes another: rounds in flight then fail).
         os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
-    hand_off(settings, provider, limits, store)
+    hand_off(settings, provider, limits, store, telemetry)
     print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(
