@@ -56,7 +56,8 @@ class Failure(Record):
     # Seconds the provider asked to be left alone (Retry-After), when it said.
     retry_after: float | None = None
 
-    def told(self) -> str:
+    def message(self) -> str:
+        """What the caller reads: what happened and, when the provider said something, its words."""
         return self.what if self.said is None else f"{self.what}; {SAID}{self.said}"
 
     @property
@@ -221,7 +222,7 @@ class ProviderBackend:
             if failure is None:
                 raise
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
-            path, reason = f"provider {self.label}", f"{status}: {failure.told()}"
+            path, reason = f"provider {self.label}", f"{status}: {failure.message()}"
             if failure.passes_on:
                 brief = f"{status}: {failure.what}"  # without the provider's own words
                 raise ProviderFailed(path, reason, failure.retry_after, brief) from None

@@ -6,12 +6,13 @@ token (`BearerAuth`), the refusal of legacy sessions under several workers
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent_as_model.transports.http.settings import HEALTH_PATH
-
-if TYPE_CHECKING:  # Starlette loads only to serve
-    from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 class BearerAuth:
@@ -28,8 +29,6 @@ class BearerAuth:
             return
         given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
         if not hmac.compare_digest(given, self.expected):
-            from starlette.responses import JSONResponse
-
             reason = "missing" if not given else "wrong"
             response = JSONResponse(
                 {"error": f"unauthorized: the bearer token is {reason} (send 'Authorization: Bearer …')"},
@@ -48,8 +47,6 @@ class LegacyNeedsOneProcess:
     2026-07-28 requests (stateless) pass."""
 
     def __init__(self, app: ASGIApp, path: str, workers: int) -> None:
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
         self.app = app
         self.path = path
         self.legacy_versions = {v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS}
@@ -63,8 +60,6 @@ class LegacyNeedsOneProcess:
         if scope["type"] == "http" and scope["path"] == self.path:
             version = next((v for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
             if version is None or version in self.legacy_versions:
-                from starlette.responses import JSONResponse
-
                 error = {"code": -32600, "message": self.message}
                 response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
                 await response(scope, receive, send)
