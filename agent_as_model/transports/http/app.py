@@ -107,7 +107,7 @@ def app_from_environment() -> ASGIApp:
         from agent_as_model.telemetry import setup
 
         setup.configure(given.telemetry)
-    server = build_server(provider=given.provider, limits=given.limits, store=kept)
+    server = build_server(gateway=given.provider, limits=given.limits, store=kept)
     app = build_app(settings, server)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
     return app if kept is None else ClosesStore(app, kept)
