@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -27,24 +27,16 @@ from mcp_types import CreateMessageRequestParams, SamplingMessage
 
 from agent_as_model.adapters.backends.attempts import retryable_status
 from agent_as_model.adapters.backends.base import REPAIR_TURNS, HostAnswer, ProviderFailed
+from agent_as_model.adapters.backends.provider_types import Reply, Send
 from agent_as_model.adapters.provider_names import PROVIDER_MODULES, ProviderName, ProviderSettings
+
+__all__ = ["ProviderSettings", "Reply", "Send"]  # named here too, for the modules that read them here
 from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
-from agent_as_model.neutral import DEFAULT_MODEL, Usage
+from agent_as_model.neutral import DEFAULT_MODEL
 from agent_as_model.records import Record
 
 log = logging.getLogger("agent_as_model")
-
-
-class Reply(Record):
-    """What a provider's API answered, in MCP's sampling vocabulary."""
-
-    blocks: tuple[Any, ...]  # TextContent / ToolUseContent
-    model: str
-    stop_reason: str | None
-    usage: Usage | None = None  # the API's own token counts, when its reply has them
-    # The API's own response object, as JSON, when the call's body went through as written.
-    native: dict[str, Any] | None = None
 
 
 class Failure(Record):
@@ -100,10 +92,6 @@ class ProviderApi(Protocol):
     def failure(self, err: Exception) -> Failure | None:
         """The SDK's error as a `Failure`, or None when it is not one of the SDK's errors."""
         ...
-
-
-# How a provider module's client sends one request body: the SDK's own `create`, awaited.
-Send = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 class ProviderModule(Protocol):

@@ -32,7 +32,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.adapters.backends.provider_types import Reply, Send
+from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
 
