@@ -178,9 +178,15 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
-    def serving(self, model: str, passing: Passing | None = None) -> ProviderCall:
+    def serving(
+        self, model: str, product: str | None = None, arguments: Mapping[str, Any] | None = None
+    ) -> ProviderCall:
         """This provider as the backend of one call, asking for `model` (the route's, or the
-        caller's as `model_for` allows it); with `passing`, the caller's body goes as written."""
+        caller's as `model_for` allows it); when its API speaks `product`, the caller's
+        `arguments` go as written."""
+        passing = None
+        if product is not None and arguments is not None and self._api.speaks(product):
+            passing = Passing(product, arguments)
         return ProviderCall(self, model, passing)
 
     # The `--provider` flags' one provider serves as a backend itself, asking for the caller's model.

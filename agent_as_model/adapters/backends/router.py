@@ -30,7 +30,7 @@ from agent_as_model.adapters.backends.sampling import LegacySampling, progress_t
 from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
-from agent_as_model.neutral import Request
+from agent_as_model.neutral import SERVER_KEYS, Request
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends.provider import ProviderBackend
@@ -191,7 +191,7 @@ class CallRouter:
                 refused.append(err)
                 passed.append(passed_over(f"provider:{provider.label}", err.reason))
                 continue
-            serving = provider.serving(model)
+            serving = provider.serving(model, *_passed(request))
             until = pool.cooldowns.until(provider.label, now)
             if until is not None:
                 passed.append(
@@ -220,6 +220,26 @@ class CallRouter:
             model=request.model,
         )
         return Route(chain, support if hosted else PROVIDER_SUPPORT)
+
+
+def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The call's product and its own arguments as written (without the server's keys), for a
+    provider whose API speaks that product to take as they are. A call that leans on what only
+    the server does goes through the neutral conversation instead (docs/decisions.md): a session
+    cursor or a stored response (the caller's body holds only the new turns), several
+    completions (`n`: the server fans them out), an output contract or a persona (checked and
+    repaired here)."""
+    own = request.own
+    if (
+        request.product is None
+        or request.chain is not None
+        or request.n != 1
+        or request.output is not None
+        or request.persona is not None
+        or own.get("previous_response_id") is not None
+    ):
+        return None, None
+    return request.product, {key: value for key, value in own.items() if key not in SERVER_KEYS}
 
 
 def _cannot_take(support: SamplingSupport) -> str:

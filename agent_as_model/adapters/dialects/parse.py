@@ -174,6 +174,8 @@ def _request(
         plain=turns.plain,
         hints=hinted,
         warnings=warnings,
+        product=dialect.PRODUCT,
+        own=args if dialect.PRODUCT is not None else EMPTY,
     )
 
 
