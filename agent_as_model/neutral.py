@@ -209,6 +209,9 @@ class Request(Record):
     # call has no product of its own (a raw prompt).
     product: str | None = None
     own: Mapping[str, Any] = EMPTY
+    # Refusals of parameters only the host cannot honour (errors.CallError), made unless a
+    # provider whose API speaks `product` answers: the router applies them.
+    host_only: tuple[Any, ...] = ()
 
 
 # The tool arguments that are the server's own, not the product's: a body passed through to a

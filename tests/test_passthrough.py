@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 
 from agent_as_model.adapters.dialects import extensions
+from agent_as_model.adapters.dialects.options import HOST_ONLY_REFUSALS
 from agent_as_model.adapters.dialects.products import chat, messages, responses
 from agent_as_model.adapters.dialects.products.gemini import DIALECT as GEMINI
 from agent_as_model.commands.standin_provider import (
@@ -30,7 +31,7 @@ from agent_as_model.server import build_server
 from tests.corpus.entries import ENTRIES
 from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
 from tests.helpers import server_params
-from tests.scripted_host import connect
+from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
 __all__ = ["providers"]  # the fixture
@@ -93,9 +94,14 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
     era: str, tmp_path: Path, providers: dict[str, StandInProvider]
 ) -> None:
     # Those whose parameters the server serves itself (an output contract, `n`, a stored
-    # response) are left to the test below; refusals that say the host cannot are still made
-    # before the route is known (docs/providers.md).
-    entries = [e for e in ENTRIES if e.tool in PRODUCTS and e.expect != "refused"]
+    # response) are left to the test below; a refusal that says the host cannot is not made.
+    entries = [
+        e
+        for e in ENTRIES
+        if e.tool in PRODUCTS and (e.expect != "refused" or e.named[0] in HOST_ONLY_REFUSALS)
+    ]
+    refusals = sum(e.expect == "refused" for e in entries)
+    assert refusals >= 3  # the corpus's refusals that hold for the host only pass through too
     passed = 0
     async with connect(era, server=_server(tmp_path, providers)) as client:
         for entry in entries:
@@ -170,3 +176,41 @@ async def test_passes_through_over_stdio(
     assert providers["a"].seen[-1].body == body
     assert result.structured_content == reply
     assert meta_of(result)["passed_through"] is True and "warnings" not in meta_of(result)
+
+
+async def test_a_host_only_refusal_applies_only_when_the_host_answers(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    body = {"messages": [{"role": "user", "content": "hi"}], "logprobs": True, "top_logprobs": 2}
+    body_messages = {"messages": [{"role": "user", "content": "hi"}]}
+    routes = '[routes]\n"agent-default" = ["host", "a"]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n'
+    config = write_config(tmp_path, config_text(providers, routes=routes))
+    host = ScriptedHost("from the host")
+    async with connect(era, host, server=build_server(gateway=gateway_of(config))) as client:
+        to_provider = await client.call_tool("chat_complete", {**body, "model": "gpt-4.1"})
+        # The route's host is passed over, saying why; the provider behind it takes the body.
+        routed = await client.call_tool("chat_complete", body)
+        to_host = await client.call_tool("chat_complete", {**body, "model": "gpt-4.1", "backend": "host"})
+        # Messages to the OpenAI-compatible provider, which does not speak it: refused as before.
+        mcp_servers = [{"type": "url", "url": "https://example.invalid/mcp", "name": "x"}]
+        across = await client.call_tool(
+            "messages_create",
+            {**body_messages, "model": "gpt-4.1", "max_tokens": 20, "mcp_servers": mcp_servers},
+        )
+    assert not to_provider.is_error, to_provider.content[0].text
+    assert meta_of(to_provider)["passed_through"] is True
+    assert providers["a"].seen[0].body == {**body, "model": "gpt-4.1"}
+    assert not routed.is_error, routed.content[0].text
+    assert meta_of(routed)["passed_over"] == [
+        {
+            "backend": "host",
+            "why": "logprobs: log probabilities cannot be produced: the host returns text only",
+        }
+    ]
+    assert providers["a"].seen[1].body == {**body, "model": "a-default"}
+    assert to_host.is_error
+    assert "logprobs: log probabilities cannot be produced" in to_host.content[0].text
+    assert host.seen == []  # nothing was sent to the host
+    assert across.is_error
+    assert "mcp_servers: remote MCP servers cannot be honoured" in across.content[0].text
+    assert len(providers["a"].seen) == 2  # nothing more was sent

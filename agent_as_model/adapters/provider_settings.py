@@ -37,6 +37,9 @@ class ProviderSettings(Record):
     name: str = ""
     # The environment variable its key is read from ("": the one its SDK reads by itself).
     key_variable: str = ""
+    # Whether a call whose product its API speaks goes to it as written (docs/providers.md); False:
+    # every call goes through the neutral conversation.
+    pass_through: bool = True
 
     @property
     def label(self) -> str:

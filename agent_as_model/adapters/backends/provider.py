@@ -185,7 +185,12 @@ class ProviderBackend:
         caller's as `model_for` allows it); when its API speaks `product`, the caller's
         `arguments` go as written."""
         passing = None
-        if product is not None and arguments is not None and self._api.speaks(product):
+        if (
+            product is not None
+            and arguments is not None
+            and self.settings.pass_through
+            and self._api.speaks(product)
+        ):
             passing = Passing(product, arguments)
         return ProviderCall(self, model, passing)
 

@@ -155,6 +155,8 @@ class CallRouter:
         if pool is None:  # the host alone: no provider configured
             if request.backend == "provider":
                 raise _no_provider()
+            if request.host_only:  # what the host cannot honour, refused with nothing sent
+                raise request.host_only[0]
             return Route(self._host(request), support)
         return self._chosen(pool, request, declined)
 
@@ -174,8 +176,15 @@ class CallRouter:
         passed: list[dict[str, str]] = []
         refused: list[CallError] = []
         now = time.time()
+        # A parameter only the host cannot honour passes over every backend but a provider that
+        # takes the body as written (the first such refusal says why).
+        host_only: CallError | None = request.host_only[0] if request.host_only else None
+        product, own = _passed(request)
         for index, hop in enumerate(hops):
             later = index < len(hops) - 1
+            if hop.backend == HOST and host_only is not None:
+                passed.append(passed_over(HOST, f"{host_only.path}: {host_only.reason}"))
+                continue
             if hop.backend == HOST:
                 if later and not takes:
                     passed.append(passed_over(HOST, _cannot_take(support)))
@@ -191,7 +200,10 @@ class CallRouter:
                 refused.append(err)
                 passed.append(passed_over(f"provider:{provider.label}", err.reason))
                 continue
-            serving = provider.serving(model, *_passed(request))
+            serving = provider.serving(model, product, own)
+            if host_only is not None and serving.passing is None:
+                passed.append(passed_over(serving.source(model), f"{host_only.path}: {host_only.reason}"))
+                continue
             until = pool.cooldowns.until(provider.label, now)
             if until is not None:
                 passed.append(
@@ -202,6 +214,8 @@ class CallRouter:
                 continue
             links.append(Link(serving, provider.label))
         if not links:
+            if host_only is not None:  # as the host alone would have refused it, nothing sent
+                raise host_only
             if refused:
                 raise refused[0]
             whys = "; ".join(f"{p['backend']}: {p['why']}" for p in passed)

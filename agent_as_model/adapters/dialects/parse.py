@@ -40,17 +40,20 @@ def parse_request(
     `media.Wanted` (the driver fetches it and reads again)."""
     body = dialect.body
     plain = args.keys() <= body.plain
+    # Refusals that hold for the host alone, left to the router (a product a provider may speak).
+    host_only: list[CallError] | None = None
     if not plain:
         common.reject_unknown(args, dialect.INPUT_SCHEMA["properties"])
-        options.check_natives(args, body.hints, body.refused)
+        host_only = [] if dialect.PRODUCT is not None else None
+        options.check_natives(args, body.hints, body.refused, host_only)
     turns = Turns()
     turns.fetched = fetched
     dialect.read_conversation(args, turns)
-    if fetched is None:
-        return _read(dialect, args, turns, plain)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain)
-    if turns.wanted:
+    if host_only:
+        request = request._replace(host_only=tuple(host_only))
+    if fetched is not None and turns.wanted:
         raise media.Wanted(tuple(turns.wanted))
     return request
 
