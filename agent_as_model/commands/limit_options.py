@@ -40,7 +40,8 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         metavar="STEPS",
         help="keywords one check against a caller's JSON Schema may apply, and patterns it may search, "
         "before it stops with an error ($ref fan-out, nested combinators, patternProperties over many "
-        f"properties; default {DEFAULT_LIMITS.schema_steps})",
+        "properties); checking the schema itself against the draft's meta-schema has a budget of as "
+        f"many, some 30 for each of its properties (default {DEFAULT_LIMITS.schema_steps})",
     )
     group.add_argument(
         "--host-timeout",
