@@ -81,8 +81,9 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         type=_count,
         default=DEFAULT_LIMITS.max_entries,
         metavar="N",
-        help="the most entries one request's conversation may hold: each message (item, content), "
-        "part and tool call is one, and every 20 values in tool calls' arguments; the server's work "
+        help="the most entries one request's conversation may hold: each message (item, content) "
+        "and part is one, each tool call and tool result 3, and every 20 values in tool calls' "
+        "arguments one; the server's work "
         "on a request grows with them, and over HTTP it holds every other request meanwhile "
         f"(default {DEFAULT_LIMITS.max_entries})",
     )
