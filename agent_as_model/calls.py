@@ -20,7 +20,7 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import stored_responses
+from agent_as_model.engine import admission, stored_responses
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
@@ -29,6 +29,7 @@ from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend
+    from agent_as_model.adapters.callers import Gate, Visit
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore
 
@@ -44,6 +45,7 @@ def call_handler(
     store: SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, str]],
+    gate: Gate | None = None,
 ) -> CallHandler:
     """The `tools/call` handler of one server (`server.build_server` says what each is)."""
 
@@ -76,8 +78,15 @@ def call_handler(
         # Who serves is decided by the machine's build step (or a proven retry's resume), from
         # the parsed request.
         router = backends.CallRouter(ctx, params, backend, limits)
-        record = CallRecord(dialect, arguments, router, limits, responses, carried)
-        result = await drive(record)
+        if gate is None:
+            record = CallRecord(dialect, arguments, router, limits, responses, carried)
+            result = await drive(record)
+        else:  # callers' limits: admitted by the machine, settled here however the call ends
+            record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, _visit(ctx))
+            try:
+                result = await drive(record)
+            finally:
+                await admission.settle(record)
         if not isinstance(result, InputRequiredResult):
             return result
         if record.stored is not None:
@@ -90,6 +99,14 @@ def call_handler(
         return backends.wire_result(result)
 
     return call_tool
+
+
+def _visit(ctx: ServerRequestContext[Any]) -> Visit | None:
+    """The caller the HTTP door found for this request (None: no door, as in-process)."""
+    from agent_as_model.adapters.callers import VISIT_KEY
+
+    scope = getattr(ctx.request, "scope", None)
+    return None if scope is None else scope.get(VISIT_KEY)
 
 
 def _static_tool(

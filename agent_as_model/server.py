@@ -37,6 +37,7 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
+    from agent_as_model.adapters.callers import Gate
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
@@ -167,12 +168,14 @@ def build_server(
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     store: SealedStore | None = None,
+    gate: Gate | None = None,
 ) -> Server[Any]:
     """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
     default, reads no key and serves from the host alone. A provider that cannot be set up
     raises `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and
     replay its exchanges (`serve --record`, `replay`). `store`: the operator's response store
-    (spec section 13, `open_store`); None, the default, keeps nothing."""
+    (spec section 13, `open_store`); None, the default, keeps nothing. `gate`: the callers'
+    limits (spec section 17, `adapters.callers.open_gate`); None, the default, limits no one."""
     backend = None
     if provider is not None:
         from agent_as_model.adapters.backends import connect
@@ -202,7 +205,7 @@ def build_server(
         # wire mapping (`CallHandler`), which the runner takes as it takes a model (see `list_tools`).
         nonlocal handler
         if handler is None:  # the first call: the call path is imported now (calls.py says why)
-            handler = _call_handler(backend, limits, store, stored_tools, listed_models)
+            handler = _call_handler(backend, limits, store, stored_tools, listed_models, gate)
         return handler(ctx, params)
 
     server: Server[Any] = Server(
@@ -322,6 +325,7 @@ def _call_handler(
     store: SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, str]],
+    gate: Gate | None,
 ) -> CallHandler:
     first = "agent_as_model.calls" not in sys.modules
     from agent_as_model.calls import call_handler
@@ -331,4 +335,4 @@ def _call_handler(
         # modules made lives as long, so the collector need not walk it either. What else is
         # live now is this call's, freed by its counts as before; only a cycle it made is kept.
         gc.freeze()
-    return call_handler(backend, limits, store, stored_tools, listed_models)
+    return call_handler(backend, limits, store, stored_tools, listed_models, gate)
