@@ -11,8 +11,9 @@ non-loopback address and whenever a provider backend is configured (the command 
 the rest: `commands/http_options.py`); the SDK's Host/Origin checks against DNS rebinding; the
 SDK's request-body limit. `/healthz` answers without a token so a load balancer can probe it;
 without the token it says only "ok". The Host header's form and each POST's JSON-RPC frame are
-checked before the SDK reads them (`guards.py`); the token, the legacy refusal under several
-workers and the store's closing are `middleware.py`'s. uvicorn builds the app in each worker
+checked before the SDK reads them (`guards.py`); the door (the callers' tokens, spec section 17),
+`Retry-After`, the legacy refusal under several workers and the store's closing are
+`middleware.py`'s. uvicorn builds the app in each worker
 process with `app_from_environment`, from what the parent handed over (`workers.py`).
 """
 
@@ -20,7 +21,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.transports.http.middleware import BearerAuth, ClosesStore, LegacyNeedsOneProcess
+from agent_as_model.adapters.callers import CallersSettings, open_gate, token_table
+from agent_as_model.transports.http.middleware import (
+    BearerAuth,
+    ClosesStore,
+    LegacyNeedsOneProcess,
+    OpenDoor,
+    RetryAfter,
+)
 from agent_as_model.transports.http.settings import HEALTH_PATH, HttpSettings, is_loopback
 
 if TYPE_CHECKING:  # Starlette and the SDK load only to serve
@@ -55,15 +63,18 @@ def transport_security(settings: HttpSettings) -> Any:
     )
 
 
-def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
+def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettings | None = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
-    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
-    and under several workers the legacy refusal."""
+    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the door (the
+    callers' tokens and `--auth-token`'s; with limits, `Retry-After` on a refusal), and under
+    several workers the legacy refusal. `server` is built with the callers' gate, if any."""
     from starlette.routing import Route
 
     from agent_as_model.server import build_server
     from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
 
+    tokens = token_table(callers, settings.auth_token)
+    limited = callers is not None and callers.limited()
     server = server or build_server()
     security = transport_security(settings)
     app: ASGIApp = server.streamable_http_app(
@@ -75,14 +86,16 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         max_sessions=settings.max_sessions,
         transport_security=security,
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])],
+        custom_starlette_routes=[Route(HEALTH_PATH, health(tokens), methods=["GET"])],
     )
     guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
-    if settings.auth_token:
-        return BearerAuth(guarded, settings.auth_token)
-    return guarded
+    if limited:
+        guarded = RetryAfter(guarded)
+    if tokens:
+        return BearerAuth(guarded, tokens)
+    return OpenDoor(guarded) if limited else guarded
 
 
 def app_from_environment() -> ASGIApp:
@@ -99,7 +112,9 @@ def app_from_environment() -> ASGIApp:
     settings = given.settings
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
-    server = build_server(provider=given.provider, limits=given.limits, store=kept)
-    app = build_app(settings, server)
+    gate = None if given.callers is None else open_gate(given.callers)  # its counters, likewise
+    server = build_server(provider=given.provider, limits=given.limits, store=kept, gate=gate)
+    app = build_app(settings, server, given.callers)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
-    return app if kept is None else ClosesStore(app, kept)
+    closing = [opened for opened in (kept, gate) if opened is not None]
+    return ClosesStore(app, *closing) if closing else app

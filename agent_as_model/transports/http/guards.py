@@ -26,6 +26,8 @@ from agent_as_model.transports import frame_checks
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from agent_as_model.adapters.callers import TokenTable
+
 log = logging.getLogger("agent_as_model.http")
 
 # A host name or IPv4 address, or a bracketed IPv6 address, then an optional numeric port.
@@ -233,21 +235,18 @@ def _with_length(scope: Scope, length: int) -> Scope:
     return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
-def health(token: str | None) -> Any:
+def health(tokens: TokenTable) -> Any:
     """`/healthz`: "ok" to anyone (a load balancer's probe); the version and pid only to a caller
-    that carries the bearer token, since they tell an attacker what to aim at."""
-    import hmac
+    that carries a bearer token the server takes, since they tell an attacker what to aim at."""
     import os
 
     from agent_as_model import __version__
-
-    expected = f"Bearer {token}".encode() if token else None
 
     async def healthz(request: Any) -> Any:
         from starlette.responses import JSONResponse
 
         given = request.headers.get("authorization", "").encode("latin-1")
-        if expected is not None and hmac.compare_digest(given, expected):
+        if tokens and tokens.caller_of(given) is not None:
             return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
         return JSONResponse({"status": "ok"})
 

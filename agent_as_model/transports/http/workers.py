@@ -16,6 +16,7 @@ import secrets
 import socket
 from typing import Any
 
+from agent_as_model.adapters.callers import CallersSettings, counters_shown
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import Limits, limits_json
 from agent_as_model.records import Record
@@ -27,6 +28,8 @@ SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 STORE_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_STORE_SETTINGS"
+# The callers (their names, their tokens' digests, never a token) and their limits.
+CALLERS_ENV = "AGENT_AS_MODEL_HTTP_CALLERS"
 # What uvicorn loads by path in each worker: the app factory, the guarded h11 protocol and the
 # paced accept loop (transports/http/holds.py).
 APP_FACTORY = "agent_as_model.transports.http.app:app_from_environment"
@@ -39,16 +42,23 @@ log = logging.getLogger("agent_as_model.http")
 
 
 class HandedOver(Record):
-    """What a worker serves with: the HTTP settings, and the provider, limits and store `serve`
-    was given (None: none configured)."""
+    """What a worker serves with: the HTTP settings, and the provider, limits, store and callers
+    `serve` was given (None: none configured)."""
 
     settings: HttpSettings
     provider: Any
     limits: Limits
     store: Any
+    callers: CallersSettings | None = None
 
 
-def hand_off(settings: HttpSettings, provider: Any, limits: Limits | None, store: Any) -> None:
+def hand_off(
+    settings: HttpSettings,
+    provider: Any,
+    limits: Limits | None,
+    store: Any,
+    callers: CallersSettings | None = None,
+) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
     if provider is not None:
@@ -59,6 +69,8 @@ def hand_off(settings: HttpSettings, provider: Any, limits: Limits | None, store
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
     if store is not None:
         os.environ[STORE_SETTINGS_ENV] = json.dumps(store._asdict())
+    if callers is not None:
+        os.environ[CALLERS_ENV] = callers.to_json()
 
 
 def handed_over() -> HandedOver:
@@ -75,8 +87,9 @@ def handed_over() -> HandedOver:
     store = None
     if os.environ.get(STORE_SETTINGS_ENV):
         store = StoreSettings(**json.loads(os.environ[STORE_SETTINGS_ENV]))
+    callers = CallersSettings.from_json(os.environ[CALLERS_ENV]) if os.environ.get(CALLERS_ENV) else None
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
-    return HandedOver(settings, provider, limits, store)
+    return HandedOver(settings, provider, limits, store, callers)
 
 
 def fit_descriptors(max_connections: int) -> int:
@@ -103,10 +116,16 @@ def fit_descriptors(max_connections: int) -> int:
     return max_connections
 
 
-def banner(settings: HttpSettings) -> str:
+def banner(settings: HttpSettings, callers: CallersSettings | None = None) -> str:
     """The one start-up line: where to point a host, and what it must bring."""
     eras = "both eras" if settings.workers == 1 else f"2026-07-28 only, {settings.workers} workers"
-    token = "; every request needs the bearer token" if settings.auth_token else ""
+    named = 0 if callers is None else len(callers.callers)
+    token = "; every request needs the bearer token" if settings.auth_token and not named else ""
+    if named:
+        count = named + bool(settings.auth_token)
+        token = f"; every request needs the bearer token of one of its {count} callers"
+    if callers is not None and callers.limited():
+        token += f", each with its limits, counted in {counters_shown(callers.counters)}"
     return (
         f"agent-as-model: serving MCP over streamable HTTP at {endpoint(settings)} ({eras}; "
         f"GET {HEALTH_PATH} for probes{token}); Ctrl-C stops"
@@ -145,7 +164,13 @@ def check_can_listen(settings: HttpSettings) -> None:
             raise StartupError(f"cannot listen on {where}: {why}") from None
 
 
-def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None) -> int:
+def serve(
+    settings: HttpSettings,
+    provider: Any = None,
+    limits: Any = None,
+    store: Any = None,
+    callers: CallersSettings | None = None,
+) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
     app with `app.app_from_environment` from what this process hands over."""
     import sys
@@ -162,8 +187,8 @@ def serve(settings: HttpSettings, provider: Any = None, limits: Any = None, stor
         # for this family of processes (a restart makes another: rounds in flight then fail).
         os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
-    hand_off(settings, provider, limits, store)
-    print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
+    hand_off(settings, provider, limits, store, callers)
+    print(banner(settings, callers), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(
             APP_FACTORY,
