@@ -203,9 +203,12 @@ def provider_configured(args: argparse.Namespace) -> str | None:
     return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
 
 
-def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings | None:
+def settings_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, *, named_callers: bool = False
+) -> HttpSettings | None:
     """The HTTP settings, or None when serving stdio. Refuses (exit 2) what would be unsafe or
-    meaningless, each with the reason."""
+    meaningless, each with the reason. `named_callers`: the configuration file names callers, each
+    with its token, which stand in for `--auth-token`."""
     if not getattr(args, "http", False):
         return None
     if getattr(args, "record", None):
@@ -222,7 +225,7 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
     if not args.path.startswith("/") or args.path == HEALTH_PATH:
         parser.error(f"--path must start with '/' and not be {HEALTH_PATH}, got {args.path!r}")
     token = args.auth_token or os.environ.get(AUTH_TOKEN_ENV) or None
-    if token is None:
+    if token is None and not named_callers:
         if not is_loopback(args.host):
             parser.error(
                 f"--host {args.host} is not a loopback address: set a bearer token with --auth-token or "
