@@ -277,7 +277,7 @@ SCENARIOS: dict[str, Callable[[], CallRecord]] = {
         FETCHING, VALID_ARGUMENTS["generate"], ProvingRouter((), media=True)
     ),
     # callers' limits (`serve --http` with [limits]): a call admitted first, one kept after its
-    # admission, and a proven retry, admitted with its round one, which passes by
+    # admission, and a 2026-07-28 retry, admitted with its round one, which passes by
     "limited": lambda: limited(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])),
     "limited stored": lambda: limited(stored_record({"input": "hi"})),
     "limited proven retry": lambda: limited(proven_record(())),
@@ -318,6 +318,9 @@ class ProvingRouter:
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         return self.resumption if bool(fetched) == self.media else None
+
+    def continues(self) -> bool:
+        return True
 
     def choices(self, n: int) -> list[ProvingRouter]:
         return [self] * n

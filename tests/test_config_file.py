@@ -153,9 +153,13 @@ def test_the_commented_example_in_docs_loads() -> None:
         ('[serve]\nconfig = "other.toml"\n', ":2: serve.config: a configuration file cannot name another"),
         (
             "[serv]\nhttp = true\n",
-            ":1: serv: unknown section (sections: serve, providers, routes, limits, callers); did you mean [serve]?",
+            ":1: serv: unknown section (sections: serve, providers, routes, limits, callers); "
+            "did you mean [serve]?",
         ),
-        ("http = true\n", ":1: http: unknown key outside any section (sections: serve, providers, routes, limits, callers)"),
+        (
+            "http = true\n",
+            ":1: http: unknown key outside any section (sections: serve, providers, routes, limits, callers)",
+        ),
         (
             "[serve]\nport = 9000\n",
             ":2: serve.port: is for serving HTTP and would be ignored over stdio: set "

@@ -151,8 +151,8 @@ TABLE = Table(
     ),
     transitions=(
         # Transition(trigger, source(s), dest, work, guard, off_loop)
-        # a caller with limits is admitted first (a 2026-07-28 retry its state proves was admitted
-        # with its round one): at a limit, refused with nothing sent
+        # a caller with limits is admitted first (a 2026-07-28 retry was, with its call's round
+        # one): at a limit, refused with nothing sent
         Transition("admit", "received", "awaiting_admission", guard=must_admit),
         Transition("enter", "awaiting_admission", "admitted", take_admission),
         Transition(

@@ -2,9 +2,11 @@
 is spent (spec section 17), and what it spent is counted when it ends.
 
 The gate is the server's (`adapters/callers`, configured only when some caller has a limit); the
-caller is the one the door found for the request (`Visit`). A 2026-07-28 retry that its sealed
-state proves is the call its round one was: admitted then, it is neither counted again nor
-refused, since the host's answer it brings has been paid for. The admission's I/O is the
+caller is the one the door found for the request (`Visit`). A 2026-07-28 retry (a request that
+carries the state an earlier request of its call sealed, unsealed by the SDK and bound to these
+very arguments) is the call its round one began: admitted then, it is neither counted again nor
+refused, since the host's answers it brings have been asked for already. Its tokens are counted
+when it ends, as any call's. The admission's I/O is the
 driver's (`engine/admission.py`), in a state of its own, as the store's is.
 
 A call's tokens are the input and output of each answer it took in this request (a repair's
@@ -26,8 +28,8 @@ from agent_as_model.states.call import CallRecord
 
 
 def must_admit(record: CallRecord) -> bool:
-    """The server limits its callers, and this request is no retry its sealed state proves."""
-    return record.gate is not None and record.router.proven() is None
+    """The server limits its callers, and this request begins a call (no retry of one)."""
+    return record.gate is not None and not record.router.continues()
 
 
 def take_admission(record: CallRecord, ticket: Ticket) -> None:
