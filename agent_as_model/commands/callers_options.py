@@ -201,19 +201,15 @@ def read_tokens_file(path: str) -> list[tuple[str, str]]:
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
+        # Nothing of a line is shown back: a line with one word may be a token written alone.
         parts = text.split()
-        name = parts[0]
-        if not NAME_PATTERN.fullmatch(name):
+        if len(parts) != 2 or not NAME_PATTERN.fullmatch(parts[0]) or not DIGEST.fullmatch(parts[1].lower()):
             raise ConfigError(
-                f"{path}:{number}: expected NAME SHA256HEX, a caller's name first (1 to 64 letters, digits, "
-                "'.', '_' or '-')"
+                f"{path}:{number}: expected NAME SHA256HEX: a caller's name (1 to 64 letters, digits, '.', "
+                f"'_' or '-'), then the sha256 of its token in 64 hexadecimal digits ({HASH_HINT}); the "
+                "token itself is never written here"
             )
-        if len(parts) != 2 or not DIGEST.fullmatch(parts[1].lower()):
-            raise ConfigError(
-                f"{path}:{number}: caller {name}: expected NAME SHA256HEX, the sha256 of its token in 64 "
-                f"hexadecimal digits ({HASH_HINT}); the token itself is never written here"
-            )
-        found.append((name, parts[1].lower()))
+        found.append((parts[0], parts[1].lower()))
     return found
 
 
@@ -248,10 +244,15 @@ def refuse_without_http(config: Any, args: Any) -> None:
     ignored, so a file that has them without http is refused, as an HTTP key is."""
     if config is None or getattr(args, "http", False):
         return
+    from agent_as_model.commands.toml_lines import line_of
+
     for name in ("limits", "callers"):
         if name in config.sections:
+            # `[callers.alice]` alone writes no `[callers]` line: name its first table's.
+            table = config.data[name]
+            written = line_of(config.lines, (name,)) is not None or not table
             raise config.error(
-                (name,),
+                (name,) if written else (name, next(iter(table))),
                 "callers and their limits are for serving HTTP and would be ignored over stdio: set "
                 "http = true (or give --http), or leave the section out to serve stdio",
             )
