@@ -66,6 +66,21 @@ redis.call('ZADD', KEYS[2], now + lease, ARGV[2])
 redis.call('PEXPIRE', KEYS[2], lease)
 return {}
 """
+# A call's end: its place given back (ARGV[1], empty when it held none), its tokens added to the
+# day's (ARGV[2], ARGV[3] of them estimated), the day kept ARGV[4] seconds. A script, not MULTI:
+# one command to encode and one reply to read, where a transaction reads one per command.
+_SETTLE = """
+if ARGV[1] ~= '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+local tokens = tonumber(ARGV[2])
+if tokens > 0 then
+  redis.call('HINCRBY', KEYS[2], 'tokens', tokens)
+  redis.call('HINCRBY', KEYS[2], 'estimated', tonumber(ARGV[3]))
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+end
+return 1
+"""
 
 
 def keys(caller: str, now: float) -> tuple[str, str, str]:
@@ -95,6 +110,7 @@ class RedisCounters:
         except ValueError as err:
             raise StartupError(f"counters {self.where}: {err}") from None
         self._admit = self._client.register_script(_ADMIT)
+        self._settle = self._client.register_script(_SETTLE)
 
     async def admit(self, caller: str, limits: CallerLimits, ticket: str, lease: float) -> Over | None:
         now = time.time()
@@ -123,18 +139,11 @@ class RedisCounters:
         return Over(limit, used, bound, until_midnight(now), int(last))
 
     async def settle(self, caller: str, ticket: str | None, tokens: int, estimated: int) -> None:
-        now = time.time()
-        _, in_flight, today = keys(caller, now)
+        _, in_flight, today = keys(caller, time.time())
+        # Kept past the day's end, for `agent-as-model callers`; then Redis forgets it.
+        args: list[str | int] = ["" if ticket is None else ticket, tokens, estimated, int(2 * DAY)]
         try:
-            async with self._client.pipeline(transaction=True) as pipe:
-                if ticket is not None:
-                    pipe.zrem(in_flight, ticket)
-                if tokens:
-                    pipe.hincrby(today, "tokens", tokens)
-                    pipe.hincrby(today, "estimated", estimated)
-                    # Kept past the day's end, for `agent-as-model callers`; then Redis forgets it.
-                    pipe.expire(today, int(2 * DAY))
-                await pipe.execute()
+            await self._settle(keys=[in_flight, today], args=args)
         except self._errors as err:
             raise self._unavailable(err) from None
 
