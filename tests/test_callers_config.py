@@ -8,6 +8,7 @@ door's token table; and `agent-as-model callers` when it has nothing to read.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from agent_as_model.adapters.callers import (
 from agent_as_model.commands import cli, http_options
 from agent_as_model.commands.callers_options import callers_settings
 from tests.callers_helpers import tokens_for, write_config
-from tests.helpers import run_command
+from tests.helpers import ROOT, run_command
 from tests.test_config_file import read, refused
 
 SECRET = "plain-bearer-token-never-shown-0123"
@@ -37,9 +38,7 @@ def settings_of(tmp_path: Path, text: str, *argv: str, store: str | None = None)
 
 
 def test_limits_and_callers_are_read_with_the_defaults_merged(tmp_path: Path) -> None:
-    (tmp_path / "more.tokens").write_text(
-        f"# more callers\n\ncarol {BOB.upper()[:0]}{digest_of('c')}  # ci\n"
-    )
+    (tmp_path / "more.tokens").write_text(f"# more callers\n\ncarol {digest_of('c')}  # ci\n")
     text = f"""
 [limits]
 requests-per-minute = 60
@@ -195,3 +194,20 @@ def test_callers_needs_a_file_that_names_callers(tmp_path: Path) -> None:
     done = run_command("callers", "--config", str(memory))
     assert done.returncode == 0 and "limit 2" in done.stdout
     assert "cannot be read from here" in done.stdout
+
+
+def test_the_three_callers_of_docs_deploy_load_as_documented(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    block = re.search(r"<!-- callers-example -->\n```toml\n(.*?)```", text, re.DOTALL)
+    assert block is not None, "docs/deploy.md has no <!-- callers-example --> toml block"
+    settings = settings_of(tmp_path, block.group(1))
+    assert settings is not None and settings.counters == "redis://redis.internal:6379/1"
+    by_name = {caller.name: caller for caller in settings.callers}
+    assert list(by_name) == ["ci", "alice", "research-bot"]
+    assert by_name["ci"].limits == CallerLimits(600, 16, 200_000)
+    assert by_name["alice"].limits == settings.defaults == CallerLimits(60, 4, 200_000)
+    assert by_name["research-bot"].limits == CallerLimits(None, 1, 2_000_000)
+    # The digests are those of the example tokens the page names.
+    for name, caller in by_name.items():
+        assert digest_of(f"example-token-for-{name}") == caller.digests[0]
+    assert by_name["research-bot"].digests[1] == digest_of("example-token-for-research-bot-next")

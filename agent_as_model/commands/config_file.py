@@ -302,7 +302,8 @@ def add_config_option(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--config",
         metavar="FILE.toml",
-        help="read serve's settings, named providers and routes from a TOML file (docs/config.example.toml); "
+        help="read serve's settings, named providers and routes, and callers and their limits from a TOML "
+        "file (docs/config.example.toml, docs/deploy.md); "
         f"a flag given here, or its AGENT_AS_MODEL_* variable, wins over the file ({CONFIG_ENV})",
     )
 
