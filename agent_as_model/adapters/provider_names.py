@@ -21,6 +21,7 @@ from agent_as_model.records import Record
 PROVIDER_MODULES: dict[str, str] = {
     "openai": "agent_as_model.adapters.backends.providers.openai",
     "anthropic": "agent_as_model.adapters.backends.providers.anthropic",
+    "gemini": "agent_as_model.adapters.backends.providers.gemini",
 }
 ProviderName = str  # a key of PROVIDER_MODULES, checked where it is read (flag, environment, recording)
 if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from mcp_types import SamplingMessage, TextContent, ToolResultContent
 
-from agent_as_model.adapters.backends.base import echoed_blocks
+from agent_as_model.adapters.backends.base import REPAIR_TURNS, echoed_blocks
 from agent_as_model.errors import CallError
 from agent_as_model.states.build import STRUCTURED_TOOL, build_payload
 from agent_as_model.states.call import CallRecord
@@ -79,7 +79,9 @@ def add_repair(record: CallRecord, err: CallError) -> None:
                 type="text", text=f"{problem} Answer again with only the corrected JSON object."
             ),
         )
-    record.repairs = (*record.repairs, said, fix)
+    turns = (said, fix)
+    assert len(turns) == REPAIR_TURNS  # a provider reads a round's repairs off the payload's end by it
+    record.repairs = (*record.repairs, *turns)
     record.round_no += 1
     record.findings = (*record.findings, err)  # handed to the backend with the next round
     record.forget_answer()
