@@ -121,7 +121,7 @@ def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Complet
     )
 
 
-# --- item 4: the embedded store keeps its key ---------------------------------------------------
+# --- the embedded store keeps its key -----------------------------------------------------------
 
 
 @pytest.mark.stdio
@@ -196,7 +196,7 @@ def test_a_redis_store_without_the_key_does_not_start(http: bool, tmp_path: Path
     assert "pa55word" not in done.stderr and "Traceback" not in done.stderr
 
 
-# --- item 5: rotation ------------------------------------------------------------------------------
+# --- rotation --------------------------------------------------------------------------------------
 
 
 def test_older_keys_are_read_in_order_without_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -252,12 +252,7 @@ async def test_a_response_stored_under_the_old_key_is_read_after_a_rotation(era:
     assert not (tmp_path / "responses.db.key").exists()  # the variable was set every time
 
 
-# --- item 5 across workers ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
+# --- rotation across workers ------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
