@@ -399,5 +399,7 @@ async def test_the_stop_reason_and_model_come_back_end_to_end(
         "stop_reason": words,
         "backend": f"provider:{provider}/model-one",
         "requested_model": "agent-default",
-        "usage": "provider",  # both stand-ins' replies carry the API's counts
+        "usage": "provider",  # the stand-ins' replies carry the API's counts
+        # The route (--use-provider when-host-cannot) passed the host over, and says why.
+        "passed_over": [{"backend": "host", "why": "the host did not declare sampling"}],
     }

@@ -87,6 +87,15 @@ class Gateway(Record):
         hops = (provider,) if settings.use == "always" else (Hop(HOST), provider)
         return cls((settings,), (RouteRule("*", hops),), host_errors_pass=settings.on_host_error)
 
+    def one_provider(self) -> ProviderSettings | None:
+        """The `--provider` flags' one provider, when this gateway is theirs (`of_provider`)."""
+        if len(self.providers) != 1:
+            return None
+        made = Gateway.of_provider(self.providers[0])
+        if (made.routes, made.host_errors_pass) != (self.routes, self.host_errors_pass):
+            return None
+        return self.providers[0]
+
     def provider(self, name: str) -> ProviderSettings | None:
         for settings in self.providers:
             if settings.label == name:

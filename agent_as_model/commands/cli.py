@@ -29,7 +29,7 @@ from agent_as_model.limits import Limits, environment_limits
 if TYPE_CHECKING:
     import argparse
 
-    from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.adapters.routes import Gateway
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.transports.http.settings import HttpSettings
 
@@ -65,7 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.commands import callers_command, config_file, export_tools, fuzz, http_options
+    from agent_as_model.commands import (
+        callers_command,
+        config_file,
+        export_tools,
+        fuzz,
+        http_options,
+        route_options,
+    )
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
@@ -102,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     config_file.add_config_option(serve)
     transcripts.add_record_options(serve)
     add_provider_options(serve)
+    route_options.add_route_options(serve)
     add_store_options(serve)
     add_limit_options(serve)
     _HTTP_ONLY[:] = http_options.add_options(serve)
@@ -111,8 +119,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
         description=f"Call every tool ({tools}, list_models) on both protocol eras against a built-in "
         "stand-in host, printing what the caller sent, the sampling request the host received, its "
-        "answer and the tool result; then one call served by a built-in stand-in provider. Needs no "
-        "host, no key and no network.",
+        "answer and the tool result; then one call per product routed by its model to built-in stand-in "
+        "providers (OpenAI-compatible, Anthropic, Gemini). Needs no host, no key and no network.",
     )
     export_tools.add_parser(commands)
     callers_command.add_parser(commands)
@@ -258,14 +266,14 @@ def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, give
 
 def _serve_as_hosts_run_it() -> int:
     """No command and no flag: `serve` over stdio with every default (see the module docstring)."""
-    from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.engine import offload
 
     offload.share_the_gil()
     try:
         _configure_logging()
-        settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
+        settings = gateway_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
         store = store_settings(_NO_PARSER, SimpleNamespace())  # None: no store, nothing kept
     except StartupError as err:
         return _startup_failed(err)
@@ -281,7 +289,7 @@ def _run(
 ) -> int:
     from agent_as_model.commands import callers_command, export_tools, fuzz
     from agent_as_model.commands.limit_options import limits_of
-    from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.commands.transcripts import command as transcripts
     from agent_as_model.engine import offload
@@ -298,15 +306,15 @@ def _run(
         return fuzz.run(args)
     if args.command == callers_command.COMMAND:
         return callers_command.run(args, _COMMANDS["serve"])
-    settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    settings = gateway_settings(parser, args)  # None (the default): no provider, no key read
     offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
     if http_settings is not None:
         if settings is not None:
-            from agent_as_model.adapters.backends import ProviderUnavailable, connect
+            from agent_as_model.adapters.backends import ProviderUnavailable, connect_pool
 
-            try:  # the SDK and its key, checked here: in a worker it would be a traceback
-                connect(settings)
+            try:  # each SDK and its key, checked here: in a worker it would be a traceback
+                connect_pool(settings)
             except ProviderUnavailable as err:
                 return _startup_failed(err)
         if store is not None:  # a store that cannot be opened is found here, not in each worker
@@ -332,7 +340,7 @@ def _run(
     return _serve(settings, limits_of(args), store)
 
 
-def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettings | None = None) -> int:
+def _serve(settings: Gateway | None, limits: Limits, store: StoreSettings | None = None) -> int:
     """Serve MCP over stdio until the host closes it."""
     from agent_as_model.server import build_server, open_store
     from agent_as_model.transports import stdio
@@ -343,7 +351,7 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
 
             keep_state_key(store)
         kept = None if store is None else open_store(store)
-        server = build_server(provider=settings, limits=limits, store=kept)
+        server = build_server(gateway=settings, limits=limits, store=kept)
     except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung

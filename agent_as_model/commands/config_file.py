@@ -236,12 +236,13 @@ def _shown(value: Any) -> str:
 def environment() -> dict[str, str]:
     """Each `serve` flag's environment variable, by the flag's destination: set, it wins over the
     file as it wins over the flag's default."""
-    from agent_as_model.commands import http_options, provider_options, store_options
+    from agent_as_model.commands import http_options, provider_options, route_options, store_options
     from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV, RESULT_ENV
     from agent_as_model.transports.http.settings import AUTH_TOKEN_ENV
 
     return {
         **provider_options.ENV,
+        **route_options.ENV,
         **store_options.ENV,
         **{hold.dest: hold.env for hold in http_options.HOLDS},
         "auth_token": AUTH_TOKEN_ENV,

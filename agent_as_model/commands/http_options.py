@@ -198,8 +198,13 @@ def refuse_http_only(
 
 
 def provider_configured(args: argparse.Namespace) -> str | None:
-    """The provider backend in use, if any: a `--provider` flag (when the CLI has one) or the
-    environment. An open server that holds a provider's key would let anyone spend it."""
+    """The provider backend in use, if any: a `--provider` flag (when the CLI has one), the
+    environment, or the configuration file's named providers. An open server that holds a
+    provider's key would let anyone spend it."""
+    config = getattr(args, "config_file", None)
+    named = None if config is None else config.sections.get("providers")
+    if named:
+        return ", ".join(p.label for p in named)
     return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
 
 

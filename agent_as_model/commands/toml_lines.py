@@ -28,9 +28,16 @@ def key_lines(text: str) -> dict[KeyPath, int]:
 
 
 def line_of(lines: dict[KeyPath, int], path: KeyPath) -> int | None:
-    """The line of `path`, or of the nearest key above it that was written (a key inside an inline
-    table or an array is written on the line of the key that holds it)."""
-    for end in range(len(path), 0, -1):
+    """The line of `path`; for a table never written as a header of its own (`[providers.a]` makes
+    `providers`), the first line of what it holds; else the line of the nearest key above it that
+    was written (a key inside an inline table or an array is on the line of the key holding it)."""
+    found = lines.get(path)
+    if found is not None:
+        return found
+    held = [line for key, line in lines.items() if key[: len(path)] == path]
+    if held:
+        return min(held)
+    for end in range(len(path) - 1, 0, -1):
         found = lines.get(path[:end])
         if found is not None:
             return found

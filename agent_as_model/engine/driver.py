@@ -81,7 +81,10 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except CallError as err:
         message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
-        return _naming_backend(record, error_result(message))
+        result = _naming_backend(record, error_result(message))
+        if err.meta:  # what the error says beside it (the backends a route passed over)
+            add_result_meta(result, err.meta)
+        return result
     except MissingCapability as err:
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,

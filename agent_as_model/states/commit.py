@@ -17,6 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.adapters.backends.base import PASSED
 from agent_as_model.adapters.dialects import media, usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
@@ -51,7 +52,8 @@ def commit_result(record: CallRecord) -> None:
     assert render is not None
     output = render(completion, request, cursor)
     describe = dialect.describe
-    source = record.host_answer.source
+    answer = record.host_answer
+    source = answer.source
     # The object's `model` is the model that answered; the alias the caller asked for is kept
     # here, with who counted the usage (spec section 10).
     # Nobody counted: an object estimates its usage by the documented rule when it renders it
@@ -64,6 +66,8 @@ def commit_result(record: CallRecord) -> None:
         "requested_model": request.model,
         "usage": counted.source if counted else usage.ESTIMATED,
     }
+    if answer.passed:  # the backends of the call's route passed over before this one, and why
+        fields[PASSED] = list(answer.passed)
     # Made with its metadata: each assignment to a result's field is a pydantic __setattr__.
     result = record.result = tool_result(output, {RESULT_META: fields})
     handling = record.plan.without_tools

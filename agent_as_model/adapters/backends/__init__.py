@@ -29,13 +29,15 @@ from agent_as_model.adapters.backends.base import (
     Suspension,
 )
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, wire_result
-from agent_as_model.adapters.backends.router import CallRouter, is_modern
+from agent_as_model.adapters.backends.router import CallRouter, Pool, is_modern
 from agent_as_model.adapters.backends.sampling import LegacySampling
 
 if TYPE_CHECKING:
+    from agent_as_model.adapters.backends.cooldown import CooldownState
     from agent_as_model.adapters.backends.provider import ProviderApi, ProviderBackend
     from agent_as_model.adapters.backends.recorded import Tap, settings_from_json, settings_json
     from agent_as_model.adapters.provider_names import ProviderSettings
+    from agent_as_model.adapters.routes import Gateway
 
 # The provider is opt-in (spec section 8): a server without one never loads its modules. These
 # names are the provider modules', loaded on first use (PEP 562).
@@ -92,9 +94,30 @@ def connect(
     return ProviderBackend(settings, api)
 
 
+def connect_pool(
+    gateway: Gateway,
+    *,
+    tap: Tap | None = None,
+    replay: list[dict[str, Any]] | None = None,
+    redacted: bool = False,
+    cooldown_state: CooldownState | None = None,
+) -> Pool:
+    """Every provider of the operator's gateway, connected (`connect`), with its routes and the
+    providers' cooldowns: kept in `cooldown_state` (a store several processes share) or, None, in
+    this process. A replay answers each provider from its own recorded exchanges."""
+    from agent_as_model.adapters.backends.cooldown import Cooldowns
+
+    providers = {}
+    for settings in gateway.providers:
+        own = None if replay is None else [e for e in replay if e.get("provider") == settings.label]
+        providers[settings.label] = connect(settings, tap=tap, replay=own, redacted=redacted)
+    return Pool(gateway, providers, Cooldowns(gateway.cooldown, cooldown_state))
+
+
 __all__ = [
     "Backend",
     "CallRouter",
+    "Pool",
     "HostAnswer",
     "LegacySampling",
     "ModernRoundTrip",
@@ -110,6 +133,7 @@ __all__ = [
     "SamplingSupport",
     "Suspension",
     "connect",
+    "connect_pool",
     "is_modern",
     "wire_result",
 ]

@@ -176,6 +176,10 @@ def _cut(block: Any, left: int, more: int) -> Any:
     return TextContent(type="text", text=note)
 
 
+# The key of the result metadata that lists the backends of a route passed over before the one that
+# answered, each `{"backend", "why"}` (spec section 15).
+PASSED = "passed_over"
+
 # What each repair adds at the end of a round's payload: the model's answer, and what was wrong with
 # it (states/repair.py); a provider that passes the caller's body through adds them in its API's words.
 REPAIR_TURNS = 2
@@ -216,12 +220,17 @@ class Suspension(Record):
 class Unanswered(CallError):
     """A backend gave no answer for a reason of its own (it declined, failed, timed out or was
     rate limited), so the next backend of the call's route may be asked (spec section 15).
-    `retry_after`: the seconds it asked to be left alone, when it said. Told like any host error
-    when no backend is left."""
+    `retry_after`: the seconds it asked to be left alone, when it said. `brief`: the reason
+    without the peer's own words (a provider's or a host's message may quote the caller), as the
+    result's metadata lists the backends passed over. Told like any host error when no backend
+    is left."""
 
-    def __init__(self, path: str, reason: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, path: str, reason: str, retry_after: float | None = None, brief: str | None = None
+    ) -> None:
         super().__init__(path, reason, "host")
         self.retry_after = retry_after
+        self.brief = reason if brief is None else brief
 
 
 class HostDeclined(Unanswered):
@@ -241,8 +250,8 @@ class ProviderUnavailable(StartupError):
     a `StartupError`, so that serving catches it without importing the backends at all."""
 
 
-def host_declined(path: str, reason: str) -> HostDeclined:
-    return HostDeclined(path, reason)
+def host_declined(path: str, reason: str, brief: str | None = None) -> HostDeclined:
+    return HostDeclined(path, reason, brief=brief)
 
 
 class Backend(Protocol):

@@ -223,7 +223,8 @@ class ProviderBackend:
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
             path, reason = f"provider {self.label}", f"{status}: {failure.told()}"
             if failure.passes_on:
-                raise ProviderFailed(path, reason, failure.retry_after) from None
+                brief = f"{status}: {failure.what}"  # without the provider's own words
+                raise ProviderFailed(path, reason, failure.retry_after, brief) from None
             raise host_error(path, reason) from None
         source = f"provider:{self.label}/{model}"
         log.info("answered by %s", source)

@@ -16,6 +16,7 @@ from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
 
 from agent_as_model.adapters.backends.provider import Failure, Passing, ProviderApi, Reply, unreadable
 from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderSettings
+from agent_as_model.errors import SAID
 from agent_as_model.neutral import Usage
 
 Tap = Callable[[dict[str, Any]], None]
@@ -133,6 +134,16 @@ class TappedApi:
         return self._inner.failure(err)
 
 
+def _failure(recorded: dict[str, Any]) -> Failure:
+    """A recorded failure: `what` is what the error result said, which ends with the provider's
+    own words (`said`) when it quoted them."""
+    what, said = str(recorded.get("what")), recorded.get("said")
+    ending = f"; {SAID}{said}"
+    if isinstance(said, str) and what.endswith(ending):
+        return Failure(recorded.get("status"), what[: -len(ending)], said)
+    return Failure(recorded.get("status"), what)
+
+
 class _Replayed(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.what)
@@ -178,7 +189,7 @@ class ReplayedApi:
             raise _Replayed(Failure(None, "this request differs from the recorded provider request"))
         failure = recorded.get("failure")
         if isinstance(failure, dict):
-            raise _Replayed(Failure(failure.get("status"), str(failure.get("what"))))
+            raise _Replayed(_failure(failure))
         try:
             return reply_from_json(recorded["reply"])
         except (KeyError, TypeError, ValueError) as err:

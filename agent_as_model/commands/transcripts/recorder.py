@@ -136,7 +136,8 @@ class Recorder:
 async def serve_recorded(
     stream: TextIO, *, redact: bool, provider: Any = None, limits: Limits = DEFAULT_LIMITS
 ) -> None:
-    """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
+    """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end);
+    `provider`: the operator's gateway (its providers' exchanges are recorded too)."""
     from agent_as_model import __version__
     from agent_as_model.server import SERVER_NAME, build_server
     from agent_as_model.transports import stdio
@@ -148,10 +149,16 @@ async def serve_recorded(
         tap = None
         if provider is not None:
             from agent_as_model.adapters.backends import settings_json
+            from agent_as_model.adapters.routes import gateway_json
 
-            recorder.provider_settings(settings_json(provider))
+            one = provider.one_provider()  # the --provider flags': recorded as they always were
+            # No URL in a recording, as for the --provider flags' settings: replay needs none.
+            unaddressed = provider._replace(
+                providers=tuple(p._replace(base_url=None) for p in provider.providers)
+            )
+            recorder.provider_settings(settings_json(one) if one else {"gateway": gateway_json(unaddressed)})
             tap = recorder.provider_exchange
-        server = build_server(provider=provider, provider_tap=tap, limits=limits)
+        server = build_server(gateway=provider, provider_tap=tap, limits=limits)
         gc.freeze()  # as `serve` does (`transports.freeze_heap`): start-up out of the collector's reach
         # The same hygienic reader as a plain `serve`, over the tapped wire.
         with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):

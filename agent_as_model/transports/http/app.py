@@ -113,7 +113,7 @@ def app_from_environment() -> ASGIApp:
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
     gate = None if given.callers is None else open_gate(given.callers)  # its counters, likewise
-    server = build_server(provider=given.provider, limits=given.limits, store=kept, gate=gate)
+    server = build_server(gateway=given.provider, limits=given.limits, store=kept, gate=gate)
     app = build_app(settings, server, given.callers)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
     closing = [opened for opened in (kept, gate) if opened is not None]

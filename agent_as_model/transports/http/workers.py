@@ -42,8 +42,8 @@ log = logging.getLogger("agent_as_model.http")
 
 
 class HandedOver(Record):
-    """What a worker serves with: the HTTP settings, and the provider, limits, store and callers
-    `serve` was given (None: none configured)."""
+    """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits,
+    store and callers `serve` was given (None: none configured)."""
 
     settings: HttpSettings
     provider: Any
@@ -61,8 +61,10 @@ def hand_off(
 ) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
-    if provider is not None:
-        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(provider._asdict())
+    if provider is not None:  # the gateway: its providers (no key, only their variables' names) and routes
+        from agent_as_model.adapters.routes import gateway_json
+
+        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(gateway_json(provider))
     if limits is not None:
         os.environ[LIMITS_ENV] = json.dumps(limits_json(limits))
     if settings.auth_token:
@@ -75,14 +77,13 @@ def hand_off(
 
 def handed_over() -> HandedOver:
     """In a worker: the settings `hand_off` left in the environment."""
-    from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.adapters.routes import gateway_from_json
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.limits import limits_of_json
 
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
-        given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
-        provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
+        provider = gateway_from_json(json.loads(os.environ[PROVIDER_SETTINGS_ENV]))
     limits = limits_of_json(json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     store = None
     if os.environ.get(STORE_SETTINGS_ENV):
