@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from mcp.server import ServerRequestContext
 from mcp_types import CallToolRequestParams, CallToolResult, InputRequiredResult
 
-from agent_as_model import patterns, schemas
+from agent_as_model import patterns, schemas, telemetry
 from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import admission, stored_responses
+from agent_as_model.engine import admission, observed, stored_responses
 from agent_as_model.engine.driver import drive
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
@@ -80,13 +80,14 @@ def call_handler(
         if pool is not None:
             await pool.cooldowns.refresh()
         router = backends.CallRouter(ctx, params, pool, limits)
+        watch = telemetry.WATCH
         if gate is None:
             record = CallRecord(dialect, arguments, router, limits, responses, carried)
-            result = await drive(record)
+            result = await (drive(record) if watch is None else _drive_watched(watch, record))
         else:  # callers' limits: admitted by the machine, settled here however the call ends
             record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, _visit(ctx))
             try:
-                result = await drive(record)
+                result = await (drive(record) if watch is None else _drive_watched(watch, record))
             finally:
                 await admission.settle(record)
         if not isinstance(result, InputRequiredResult):
@@ -109,6 +110,18 @@ def _visit(ctx: ServerRequestContext[Any]) -> Visit | None:
 
     scope = getattr(ctx.request, "scope", None)
     return None if scope is None else scope.get(VISIT_KEY)
+
+
+async def _drive_watched(watch: telemetry.Watch, record: CallRecord) -> CallToolResult | InputRequiredResult:
+    """The call, counted in flight while it runs, and its tool span told what it ended with."""
+    watch.in_flight(record.tool, 1)
+    result = None
+    try:
+        result = await drive(record)
+        return result
+    finally:
+        watch.in_flight(record.tool, -1)
+        watch.call_ended(observed.call_seen(record, result))
 
 
 def _static_tool(

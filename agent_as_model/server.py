@@ -237,7 +237,26 @@ def build_server(
     # layer for both explanations, as every request crosses each layer (issue 28).
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
+    _report_to_a_configured_sdk(server)
     return server
+
+
+# The OpenTelemetry SDK's modules: a process that configured an SDK (`serve --otel`,
+# `opentelemetry-instrument`, a test) has imported one of them; one that did not need not import
+# the telemetry module at all.
+_SDK_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.sdk.metrics")
+
+
+def _report_to_a_configured_sdk(server: Server[Any]) -> None:
+    """Report spans and metrics when this process has an OpenTelemetry SDK configured
+    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)."""
+    if not any(name in sys.modules for name in _SDK_MODULES):
+        return
+    from agent_as_model import telemetry
+
+    watch = telemetry.watch_configured()
+    if watch is not None and watch.metrics is not None:
+        server.middleware.insert(0, telemetry.MeasuredRequests(watch))
 
 
 # A 2026-07-28 retry carries the host's answer to an earlier round: the host was asked then.

@@ -7,6 +7,7 @@ from agent_as_model.adapters.tools import definitions
 from tests import sdk_truth
 from tests.provider_harness import standin  # noqa: F401  (the stand-in provider, for every test file)
 from tests.scripted_host import ERAS
+from tests.telemetry_helpers import observed  # noqa: F401  (spans and metrics read in memory)
 
 
 @pytest.fixture(params=ERAS)

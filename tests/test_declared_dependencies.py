@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -39,15 +40,45 @@ def declared() -> set[str]:
 
 
 def imported() -> set[str]:
-    """The top-level modules that the package imports from outside the standard library."""
+    """The top-level modules that the package imports from outside the standard library; within a
+    namespace package that several distributions share (`opentelemetry`), the module imported
+    (`opentelemetry.sdk.trace`), since the namespace alone names none of them."""
     found: set[str] = set()
     for path in (ROOT / "agent_as_model").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
+                found.update(_named(alias.name) for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found.add(node.module.split(".")[0])
-    return {name for name in found if name not in sys.stdlib_module_names and name != "agent_as_model"}
+                found.add(_named(node.module))
+                if node.module in NAMESPACES:  # `from opentelemetry import trace`
+                    found.update(f"{node.module}.{alias.name}" for alias in node.names)
+                    found.discard(node.module)
+    return {
+        name
+        for name in found
+        if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "agent_as_model"
+    }
+
+
+# Namespace packages several distributions install into: a module's own distribution is found by
+# the file it is (`owner`).
+NAMESPACES = frozenset({"opentelemetry"})
+
+
+def _named(module: str) -> str:
+    return module if module.split(".")[0] in NAMESPACES else module.split(".")[0]
+
+
+def owner(module: str) -> list[str]:
+    """The distribution whose files hold `module` (a module of a namespace package)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, f"{module} is not installed"
+    where = Path(spec.origin).resolve()
+    for distribution in importlib.metadata.distributions():
+        for file in distribution.files or ():
+            if Path(str(distribution.locate_file(file))).resolve() == where:
+                return [distribution.metadata["Name"]]
+    raise AssertionError(f"no installed distribution holds {module}")
 
 
 def _normal(name: str) -> str:
@@ -58,7 +89,8 @@ def test_every_imported_package_is_declared() -> None:
     providers = importlib.metadata.packages_distributions()
     missing = {}
     for module in sorted(imported()):
-        for distribution in providers.get(module, [module]):
+        found = owner(module) if "." in module else providers.get(module, [module])
+        for distribution in found:
             name = _normal(distribution)
             if name not in declared() and name not in WITH_THEIR_OWNER:
                 missing[module] = name

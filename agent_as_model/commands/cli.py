@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from agent_as_model.adapters.routes import Gateway
     from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.telemetry.setup import TelemetrySettings
     from agent_as_model.transports.http.settings import HttpSettings
 
 PROG = "agent-as-model"
@@ -76,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
+    from agent_as_model.commands.telemetry_options import add_telemetry_options
     from agent_as_model.commands.transcripts import command as transcripts
 
     class Parser(argparse.ArgumentParser):
@@ -112,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     route_options.add_route_options(serve)
     add_store_options(serve)
     add_limit_options(serve)
+    add_telemetry_options(serve)
     _HTTP_ONLY[:] = http_options.add_options(serve)
     tools = ", ".join(DIALECTS)  # the registry's tools: a new dialect shows here by itself
     commands.add_parser(
@@ -281,6 +284,13 @@ def _serve_as_hosts_run_it() -> int:
         limits = environment_limits()
     except ValueError as err:  # a bad AGENT_AS_MODEL_RESULT or AGENT_AS_MODEL_HOST_WITHOUT_TOOLS
         return _startup_failed(err)
+    if _TELEMETRY_ENV.intersection(os.environ):  # turned on by its variables (docs/telemetry.md)
+        from agent_as_model.commands.telemetry_options import telemetry_settings
+
+        try:
+            _configure_telemetry(telemetry_settings(_NO_PARSER, SimpleNamespace()))
+        except StartupError as err:
+            return _startup_failed(err)
     return _serve(settings, limits, store)  # builds the server at once: a bad key is found there
 
 
@@ -291,6 +301,7 @@ def _run(
     from agent_as_model.commands.limit_options import limits_of
     from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
+    from agent_as_model.commands.telemetry_options import telemetry_settings
     from agent_as_model.commands.transcripts import command as transcripts
     from agent_as_model.engine import offload
 
@@ -309,6 +320,8 @@ def _run(
     settings = gateway_settings(parser, args)  # None (the default): no provider, no key read
     offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
+    # Off by default; the transport that serves configures it (each HTTP worker its own).
+    observe = telemetry_settings(parser, args, http_settings is not None and http_settings.metrics)
     if http_settings is not None:
         if settings is not None:
             from agent_as_model.adapters.backends import ProviderUnavailable, connect_pool
@@ -334,7 +347,8 @@ def _run(
         )
         if callers is not None:
             callers = checked(callers, http_settings.workers)
-        return workers.serve(http_settings, settings, limits_of(args), store, callers)
+        return workers.serve(http_settings, settings, limits_of(args), store, observe, callers)
+    _configure_telemetry(observe)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
     return _serve(settings, limits_of(args), store)
@@ -359,6 +373,18 @@ def _serve(settings: Gateway | None, limits: Limits, store: StoreSettings | None
         sys.stderr.flush()
     anyio.run(partial(stdio.serve_until_closed, server, max_frame=limits.max_frame, store=kept))
     return 0
+
+
+# The variables that turn telemetry on for a bare invocation (`commands/telemetry_options.py`).
+_TELEMETRY_ENV = frozenset({"AGENT_AS_MODEL_OTEL", "AGENT_AS_MODEL_OTEL_CONTENT"})
+
+
+def _configure_telemetry(observe: TelemetrySettings) -> None:
+    """The OpenTelemetry SDK, before the server is built (it reports to what is configured then)."""
+    if observe.on:
+        from agent_as_model.telemetry import setup
+
+        setup.configure(observe)
 
 
 def _configure_logging() -> None:

@@ -19,6 +19,7 @@ from agent_as_model.transports.http.settings import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
     HEALTH_PATH,
+    METRICS_PATH,
     HttpSettings,
     is_loopback,
 )
@@ -79,6 +80,12 @@ def add_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
         default=[],
         metavar="ORIGIN",
         help="a browser Origin to accept besides loopback (repeatable), e.g. https://app.example:*",
+    )
+    group.add_argument(
+        "--metrics",
+        action="store_true",
+        help=f"serve the metrics as Prometheus text at GET {METRICS_PATH} (behind the bearer token when one "
+        "is set; the [otel] extra; docs/telemetry.md)",
     )
     _add_holds(group)
     return group.actions
@@ -229,6 +236,8 @@ def settings_from_args(
         parser.error(f"--max-body-bytes must be at least 1, got {args.max_body_bytes}")
     if not args.path.startswith("/") or args.path == HEALTH_PATH:
         parser.error(f"--path must start with '/' and not be {HEALTH_PATH}, got {args.path!r}")
+    if args.metrics and args.path == METRICS_PATH:
+        parser.error(f"--path {METRICS_PATH} is where --metrics serves the metrics: choose another --path")
     token = args.auth_token or os.environ.get(AUTH_TOKEN_ENV) or None
     if token is None and not named_callers:
         if not is_loopback(args.host):
@@ -261,4 +270,5 @@ def settings_from_args(
         max_connections=int(_hold_value(parser, args, HOLDS[2])),
         session_idle_timeout=_hold_value(parser, args, HOLDS[3]),
         max_sessions=int(_hold_value(parser, args, HOLDS[4])),
+        metrics=bool(args.metrics),
     )

@@ -23,10 +23,11 @@ import anyio.to_thread
 from mcp import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputRequiredResult
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine import admission, stored_responses
+from agent_as_model.engine import admission, observed, stored_responses
 from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -36,9 +37,10 @@ from agent_as_model.states.commit import add_result_meta, error_result
 log = logging.getLogger("agent_as_model")
 
 
-async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
+async def drive(record: CallRecord, completion: bool = False) -> CallToolResult | InputRequiredResult:
     # The record is fired through the lookup derived from the table: nothing of a call is left
-    # on a shared object (and no reference cycle for the collector).
+    # on a shared object (and no reference cycle for the collector). `completion`: the record is
+    # one completion of several, whose failure the call's own record counts once.
     try:
         while not (state := STATE[record.state]).terminal:
             awaits = state.awaits
@@ -81,17 +83,23 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except CallError as err:
         message = err.message(record.tool, take_way_out(record, err.kind, _who(record)))
         log.info("%s", message)
+        # A failed completion tells the tool span where it failed; the call counts the refusal.
+        observed.refused(
+            record, err.kind, None if isinstance(err, ChoiceFailed) else err.path, not completion
+        )
         result = _naming_backend(record, error_result(message))
         if err.meta:  # what the error says beside it (the backends a route passed over)
             add_result_meta(result, err.meta)
         return result
     except MissingCapability as err:
+        observed.refused(record, "capability", None, not completion)
         raise MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             err.message(record.tool, take_way_out(record, "capability")),
             {"requiredCapabilities": err.required},
         ) from None
     except MCPError:  # -32021 from one of several completions: told by that completion already
+        observed.refused(record, "capability", None)
         take_way_out(record, "capability")
         raise
     except anyio.get_cancelled_exc_class():
@@ -103,6 +111,7 @@ async def drive(record: CallRecord) -> CallToolResult | InputRequiredResult:
     except Exception:
         # Our bug, not the caller's: the traceback goes to the log only.
         log.exception("internal error in %s (state %s)", record.tool, record.state)
+        observed.refused(record, "fault", None, not completion)
         sent = take_way_out(record, "fault", _who(record))
         return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
@@ -127,7 +136,11 @@ async def exchange(record: CallRecord) -> tuple[str, Any]:
     2026-07-28 ends this request with the round that asks."""
     route = record.route
     assert route is not None  # build, before every exchange, routed the call
-    outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
+    watch = telemetry.WATCH
+    if watch is None:
+        outcome = await route.backend.exchange(record.payload, record.round_no, record.findings)
+    else:  # the round's span and measurements (docs/telemetry.md)
+        outcome = await observed.watched_exchange(watch, record, route.backend)
     return ("suspend", outcome) if isinstance(outcome, Suspension) else ("answer", outcome)
 
 
@@ -159,7 +172,7 @@ async def walk_choices(record: CallRecord) -> tuple[str, Any]:
 
     async def walk(index: int) -> None:
         try:
-            outcomes[index] = await drive(choices[index])
+            outcomes[index] = await drive(choices[index], completion=True)
         except MCPError as err:  # -32021: the same for every completion; raised once, below
             outcomes[index] = err
 

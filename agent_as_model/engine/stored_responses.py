@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp_types import CallToolResult
 
-from agent_as_model import cursors
+from agent_as_model import cursors, telemetry
 from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.adapters.store import SealedStore, StoreUnavailable, Unreadable
 from agent_as_model.adapters.tools.models import StaticTool
@@ -70,7 +70,7 @@ async def read_stored(record: CallRecord) -> tuple[str, Any]:
     for one the store does not hold, cannot be reached for, or cannot authenticate)."""
     storing, store = record.storing, record.store
     assert storing is not None and storing.previous is not None and store is not None  # the guard's
-    return "read", await _stored(store, storing.previous, cursors.PARAMETER)
+    return "read", await _stored(store, storing.previous, cursors.PARAMETER, "read")
 
 
 async def write_stored(record: CallRecord) -> tuple[str, Any]:
@@ -80,7 +80,7 @@ async def write_stored(record: CallRecord) -> tuple[str, Any]:
     assert value is not None and store is not None  # the guard's
     ident = value["response"]["id"]
     try:
-        if await store.add(ident, value):
+        if await _counted("write", store.add(ident, value)):
             return "kept", None
         # Kept already: a repeated retry of the round that answered. The first answer is the one.
         first = await store.get(ident)
@@ -102,17 +102,17 @@ async def answer_stored_tool(
     try:
         ident = storage.response_id(arguments)
         if tool is storage.tools[0]:
-            return tool_result(storage.retrieved(await _stored(keeper, ident, "response_id")))
-        if not await _reached(keeper.delete(ident)):
+            return tool_result(storage.retrieved(await _stored(keeper, ident, "response_id", "retrieve")))
+        if not await _reached(_counted("delete", keeper.delete(ident))):
             raise _unknown(keeper, ident, "response_id")
         return tool_result(storage.deleted(ident))
     except CallError as err:
         return error_result(err.message(tool.NAME))
 
 
-async def _stored(keeper: SealedStore, ident: str, path: str) -> dict[str, Any]:
+async def _stored(keeper: SealedStore, ident: str, path: str, operation: str) -> dict[str, Any]:
     try:
-        stored = await _reached(keeper.get(ident))
+        stored = await _reached(_counted(operation, keeper.get(ident)))
     except Unreadable as err:
         raise caller_error(
             path,
@@ -123,6 +123,18 @@ async def _stored(keeper: SealedStore, ident: str, path: str) -> dict[str, Any]:
         raise _unknown(keeper, ident, path)
     value: dict[str, Any] = stored
     return value
+
+
+async def _counted(operation: str, work: Any) -> Any:
+    """One operation on the store, counted in telemetry (`agent_as_model.store.operations`), with
+    the failure's kind when it failed."""
+    try:
+        done = await work
+    except (StoreUnavailable, Unreadable) as err:
+        telemetry.store_operation(operation, type(err).__name__)
+        raise
+    telemetry.store_operation(operation)
+    return done
 
 
 async def _reached(operation: Any) -> Any:

@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 import anyio
 
+from agent_as_model import telemetry
+
 _T = TypeVar("_T")
 
 # The first wait between attempts when the provider names none, doubled each time, capped.
@@ -82,7 +84,16 @@ async def attempts(
             else:
                 why = f"; no time for another attempt in {remaining}"
             raise GaveUp(last, why) from None
+        telemetry.retried(tried, _failed_with(last), wait)
         await anyio.sleep(wait)
+
+
+def _failed_with(err: Exception | None) -> str:
+    """`error.type` of a failed attempt: its HTTP status, `timeout`, or the error's class."""
+    if err is None:
+        return "timeout"
+    status = getattr(err, "status_code", None)
+    return str(status) if isinstance(status, int) else type(err).__qualname__
 
 
 def retry_after_seconds(headers: Any) -> float | None:

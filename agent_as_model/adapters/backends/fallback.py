@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import anyio
 from mcp_types import CreateMessageRequestParams
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import (
     PASSED,
     Backend,
@@ -119,6 +120,8 @@ class Route:
             if left <= 0:
                 passed.append(passed_over(source, "the call's deadline had passed (serve --route-deadline)"))
                 break
+            if self._failed and self._failed[-1].name is None and link.name is not None:
+                telemetry.fell_back(link.name)  # the host declined: a provider is asked instead
             self._at = index
             outcome = await _asked(backend, link, payload, round_no, findings, left, self._host_errors_pass)
             if not isinstance(outcome, Unanswered):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import CreateMessageRequestParams
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
 from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider import (
@@ -125,6 +126,11 @@ class SdkApi:
         self, payload: CreateMessageRequestParams, model: str, passing: Passing | None = None
     ) -> Reply:
         body = self.body(payload, model, passing)
+        headers = telemetry.trace_headers()
+        if headers and self._read_error is generated_error:
+            # The round's trace context, as `traceparent` (docs/telemetry.md): the SDKs generated
+            # like OpenAI's take headers beside the body; Gemini's fixes its headers in its client.
+            body = {**body, "extra_headers": headers}
         send = self._sends[None if passing is None else passing.product]
         settings = self._settings
         response = await attempts(

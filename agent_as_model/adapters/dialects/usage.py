@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_as_model.neutral import Completion, Request, Text, ToolResult, ToolUse, Usage
 
@@ -58,6 +58,32 @@ def estimate(request: Request, completion: Completion) -> Usage:
     for call in completion.tool_calls:
         wrote += _call_chars(call)
     return Usage(_tokens(read), _tokens(wrote), ESTIMATED)
+
+
+def estimate_round(payload: Any, blocks: Sequence[Any]) -> Usage:
+    """The same estimate for one model round, from the sampling payload it sent (a repair round's
+    holds the earlier answers and their errors) and the blocks it got back, before they are read
+    into a `Completion`: what telemetry shows on a round that nobody counted."""
+    read = len(payload.system_prompt or "")
+    for message in payload.messages:
+        content = message.content
+        read += _blocks_chars(content if isinstance(content, list) else [content])
+    return Usage(_tokens(read), _tokens(_blocks_chars(blocks)), ESTIMATED)
+
+
+def _blocks_chars(blocks: Sequence[Any]) -> int:
+    """Sampling blocks' characters as the rule counts them: texts, each call's name and JSON input,
+    each tool result's texts."""
+    chars = 0
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            chars += len(block.text)
+        elif kind == "tool_use":
+            chars += len(block.name) + len(json.dumps(block.input, sort_keys=True))
+        elif kind == "tool_result":
+            chars += _blocks_chars(block.content)
+    return chars
 
 
 def _call_chars(call: ToolUse) -> int:

@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
-import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +41,7 @@ from agent_as_model.adapters.dialects import DIALECTS, media
 from agent_as_model.commands.transcripts.exchange import CLIENT_TO_SERVER, SERVER_TO_CLIENT, FrameContext
 from agent_as_model.commands.transcripts.minted import CURSOR_IN_TEXT
 from agent_as_model.errors import SAID
+from agent_as_model.placeholders import Placeholders
 from agent_as_model.states.emulation import CALLS as EMULATED_CALLS
 
 STRUCTURAL_KEYS = frozenset(
@@ -313,11 +312,8 @@ def dump_like(original: str, parsed: Any, mapped: Any) -> str:
 _PROVIDER_CONVERSATION = ("messages", "system", "input", "instructions", "contents", "systemInstruction")
 
 
-class Redactor:
-    """Same-length, stable placeholders under a per-recording random key."""
-
-    MARK = "#"
-    HASH_CHARS = 16
+class Redactor(Placeholders):
+    """Same-length, stable placeholders under a per-recording random key (`Placeholders`)."""
 
     # A provider's error messages this recording has seen, each with its placeholder, so the error
     # result that quotes one (made after the exchange was recorded) gets the same placeholder and
@@ -326,17 +322,8 @@ class Redactor:
     SAID_KEPT = 64
 
     def __init__(self, key: bytes | None = None) -> None:
-        self._key = key if key is not None else os.urandom(16)
+        super().__init__(key)
         self._said: dict[str, str] = {}
-
-    def placeholder(self, text: str) -> str:
-        if not text:
-            return text
-        digest = hashlib.blake2b(
-            text.encode("utf-8", "surrogatepass"), key=self._key, digest_size=self.HASH_CHARS // 2
-        ).hexdigest()
-        mark = self.MARK + digest
-        return mark[: len(text)] if len(text) <= len(mark) else mark + "." * (len(text) - len(mark))
 
     def frame(self, direction: str, frame: Any, context: FrameContext) -> Any:
         frame = self._cursors(map_text(direction, frame, context, self.placeholder, dump_like))
@@ -401,10 +388,6 @@ class Redactor:
                 block = {**block, "text": text}
             blocks.append(block)
         return {**frame, "result": {**result, "content": blocks}}
-
-    def cursor(self, cursor: str) -> str:
-        digest = hashlib.blake2b(cursor.encode(), key=self._key, digest_size=32).hexdigest()
-        return "cur_" + digest
 
     def _cursors(self, value: Any) -> Any:
         # A cursor is an unkeyed hash of the conversation: left alone it would confirm a guessed

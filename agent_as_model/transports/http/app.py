@@ -29,7 +29,7 @@ from agent_as_model.transports.http.middleware import (
     OpenDoor,
     RetryAfter,
 )
-from agent_as_model.transports.http.settings import HEALTH_PATH, HttpSettings, is_loopback
+from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
 if TYPE_CHECKING:  # Starlette and the SDK load only to serve
     from starlette.types import ASGIApp
@@ -72,11 +72,15 @@ def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettin
 
     from agent_as_model.server import build_server
     from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
+    from agent_as_model.transports.http.metrics import metrics
 
     tokens = token_table(callers, settings.auth_token)
     limited = callers is not None and callers.limited()
     server = server or build_server()
     security = transport_security(settings)
+    routes = [Route(HEALTH_PATH, health(tokens), methods=["GET"])]
+    if settings.metrics:
+        routes.append(Route(METRICS_PATH, metrics, methods=["GET"]))
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=settings.path,
         json_response=False,
@@ -86,7 +90,7 @@ def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettin
         max_sessions=settings.max_sessions,
         transport_security=security,
         host=settings.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, health(tokens), methods=["GET"])],
+        custom_starlette_routes=routes,
     )
     guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
@@ -112,6 +116,10 @@ def app_from_environment() -> ASGIApp:
     settings = given.settings
     holds.configure(holds.Guard(settings.header_timeout, settings.body_timeout, settings.max_connections))
     kept = None if given.store is None else open_store(given.store)  # once per worker, at its start-up
+    if given.telemetry.on:  # each worker its own SDK, before its server, which reports to it
+        from agent_as_model.telemetry import setup
+
+        setup.configure(given.telemetry)
     gate = None if given.callers is None else open_gate(given.callers)  # its counters, likewise
     server = build_server(gateway=given.provider, limits=given.limits, store=kept, gate=gate)
     app = build_app(settings, server, given.callers)

@@ -14,6 +14,8 @@ from agent_as_model.records import Record
 # workers in it (it stays out of `ps`).
 AUTH_TOKEN_ENV = "AGENT_AS_MODEL_AUTH_TOKEN"
 HEALTH_PATH = "/healthz"
+# `serve --http --metrics`: the metrics as Prometheus text (docs/telemetry.md), behind the token.
+METRICS_PATH = "/metrics"
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 # The holds of slow and abandoned clients (docs/security.md): each a flag and a variable.
 DEFAULT_HEADER_TIMEOUT = 10.0  # seconds for a request's headers, from connect or the last answer
@@ -40,6 +42,7 @@ class HttpSettings(Record):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
     max_sessions: int = DEFAULT_MAX_SESSIONS
+    metrics: bool = False  # GET /metrics serves the metrics as Prometheus text
 
     def to_env(self) -> str:
         """The settings for worker processes; the token stays out (it travels in its own variable)."""

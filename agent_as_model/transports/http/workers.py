@@ -30,6 +30,7 @@ LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 STORE_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_STORE_SETTINGS"
 # The callers (their names, their tokens' digests, never a token) and their limits.
 CALLERS_ENV = "AGENT_AS_MODEL_HTTP_CALLERS"
+TELEMETRY_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_TELEMETRY_SETTINGS"
 # What uvicorn loads by path in each worker: the app factory, the guarded h11 protocol and the
 # paced accept loop (transports/http/holds.py).
 APP_FACTORY = "agent_as_model.transports.http.app:app_from_environment"
@@ -43,12 +44,13 @@ log = logging.getLogger("agent_as_model.http")
 
 class HandedOver(Record):
     """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits,
-    store and callers `serve` was given (None: none configured)."""
+    store and callers `serve` was given (None: none configured), and what of telemetry is on."""
 
     settings: HttpSettings
     provider: Any
     limits: Limits
     store: Any
+    telemetry: Any
     callers: CallersSettings | None = None
 
 
@@ -57,10 +59,13 @@ def hand_off(
     provider: Any,
     limits: Limits | None,
     store: Any,
+    telemetry: Any = None,
     callers: CallersSettings | None = None,
 ) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
+    if telemetry is not None:
+        os.environ[TELEMETRY_SETTINGS_ENV] = json.dumps(telemetry._asdict())
     if provider is not None:  # the gateway: its providers (no key, only their variables' names) and routes
         from agent_as_model.adapters.routes import gateway_json
 
@@ -80,6 +85,7 @@ def handed_over() -> HandedOver:
     from agent_as_model.adapters.routes import gateway_from_json
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.limits import limits_of_json
+    from agent_as_model.telemetry.setup import TelemetrySettings
 
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
@@ -90,7 +96,10 @@ def handed_over() -> HandedOver:
         store = StoreSettings(**json.loads(os.environ[STORE_SETTINGS_ENV]))
     callers = CallersSettings.from_json(os.environ[CALLERS_ENV]) if os.environ.get(CALLERS_ENV) else None
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
-    return HandedOver(settings, provider, limits, store, callers)
+    telemetry = TelemetrySettings(metrics=settings.metrics)
+    if os.environ.get(TELEMETRY_SETTINGS_ENV):
+        telemetry = TelemetrySettings(**json.loads(os.environ[TELEMETRY_SETTINGS_ENV]))
+    return HandedOver(settings, provider, limits, store, telemetry, callers)
 
 
 def fit_descriptors(max_connections: int) -> int:
@@ -170,6 +179,7 @@ def serve(
     provider: Any = None,
     limits: Any = None,
     store: Any = None,
+    telemetry: Any = None,
     callers: CallersSettings | None = None,
 ) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
@@ -188,7 +198,7 @@ def serve(
         # for this family of processes (a restart makes another: rounds in flight then fail).
         os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
-    hand_off(settings, provider, limits, store, callers)
+    hand_off(settings, provider, limits, store, telemetry, callers)
     print(banner(settings, callers), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(
