@@ -81,11 +81,12 @@ def call_handler(
             await pool.cooldowns.refresh()
         router = backends.CallRouter(ctx, params, pool, limits)
         watch = telemetry.WATCH
+        # The caller the door named, for the limits and the tool span: read only for them.
+        visit = None if gate is None and watch is None else _visit(ctx)
+        record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, visit)
         if gate is None:
-            record = CallRecord(dialect, arguments, router, limits, responses, carried)
             result = await (drive(record) if watch is None else _drive_watched(watch, record))
         else:  # callers' limits: admitted by the machine, settled here however the call ends
-            record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, _visit(ctx))
             try:
                 result = await (drive(record) if watch is None else _drive_watched(watch, record))
             finally:

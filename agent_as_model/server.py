@@ -237,7 +237,7 @@ def build_server(
     # layer for both explanations, as every request crosses each layer (issue 28).
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
-    _report_to_a_configured_sdk(server)
+    _report_to_a_configured_sdk(server, gate)
     return server
 
 
@@ -247,9 +247,10 @@ def build_server(
 _SDK_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.sdk.metrics")
 
 
-def _report_to_a_configured_sdk(server: Server[Any]) -> None:
+def _report_to_a_configured_sdk(server: Server[Any], gate: Gate | None) -> None:
     """Report spans and metrics when this process has an OpenTelemetry SDK configured
-    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)."""
+    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)
+    and export the callers' limits."""
     if not any(name in sys.modules for name in _SDK_MODULES):
         return
     from agent_as_model import telemetry
@@ -257,6 +258,10 @@ def _report_to_a_configured_sdk(server: Server[Any]) -> None:
     watch = telemetry.watch_configured()
     if watch is not None and watch.metrics is not None:
         server.middleware.insert(0, telemetry.MeasuredRequests(watch))
+        if gate is not None:
+            from agent_as_model.telemetry.conventions import OTHER_CALLERS
+
+            watch.caller_limits(gate.settings.bounds(OTHER_CALLERS))
 
 
 # A 2026-07-28 retry carries the host's answer to an earlier round: the host was asked then.

@@ -21,7 +21,6 @@ from agent_as_model.adapters.callers import (
     Gate,
     Refused,
     Spent,
-    Tally,
     Visit,
     open_counters,
 )
@@ -190,18 +189,3 @@ async def test_counters_that_cannot_be_reached_refuse_the_call_saying_so(tmp_pat
     assert "redis://127.0.0.1:1/0" in told.value.reason
     await unreachable.settle("alice", None, Spent(5))  # logged, not raised: the call has ended
     await unreachable.aclose()
-
-
-async def test_the_gate_tells_what_it_counted_for_metrics() -> None:
-    limited = gate(None, concurrent_calls=1)
-    told: list[Tally] = []
-    limited.tallied = told.append
-    ticket = await limited.admit(Visit("alice"))
-    await refused(limited)
-    await limited.settle("alice", ticket, Spent(12, 4))
-    await limited.settle("alice", None, Spent())  # nothing spent: nothing told
-    assert told == [
-        Tally("alice", "admitted"),
-        Tally("alice", "refused", "concurrent-calls"),
-        Tally("alice", "tokens", None, 12, 4),
-    ]

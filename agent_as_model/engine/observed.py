@@ -10,6 +10,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 
 from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
+from agent_as_model.adapters.callers.base import ANONYMOUS
 from agent_as_model.adapters.dialects import usage
 from agent_as_model.errors import CallError
 from agent_as_model.neutral import Usage
@@ -21,8 +22,7 @@ from agent_as_model.telemetry import conventions as names
 ROUTES = {
     "LegacySampling": "host:sampling",
     "ModernRoundTrip": "host:2026-07-28",
-    "ProviderBackend": "provider",
-    "HostThenProvider": "host, then provider",
+    "ProviderCall": "provider",
 }
 
 
@@ -74,14 +74,16 @@ def error_type(err: BaseException) -> str:
 def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult | None) -> CallSeen:
     """What the tool span says of a call, from where its record ended (a call of several
     completions: from its completions' records, each routed and answered on its own)."""
+    visit = record.visit
+    caller = visit.caller if visit is not None else ANONYMOUS if record.gate is not None else None
     try:
         request = record.request
-    except Unset:  # refused before its arguments were read
-        return CallSeen(None, None, None, record.round_no)
+    except Unset:  # refused before its arguments were read (by its caller's limits, too)
+        return CallSeen(None, None, None, record.round_no, caller=caller)
     model = request.model
     walked = record.choices or (record,)
     backend = next((r.backend for r in walked if r.backend is not None), None)
-    route = None if backend is None else ROUTES.get(type(backend).__name__, type(backend).__name__)
+    route = None if backend is None else _route(backend)
     source = None if backend is None else _source(backend, model)
     response_id = None
     if (
@@ -93,7 +95,18 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
         response_id = next((v for k in _RESPONSE_IDS if isinstance(v := found.get(k), str)), None)
     answers = tuple(a for a in (_retry_answer(r, model) for r in walked) if a is not None)
     repairs = sum(r.round_no for r in walked)
-    return CallSeen(route, source, model, repairs, request.n, response_id, answers)
+    return CallSeen(route, source, model, repairs, request.n, response_id, answers, caller)
+
+
+def _route(backend: Backend) -> str:
+    """`agent_as_model.route`: the backend's way, or a route's: the one backend it asked, or the
+    ones it asked in turn ("host, then provider")."""
+    asked = getattr(backend, "asked", None)  # a route of several backends (adapters/backends/fallback.py)
+    if asked is None:
+        return ROUTES.get(type(backend).__name__, type(backend).__name__)
+    if len(asked) == 1:
+        return _route(asked[0])
+    return ", then ".join("provider" if _route(b) == "provider" else "host" for b in asked)
 
 
 # Where a result names its response: a product object's `id` (`chatcmpl-`, `resp_`, a cursor as a

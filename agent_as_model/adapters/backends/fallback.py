@@ -92,6 +92,12 @@ class Route:
     def source(self, model: str) -> str:
         return self._links[self._at].backend.source(model)
 
+    @property
+    def asked(self) -> list[Backend]:
+        """The backends asked so far, in order: those that gave no answer, then the one asked
+        last (the one that answered, when one did)."""
+        return [link.backend for link in (*self._failed, self._links[self._at])]
+
     def admit(self, payload: CreateMessageRequestParams) -> None:
         # The first backend's: a later one that cannot take the payload is passed over when reached.
         self._links[self._at].backend.admit(payload)

@@ -24,7 +24,7 @@ from agent_as_model.adapters.callers.base import (
     CountersUnavailable,
     Use,
 )
-from agent_as_model.adapters.callers.gate import VISIT_KEY, Gate, Refused, Spent, Tally, Ticket, Visit
+from agent_as_model.adapters.callers.gate import VISIT_KEY, Gate, Refused, Spent, Ticket, Visit
 from agent_as_model.adapters.callers.tokens import TokenTable, digest_of, token_table
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "Gate",
     "Refused",
     "Spent",
-    "Tally",
     "Ticket",
     "TokenTable",
     "Use",

@@ -74,6 +74,15 @@ class CallersSettings(Record):
                 return caller.limits
         return self.defaults
 
+    def bounds(self, others: str) -> dict[str, dict[str, int]]:
+        """Each named caller's bounds and, under `others`, the defaults every other caller has:
+        caller -> limit -> bound, the unlimited left out (what metrics export)."""
+        table = [(caller.name, caller.limits) for caller in self.callers] + [(others, self.defaults)]
+        return {
+            name: {limit: bound for limit in LIMITS if (bound := limits.bound(limit)) is not None}
+            for name, limits in table
+        }
+
     def names(self, extra: Iterable[str] = ()) -> list[str]:
         return list(dict.fromkeys([*(caller.name for caller in self.callers), *extra]))
 

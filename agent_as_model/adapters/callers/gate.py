@@ -20,8 +20,9 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
+from agent_as_model import telemetry
 from agent_as_model.adapters.callers.base import (
     ANONYMOUS,
     CallersSettings,
@@ -60,18 +61,6 @@ class Ticket(Record):
 class Spent(Record):
     """The tokens a call used (input and output), and how many of them were estimated."""
 
-    tokens: int = 0
-    estimated: int = 0
-
-
-class Tally(Record):
-    """One thing the gate counted, for metrics: a caller's call admitted, refused (by which
-    limit), or its tokens settled (`estimated` of them estimated). Telemetry exports them by
-    setting `Gate.tallied`; nothing is made when nothing listens."""
-
-    caller: str
-    event: str  # "admitted", "refused" or "tokens"
-    limit: str | None = None
     tokens: int = 0
     estimated: int = 0
 
@@ -136,8 +125,6 @@ class Gate:
         self._live: dict[str, str] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._renewing: asyncio.Task[None] | None = None
-        # Told each admission, refusal and settlement (`Tally`): the hook metrics hang on.
-        self.tallied: Callable[[Tally], None] | None = None
 
     async def admit(self, visit: Visit | None) -> Ticket:
         """The call's place, counted; `Refused` when its caller is at a limit (the visit keeps
@@ -148,16 +135,13 @@ class Gate:
             over = await self.counters.admit(caller, self.settings.limits_of(caller), ticket.id, self.lease)
         except CountersUnavailable as err:
             raise unavailable(caller, err) from None
-        tallied = self.tallied
         if over is not None:
             refused = Refused(caller, over, time.time())
             if visit is not None:
                 visit.retry_after = refused.retry_after
-            if tallied is not None:
-                tallied(Tally(caller, "refused", over.limit))
+            telemetry.caller_counted(caller, over.limit)
             raise refused
-        if tallied is not None:
-            tallied(Tally(caller, "admitted"))
+        telemetry.caller_counted(caller)
         if self.counters.leases:
             self._live[ticket.id] = caller
             self._keep_renewing()
@@ -168,9 +152,8 @@ class Gate:
         fail now lose nothing of the place (its lease ends it) but the tokens, which the log says."""
         if ticket is not None:
             self._live.pop(ticket.id, None)
-        tallied = self.tallied
-        if tallied is not None and spent.tokens:
-            tallied(Tally(caller, "tokens", None, *spent))
+        if spent.tokens:
+            telemetry.caller_spent(caller, *spent)
         try:
             await self.counters.settle(caller, None if ticket is None else ticket.id, *spent)
         except CountersUnavailable as err:
