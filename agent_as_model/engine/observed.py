@@ -22,8 +22,19 @@ from agent_as_model.telemetry import conventions as names
 ROUTES = {
     "LegacySampling": "host:sampling",
     "ModernRoundTrip": "host:2026-07-28",
+    "ProviderBackend": "provider",
     "ProviderCall": "provider",
 }
+
+
+def route_name(backend: object) -> str:
+    """The way a call reaches its model: one backend's, or a route's backends in order ("host:sampling,
+    then provider"), as the route holds them (`backends`)."""
+    inner = getattr(backend, "backends", None)
+    if inner is not None:
+        return ", then ".join(route_name(each) for each in inner)
+    name = type(backend).__name__
+    return ROUTES.get(name, name)
 
 
 async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -> HostAnswer | Suspension:
@@ -83,7 +94,7 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
     model = request.model
     walked = record.choices or (record,)
     backend = next((r.backend for r in walked if r.backend is not None), None)
-    route = None if backend is None else _route(backend)
+    route = None if backend is None else route_name(backend)
     source = None if backend is None else _source(backend, model)
     response_id = None
     if (
@@ -96,17 +107,6 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
     answers = tuple(a for a in (_retry_answer(r, model) for r in walked) if a is not None)
     repairs = sum(r.round_no for r in walked)
     return CallSeen(route, source, model, repairs, request.n, response_id, answers, caller)
-
-
-def _route(backend: Backend) -> str:
-    """`agent_as_model.route`: the backend's way, or a route's: the one backend it asked, or the
-    ones it asked in turn ("host, then provider")."""
-    asked = getattr(backend, "asked", None)  # a route of several backends (adapters/backends/fallback.py)
-    if asked is None:
-        return ROUTES.get(type(backend).__name__, type(backend).__name__)
-    if len(asked) == 1:
-        return _route(asked[0])
-    return ", then ".join("provider" if _route(b) == "provider" else "host" for b in asked)
 
 
 # Where a result names its response: a product object's `id` (`chatcmpl-`, `resp_`, a cursor as a

@@ -74,6 +74,11 @@ class Route:
         self._failed: list[Link] = []  # the links asked that gave no answer, in order
 
     @property
+    def backends(self) -> list[Backend]:
+        """The route's backends, in order (telemetry names the route by them)."""
+        return [link.backend for link in self._links]
+
+    @property
     def who(self) -> str | None:
         """Who was asked, for the error's last sentence: the backend asked last, after the ones
         that gave no answer ("The host declined; the provider openai")."""
@@ -92,12 +97,6 @@ class Route:
     def source(self, model: str) -> str:
         return self._links[self._at].backend.source(model)
 
-    @property
-    def asked(self) -> list[Backend]:
-        """The backends asked so far, in order: those that gave no answer, then the one asked
-        last (the one that answered, when one did)."""
-        return [link.backend for link in (*self._failed, self._links[self._at])]
-
     def admit(self, payload: CreateMessageRequestParams) -> None:
         # The first backend's: a later one that cannot take the payload is passed over when reached.
         self._links[self._at].backend.admit(payload)
@@ -109,7 +108,8 @@ class Route:
         self._passed = []  # told with this round's answer; a later round tells its own
         last: Unanswered | None = None
         asked: list[dict[str, str]] = []  # the ones asked that gave no answer, for the error's words
-        for index in range(self._at, len(self._links)):
+        start = self._at
+        for index in range(start, len(self._links)):
             link = self._links[index]
             backend = link.backend
             source = backend.source(self._model)
@@ -126,8 +126,8 @@ class Route:
             if left <= 0:
                 passed.append(passed_over(source, "the call's deadline had passed (serve --route-deadline)"))
                 break
-            if self._failed and self._failed[-1].name is None and link.name is not None:
-                telemetry.fell_back(link.name)  # the host declined: a provider is asked instead
+            if index > start and self._failed and self._failed[-1].name is None and link.name is not None:
+                telemetry.fell_back(link.name)  # the host gave no answer; a provider is asked instead
             self._at = index
             outcome = await _asked(backend, link, payload, round_no, findings, left, self._host_errors_pass)
             if not isinstance(outcome, Unanswered):

@@ -127,9 +127,7 @@ class SdkApi:
     ) -> Reply:
         body = self.body(payload, model, passing)
         headers = telemetry.trace_headers()
-        if headers and self._read_error is generated_error:
-            # The round's trace context, as `traceparent` (docs/telemetry.md): the SDKs generated
-            # like OpenAI's take headers beside the body; Gemini's fixes its headers in its client.
+        if headers:  # the round's trace context, as `traceparent` (docs/telemetry.md)
             body = {**body, "extra_headers": headers}
         send = self._sends[None if passing is None else passing.product]
         settings = self._settings

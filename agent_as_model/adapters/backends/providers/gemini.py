@@ -83,6 +83,8 @@ def sdk_call(types: ModuleType, body: dict[str, Any]) -> dict[str, Any]:
     config.update(body.get("generationConfig") or {})
     # The server reads the calls itself: the SDK must not run or answer any on its own.
     config["automaticFunctionCalling"] = {"disable": True}
+    if body.get("extra_headers"):  # the round's trace context (`traceparent`), as the other SDKs send it
+        config["httpOptions"] = {"headers": body["extra_headers"]}
     return {
         "model": body["model"],
         "contents": [types.Content.model_validate(content) for content in body.get("contents", [])],
