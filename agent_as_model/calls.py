@@ -2,9 +2,9 @@
 driver, a stored response's tool answered from the store, `list_models` answered as it is.
 
 server.py imports this module on a server's first call, not at start-up: a host waits for start-up
-to list the tools, and the engine, the states and the backends that only a call uses are about 26M
-instructions of it (benchmarks/README.md, "Start-up"). A server that is only listed never needs
-them; the first call imports them once.
+to list the tools, and the engine, the states and the backends that only a call uses are a share
+of it (benchmarks/README.md, "What each cache, ContextVar and late import buys"). A server that is
+only listed never needs them; the first call imports them once.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
 
 # Exactly what we mint and nothing else: lowercase hex only. A cursor is compared byte for byte,
 # so a caller who changed its case (or trimmed or padded it) has mangled it; saying so beats
-# guessing what was meant. A set, not a regular expression: compiling one at import cost start-up
-# ~330k instructions each (the recordings' patterns for these forms are in
+# guessing what was meant. A set, not a regular expression: nothing is compiled at import, which
+# start-up would pay for (the recordings' patterns for these forms are in
 # commands/transcripts/minted.py).
 _LOWER_HEX = frozenset("0123456789abcdef")
 

@@ -39,8 +39,8 @@ def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{line[:limit]}... [cut: {len(line) - limit} more characters]"
 
 
-# The errors are plain classes, not dataclasses: a dataclass costs start-up about 2M instructions
-# to define (its methods are generated), and these need no more than an __init__.
+# The errors are plain classes, not dataclasses: a dataclass costs start-up the generating and
+# compiling of its methods, and these need no more than an __init__.
 class CallError(Exception):
     """A caller error (bad arguments) or a host contract violation (bad answer)."""
 

@@ -13,9 +13,9 @@ from agent_as_model.records import Record
 
 # Seconds of CPU time one check against a caller's JSON Schema may spend matching its patterns.
 DEFAULT_SCHEMA_TIMEOUT = 0.25
-# Steps (keywords applied) one check against a caller's JSON Schema may take (benchmarks/README.md
-# has what a step costs: some 5 us on a plain schema, 20-30 us in $ref fan-out, so the default
-# ends a hostile check within about 1.5 s of CPU); an answer takes a few steps per value.
+# Steps (keywords applied) one check against a caller's JSON Schema may take: enough for any
+# ordinary schema and answer (a few steps per value), and few enough that a hostile check ends
+# within a second or two of CPU (what a step costs: benchmarks/README.md, "Figures the code cites").
 DEFAULT_SCHEMA_STEPS = 50_000
 # Seconds a legacy host may take to answer one sampling request; the same as the state lifetime,
 # so a host gets as long on either era.
@@ -29,14 +29,14 @@ DEFAULT_PROGRESS_INTERVAL = 5.0
 # The most completions one call may ask for (chat `n`, Gemini `candidateCount`): each is a
 # sampling request of its own, so a caller could otherwise make the host answer without bound.
 DEFAULT_MAX_N = 8
-# Decoded bytes of inline media (issue 24): one image or audio part, and all of one call's
+# Decoded bytes of inline media: one image or audio part, and all of one call's
 # together. Sized for ordinary photos (a 12-megapixel JPEG is 3-6 MiB) and short clips; the call's
 # bound in base64 (4/3 of it) stays under the stdio frame.
 DEFAULT_MAX_MEDIA_BYTES = 10 * 2**20
 DEFAULT_MAX_MEDIA_CALL_BYTES = 20 * 2**20
 
 
-# `serve --fetch-media` (issue 24 item 3): seconds one fetch may take, redirects included, and the
+# `serve --fetch-media`: seconds one fetch may take, redirects included, and the
 # redirects it may follow. The size it may read is `max_media_bytes`, the bound every part has.
 DEFAULT_FETCH_TIMEOUT = 10.0
 DEFAULT_FETCH_REDIRECTS = 3

@@ -51,13 +51,13 @@ class ToolResult(Record):
     tool_use_id: str
     content: str  # the result's texts, joined
     is_error: bool = False
-    # Set only when the result carries images or audio (issue 24): its texts and media in their
+    # Set only when the result carries images or audio: its texts and media in their
     # order (each Media is also in `Request.media`, so the bounds count it).
     parts: tuple[Text | Media, ...] = ()
 
 
 class Media(Record):
-    """An inline image or audio clip (issue 24): its checked MIME type, its base64 data exactly
+    """An inline image or audio clip: its checked MIME type, its base64 data exactly
     as the caller sent it (validated strictly), and the sha256 hex of the decoded bytes (what a
     cursor's transcript records of it, docs/cursors.md); its decoded size and where the caller
     wrote it, for the bounds checked once the server's limits apply (states/validate.py)."""
@@ -184,7 +184,7 @@ class Request(Record):
     # wrote it. Each is asked, checked and repaired on its own (spec section 10).
     n: int = 1
     n_path: str = "n"
-    # Every inline image and audio part of the conversation, in order (issue 24): empty for the
+    # Every inline image and audio part of the conversation, in order: empty for the
     # common text-only call, so the media bounds cost it nothing.
     media: tuple[Media, ...] = ()
     # The sha256 hex of each part fetched from a URL (`serve --fetch-media`), in order: what a
@@ -213,7 +213,7 @@ class Completion(Record):
     model: str | None = None  # the model the host named in its answer
     stop_reason: StopReason | None = None  # None: the host did not say
     usage: Usage | None = None  # None: the answer carried no counts (commit estimates them)
-    # Set only when the answer held images or audio (issue 24), for a product that can show them
+    # Set only when the answer held images or audio, for a product that can show them
     # (`Dialect.answers_media`): the answer's texts and media in their order; `text` is then
     # the texts alone, joined.
     parts: tuple[Text | Media, ...] = ()

@@ -48,10 +48,11 @@ STEPS_SETTING = "--schema-steps"
 TIME_BOUND: ContextVar[float] = ContextVar("schema_time_bound", default=DEFAULT_TIME_BOUND)
 STEP_BOUND: ContextVar[int] = ContextVar("schema_step_bound", default=DEFAULT_STEP_BOUND)
 
-# The largest compiled size of a pattern (`compiled_size`); about 140 bytes kept and under 1 us of
-# compiling per unit (benchmarks/README.md, "Figures the code cites").
+# The largest compiled size of a pattern (`compiled_size`, in units of one matched item): it bounds
+# both what a compiled pattern keeps and how long compiling it takes (what a unit weighs:
+# benchmarks/README.md, "Figures the code cites").
 MAX_PATTERN_SIZE = 20_000
-# The compiled patterns kept, in that same measure: at most some 28 MB, however many come.
+# The compiled patterns kept, in that same measure: ten of the largest, however many come.
 CACHE_SIZE = 10 * MAX_PATTERN_SIZE
 
 

@@ -1,9 +1,9 @@
 """`Record`: `typing.NamedTuple`'s class syntax, made by `collections.namedtuple` alone.
 
 Every immutable value that passes between the rooms is a named tuple (docs/architecture.md).
-`typing.NamedTuple` defines one at about 720k instructions: it checks every annotation
-(`typing._type_check`, which compiles a string annotation into a `ForwardRef`), and it sets the
-made class's `__bases__` again. Start-up defines about thirty of them for the listing alone.
+`typing.NamedTuple` defines one at nearly twice the cost of `collections.namedtuple`: it checks
+every annotation (`typing._type_check`, which compiles a string annotation into a `ForwardRef`),
+and it sets the made class's `__bases__` again. Start-up defines about thirty of them for the listing alone.
 `Record` makes the same class the same way (`collections.namedtuple`, the class body's defaults,
 methods and docstring copied on as `NamedTupleMeta` copies them) without either step, so the
 annotations stay as written (strings, under `from __future__ import annotations`).

@@ -11,13 +11,13 @@ schemas, tool definitions):
 
 Both are cached by a digest of the schema's canonical JSON text (`_canonical`): a product
 sends the same tools and the same `response_format` on every turn, and checking a schema against
-the draft's meta-schema costs some 1.9M instructions per property (issue 28), where its canonical
-text and digest cost a small fraction of that. Only a schema that passed is remembered (an error
-names the caller's path, which differs from call to call, and a failing check is cheap next to a
-passing one); a new or changed schema is checked in full, within the bounds below. `stats`
-says how the checks and the validators have served since the process started (how many schemas
-were checked in full, how many found checked before, how many values validated), for an
-operator, a benchmark or a test.
+the draft's meta-schema costs far more per property than its canonical text and digest
+(benchmarks/README.md, "What each cache, ContextVar and late import buys"). Only a schema that
+passed is remembered (an error names the caller's path, which differs from call to call, and a
+failing check is cheap next to a passing one); a new or changed schema is checked in full,
+within the bounds below. `stats` says how the checks and the validators have served since the
+process started (how many schemas were checked in full, how many found checked before, how many
+values validated), for an operator, a benchmark or a test.
 - `first_violation`: where an instance breaks a schema, as a JSON pointer, and why, in words
   built from the schema alone. The instance is the host's answer, which may hold anything the
   caller asked for (secrets included), so no part of its values ever reaches an error message.
@@ -42,8 +42,8 @@ reject a string. Hosts differ in which formats they know, and a check we added w
 answers that the caller's own API would have taken.
 
 `jsonschema` (with `referencing`) is imported the first time a schema is checked, not when this
-module is: it was about 150M of the server's 250M instructions of its own start-up, and most
-calls never carry a schema.
+module is: it was most of what the server's own start-up cost, and most calls never carry a
+schema (benchmarks/README.md, "What each cache, ContextVar and late import buys").
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from agent_as_model import __version__
+from agent_as_model.adapters import store as stores
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import path_of
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from agent_as_model.adapters.callers import Gate
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.routes import Gateway
-    from agent_as_model.adapters.store import SealedStore, StoreSettings
     from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
@@ -61,8 +61,8 @@ class _Listing:
 
     The SDK's runner takes a mapping as a handler's result (`HandlerResult`) and sieves it through
     the era's result model as it does a model's dump, so a model would only be dumped to this
-    same mapping on every listing: six product schemas, ~1.8M instructions on the first (which a
-    host waits for at start-up) and each one after. The envelope (the result's defaults, such as
+    same mapping on every listing: six product schemas dumped on the first (which a host waits
+    for at start-up) and each one after. The envelope (the result's defaults, such as
     2026-07-28's `resultType` and cache fields) is the SDK's own dump of an empty listing; a tool
     is the three keys its model dumps to (tests/test_listing.py checks the whole mapping against the
     model's dump)."""
@@ -81,8 +81,7 @@ class _Listing:
     def headed(self) -> dict[str, dict[str, Any]]:
         """The input schemas that declare an Mcp-Param header (`x-mcp-header`), by tool: the only
         ones the SDK's HTTP header check has anything to compare. Found on the first lookup, which
-        only HTTP makes: the JSON text of every schema, ~3.5M instructions that stdio's start-up
-        need not pay."""
+        only HTTP makes: the JSON text of every schema, which stdio's start-up need not pay for."""
         if self._headed is None:
             self._headed = {
                 t["name"]: t["inputSchema"]
@@ -118,14 +117,12 @@ def _stored_tools() -> list[tuple[Storage, models.StaticTool]]:
     return [(d.storage, tool) for d in DIALECTS.values() if d.storage is not None for tool in d.storage.tools]
 
 
-def open_store(settings: StoreSettings) -> SealedStore:
+def open_store(settings: stores.StoreSettings) -> stores.SealedStore:
     """The operator's store, sealed with a key derived from the state key (or one for this
     process, as for requestState), opening what the older keys sealed too. A store that cannot be
     opened is a `StartupError`."""
-    from agent_as_model.adapters.store import open_store as opened
-
     current, older = state_keys()
-    return opened(settings, current, older)
+    return stores.open_store(settings, current, older)
 
 
 def state_keys() -> tuple[str | None, tuple[str, ...]]:
@@ -150,14 +147,14 @@ def state_security(ttl: float = DEFAULT_LIMITS.state_ttl) -> RequestStateSecurit
         raise StartupError(_key_refused(str(err))) from None
 
 
-def _key_refused(told: str) -> str:
+def _key_refused(refusal: str) -> str:
     """The SDK's refusal of a key of the ring (`keys[N] is 5 bytes`), naming the variable it
     came from: N = 0 is the current key, the others are the older ones in their order."""
-    start = told.find("keys[") + len("keys[")
-    place = told[start : told.find("]", start)]
+    start = refusal.find("keys[") + len("keys[")
+    place = refusal[start : refusal.find("]", start)]
     if not place.isdigit() or place == "0":
-        return f"{STATE_KEY_ENV}: {told.replace('keys[0]', 'the key')}"
-    return f"{STATE_KEY_FALLBACKS_ENV}: {told.replace(f'keys[{place}]', f'its key number {place}')}"
+        return f"{STATE_KEY_ENV}: {refusal.replace('keys[0]', 'the key')}"
+    return f"{STATE_KEY_FALLBACKS_ENV}: {refusal.replace(f'keys[{place}]', f'its key number {place}')}"
 
 
 def build_server(
@@ -169,7 +166,7 @@ def build_server(
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
-    store: SealedStore | None = None,
+    store: stores.SealedStore | None = None,
     gate: Gate | None = None,
 ) -> Server[Any]:
     """The MCP server. `gateway`: the operator's providers and routes (spec section 15), or
@@ -207,10 +204,10 @@ def build_server(
 
     def tool_input_schema(name: str) -> dict[str, Any] | None:
         # HTTP checks a call's Mcp-Param-* headers against the tool's input schema; without this
-        # lookup the SDK runs the whole tools/list handler on every POST to find it (52% of an
-        # HTTP call, issue 28). And it walks the schema it is given, twice, on every POST, for
-        # properties that declare a header: none of ours does, so for them there is nothing to
-        # check ("no recognized header", the SDK's None) and nothing is walked.
+        # lookup the SDK runs the whole tools/list handler on every POST to find it. And it walks
+        # the schema it is given, twice, on every POST, for properties that declare a header: none
+        # of ours does, so for them there is nothing to check ("no recognized header", the SDK's
+        # None) and nothing is walked.
         return _listing(store is not None).headed().get(name)
 
     handler: CallHandler | None = None
@@ -234,7 +231,7 @@ def build_server(
     )
     security = security or state_security(limits.state_ttl)
     # Outside the boundary, so it sees the boundary's refusal and can say why (see below): one
-    # layer for both explanations, as every request crosses each layer (issue 28).
+    # layer for both explanations, as every request crosses each layer.
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
     _report_to_a_configured_sdk(server, gate)
@@ -364,7 +361,7 @@ def _models(gateway: Gateway | None, provider: ProviderSettings | None) -> list[
 def _call_handler(
     pool: Pool | None,
     limits: Limits,
-    store: SealedStore | None,
+    store: stores.SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, Any]],
     gate: Gate | None,

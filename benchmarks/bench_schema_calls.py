@@ -1,7 +1,8 @@
 """What a caller's schemas cost per call: a plain `chat_complete` against the same call offering 10
-tool definitions, and against one asking for a 1,000-property `response_format` schema, both eras
-(issue 28's goals: 10 tools <= 1.5x the plain call, the 1,000-property schema <= 1/10 of its cost
-before the schema cache).
+tool definitions, against one asking for a 1,000-property `response_format` schema, and against one
+whose schema holds 5 patterns the answer's values are matched against, both eras (issue 28's goals:
+10 tools <= 1.5x the plain call, the 1,000-property schema <= 1/10 of its cost before the schema
+cache; the patterned schema shows what the compiled patterns' cache buys).
 
 Why it measures what it measures: the same calls repeated, as a product sends its tools and its
 schema on every turn. The host declares `sampling.tools` (so tools travel, and the output contract
@@ -78,13 +79,26 @@ WIDE = {
     "type": "object",
     "properties": {f"field_{n}": {"type": "string", "description": f"Field {n}."} for n in range(1000)},
 }
-PLAIN, TEN_TOOLS, WIDE_SCHEMA = "plain", "10 tools", "1,000-property schema"
+# Five patterns, each matched against a value of every answer (the host fills every property).
+PATTERNED = {
+    "type": "object",
+    "properties": {
+        f"code_{n}": {"type": "string", "pattern": f"^[a-z]{{2}}-[0-9]{{{n + 1}}}$"} for n in range(5)
+    },
+    "required": [f"code_{n}" for n in range(5)],
+}
+PATTERNED_ANSWER = {f"code_{n}": "ab-" + "7" * (n + 1) for n in range(5)}
+PLAIN, TEN_TOOLS, WIDE_SCHEMA, PATTERNS = "plain", "10 tools", "1,000-property schema", "5-pattern schema"
 CALLS: dict[str, dict[str, Any]] = {
     PLAIN: {"messages": MESSAGES},
     TEN_TOOLS: {"messages": MESSAGES, "tools": TOOLS},
     WIDE_SCHEMA: {
         "messages": MESSAGES,
         "response_format": {"type": "json_schema", "json_schema": {"name": "wide", "schema": WIDE}},
+    },
+    PATTERNS: {
+        "messages": MESSAGES,
+        "response_format": {"type": "json_schema", "json_schema": {"name": "codes", "schema": PATTERNED}},
     },
 }
 DEFAULTS = {"cpu": (30, 3, 5), "instructions": (6, 2, 1)}  # calls, warm-up calls, repeats
@@ -95,8 +109,11 @@ async def stand_in_host(
 ) -> CreateMessageResult | CreateMessageResultWithTools:
     choice = params.tool_choice
     if params.tools and choice is not None and choice.mode == "required" and len(params.tools) == 1:
-        # The output contract as the one required tool: call it with `{}`.
-        call = ToolUseContent(type="tool_use", id="call_1", name=params.tools[0].name, input={})
+        # The output contract as the one required tool: call it with `{}`, or with every code the
+        # patterned schema requires.
+        wanted = "code_0" in params.tools[0].input_schema.get("properties", {})
+        answer = dict(PATTERNED_ANSWER) if wanted else {}
+        call = ToolUseContent(type="tool_use", id="call_1", name=params.tools[0].name, input=answer)
         return CreateMessageResultWithTools(
             role="assistant", content=[call], model="stand-in-model", stop_reason="toolUse"
         )
@@ -181,6 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--before", type=Path, metavar="COMMAND", help="another build's agent-as-model to measure alongside"
     )
     parser.add_argument(
+        "--ours",
+        type=Path,
+        metavar="COMMAND",
+        help="measure this build's agent-as-model instead of this venv's",
+    )
+    parser.add_argument(
         "--floor",
         action="store_true",
         help="also the floor (floor_server.py), which ignores tools and schemas: the SDK's share of "
@@ -195,17 +218,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         "named by server, era and call, for callgrind_annotate",
     )
     parser.add_argument(
-        "--tools-only", action="store_true", help="only the plain call and the 10 tools (not the wide schema)"
+        "--tools-only", action="store_true", help="only the plain call and the 10 tools (not the schemas)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=list(CALLS),
+        help="only this call beside the plain one (repeatable)",
     )
     args = parser.parse_args(argv)
     if args.callgrind_dir and not args.instructions:
         raise SystemExit("--callgrind-dir goes with --instructions")
     if args.tools_only:
-        del CALLS[WIDE_SCHEMA]
+        del CALLS[WIDE_SCHEMA], CALLS[PATTERNS]
+    if args.only:
+        for label in list(CALLS):
+            if label != PLAIN and label not in args.only:
+                del CALLS[label]
     mode = "instructions" if args.instructions else "cpu"
     calls, warmup, repeats = DEFAULTS[mode]
     calls, repeats = args.calls or calls, args.repeats or repeats
-    ours = Path(sys.executable).parent / "agent-as-model"
+    ours = args.ours or Path(sys.executable).parent / "agent-as-model"
     specs = [ServerSpec("after" if args.before else "ours", "agent-as-model", str(ours))]
     if args.before:
         specs.insert(0, ServerSpec("before", "agent-as-model (before)", str(args.before)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -33,11 +34,20 @@ GOAL = 1.02  # issue 28 (issue 12 asked for 1.03)
 HANDSHAKE_VERSION = "2025-11-25"
 
 
-def servers() -> dict[str, list[str]]:
+def servers(also: list[str] | None = None) -> dict[str, list[str]]:
+    """Ours, the bare server, and each `LABEL=COMMAND` of `also` (another build's console script,
+    e.g. this tree with one late import moved to the top, whose package it compiles itself; with
+    arguments, split as a shell would: `serve --flag` starts the command line's parser too)."""
     ours = Path(sys.executable).parent / "agent-as-model"
     if not ours.exists():
         raise SystemExit(f"{ours} not found: run `make install` first")
-    return {"ours": [str(ours)], "bare": [sys.executable, str(HERE / "bare_server.py")]}
+    named = {"ours": [str(ours)], "bare": [sys.executable, str(HERE / "bare_server.py")]}
+    for item in also or []:
+        label, sep, command = item.partition("=")
+        if not sep or label in named:
+            raise SystemExit(f"--also {item!r}: expected LABEL=COMMAND with a new label")
+        named[label] = shlex.split(command)
+    return named
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
@@ -155,15 +165,22 @@ def main() -> int:
     )
     parser.add_argument("--importtime", action="store_true", help="print the slowest imports of ours instead")
     parser.add_argument("--check", action="store_true", help=f"exit 1 when ours/bare is over {GOAL:.2f}x")
+    parser.add_argument(
+        "--also",
+        action="append",
+        metavar="LABEL=COMMAND",
+        help="also measure another build's console script in the same run (repeatable)",
+    )
     args = parser.parse_args()
     if args.importtime:
         importtime()
         return 0
     compiled()
-    counts: dict[str, list[int]] = {name: [] for name in servers()}
+    named = servers(args.also)
+    counts: dict[str, list[int]] = {name: [] for name in named}
     with tempfile.TemporaryDirectory() as tmp:
         for repeat in range(args.repeats):
-            for name, command in servers().items():
+            for name, command in named.items():
                 out_dir = Path(tmp) / f"{name}-{repeat}"
                 out_dir.mkdir()
                 counts[name].append(startup_instructions(command, out_dir, f"{name}-startup"))
@@ -175,6 +192,10 @@ def main() -> int:
     print("Instructions from exec to the first tools/list answer (min over the repeats):")
     print(f"  bare SDK server  {bare:>15,}")
     print(f"  agent-as-model   {ours:>15,}  ({ours - bare:+,}; {ratio:.3f}x the bare server)")
+    for name in named:
+        if name not in ("ours", "bare"):
+            other = min(counts[name])
+            print(f"  {name:<16} {other:>15,}  ({other - ours:+,} over ours; {other / bare:.4f}x the bare)")
     if args.repeats > 1:
         spread = [o / b for o, b in zip(counts["ours"], counts["bare"], strict=True)]
         print(

@@ -331,7 +331,7 @@ def test_a_round_that_asks_goes_out_as_the_mapping_its_model_dumps_to() -> None:
     }
     kept = [Tool(name="lookup", description="Looks it up.", input_schema=schema)]
     fresh = [Tool(name="other", input_schema={"type": "object"})]
-    wire.keep(kept, 100)
+    wire.reserve(kept, 100)
 
     def asking(tools: list[Tool] | None) -> CreateMessageRequest:
         message = SamplingMessage(role="user", content=TextContent(type="text", text="q"))
@@ -360,7 +360,7 @@ def test_a_round_that_asks_goes_out_as_the_mapping_its_model_dumps_to() -> None:
     assert wire.dumped(fresh)[0] is not wire.dumped(fresh)[0]
     assert wire.dumped(kept + fresh) == [wire.dump(kept[0]), wire.dump(fresh[0])]
     pair = [Tool(name=name, input_schema={"type": "object"}) for name in ("one", "two")]
-    wire.keep(pair, 1)
+    wire.reserve(pair, 1)
     form = wire.dumped(pair)[0]
     assert wire.dumped(pair)[0] is form  # kept
     swapped = [pair[0], Tool(name="two", input_schema={"type": "object"})]  # an equal, other second

@@ -1,4 +1,4 @@
-"""Remote media, fetched for `serve --fetch-media` (issue 24 item 3): off unless the operator opts in.
+"""Remote media, fetched for `serve --fetch-media`: off unless the operator opts in.
 
 A caller's http(s) URL of an image makes this server a client of whatever the URL names, so the
 fetch is fenced (docs/security.md): http and https only; each host name is resolved here and
@@ -26,6 +26,7 @@ import socket
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import httpx2
 
 from agent_as_model.adapters.dialects.media import Fetched
 from agent_as_model.errors import CallError, caller_error
@@ -88,8 +89,6 @@ def _decoded_size(data: str) -> int:
 async def _fetch(
     url: str, path: str, allowed: tuple[str, ...], policy: FetchPolicy, max_bytes: int, call_bound: bool
 ) -> Fetched:
-    import httpx2  # only a server that fetches pays for the import
-
     def refused(reason: str) -> CallError:
         return caller_error(path, f"{ascii(_shown(url))} is not fetched: {reason}")
 

@@ -26,6 +26,8 @@ import math
 import os
 from typing import Any
 
+import anyio
+
 from agent_as_model.adapters.callers import (
     DEFAULT_LEASE,
     LIMITS,
@@ -34,9 +36,13 @@ from agent_as_model.adapters.callers import (
     Caller,
     CallerLimits,
     CallersSettings,
+    open_counters,
 )
 from agent_as_model.adapters.callers.tokens import DIGEST
+from agent_as_model.adapters.store import FORMS, store_kind
 from agent_as_model.commands.config_file import ConfigError, Section
+from agent_as_model.commands.toml_lines import line_of
+from agent_as_model.errors import StartupError
 from agent_as_model.records import Record
 
 UNLIMITED = "unlimited"
@@ -74,8 +80,6 @@ def read_limits(section: Section) -> LimitsSection:
 
 
 def _counters(section: Section, value: Any) -> str:
-    from agent_as_model.adapters.store import FORMS, store_kind
-
     if not isinstance(value, str) or not value:
         raise section.error("counters", message=f"expected {MEMORY}, {FORMS}")
     if value == MEMORY:
@@ -244,8 +248,6 @@ def refuse_without_http(config: Any, args: Any) -> None:
     ignored, so a file that has them without http is refused, as an HTTP key is."""
     if config is None or getattr(args, "http", False):
         return
-    from agent_as_model.commands.toml_lines import line_of
-
     for name in ("limits", "callers"):
         if name in config.sections:
             # `[callers.alice]` alone writes no `[callers]` line: name its first table's.
@@ -267,11 +269,6 @@ def named_callers(config: Any) -> bool:
 def checked(settings: CallersSettings, workers: int) -> CallersSettings:
     """Counters that the workers cannot share are refused, and the counters are opened once, so
     what cannot be opened is said at start-up, not in each worker."""
-    import anyio
-
-    from agent_as_model.adapters.callers import open_counters
-    from agent_as_model.errors import StartupError
-
     if not settings.limited():
         return settings
     if workers > 1 and settings.counters is None:

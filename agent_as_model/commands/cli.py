@@ -3,19 +3,22 @@ subcommands (export-tools, callers, replay, fuzz).
 
 A host runs the command with no arguments at all, and start-up is what it waits for. That
 invocation is served without building the parser: argparse and the options of every subcommand
-cost about 8M instructions of start-up (0.3%, benchmarks/bench_startup.py) and say nothing a bare
-invocation needs. So this module imports only what serving needs at its top; the parser,
-the option groups and the subcommands are imported when arguments are given. Both ways serve
-alike: no command means `serve` with every default, the provider settings from the environment.
+are a share of start-up (benchmarks/README.md, "What each cache, ContextVar and late import
+buys") and say nothing a bare invocation needs. So this module imports only what serving needs at
+its top; the parser, the option groups and the subcommands are imported when arguments are
+given. Both ways serve alike: no command means `serve` with every default, the provider settings
+from the environment.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from functools import partial
+from itertools import takewhile
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, NoReturn
 
@@ -148,7 +151,6 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
     """`unrecognized arguments: X`, with the likely fix: a close spelling of an option of this
     command, or the command whose option it is (`agent-as-model --http` -> `serve --http`)."""
     from difflib import get_close_matches
-    from shlex import join
 
     message = f"unrecognized arguments: {' '.join(extras)}"
     flag = next((extra.split("=", 1)[0] for extra in extras if extra.startswith("--")), None)
@@ -161,7 +163,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
         fixed = [
             close[0] + extra[len(flag) :] if extra.split("=", 1)[0] == flag else extra for extra in given
         ]
-        return f"{message}; did you mean `{join([PROG, *fixed])}`?"
+        return f"{message}; did you mean `{shlex.join([PROG, *fixed])}`?"
     for name, other in _COMMANDS.items():
         if name == command:
             continue
@@ -173,7 +175,7 @@ def _did_you_mean(given: list[str], command: str | None, extras: list[str]) -> s
             where = f"not of `{command}`" if command else "not of the bare command"
             return (
                 f"{message}: {found[0]} is an option of `{name}`, {where}; "
-                f"did you mean `{join([PROG, name, *rest])}`?"
+                f"did you mean `{shlex.join([PROG, name, *rest])}`?"
             )
     return message
 
@@ -183,7 +185,6 @@ def _check_command(given: list[str]) -> None:
     take their value for the command: `invalid choice: '9000'`), and an unknown command, each
     said with the likely fix (argparse lists the commands and suggests none)."""
     from difflib import get_close_matches
-    from itertools import takewhile
 
     first = given[0]
     if first.startswith("-"):

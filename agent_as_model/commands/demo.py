@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any, NoReturn
 
 from mcp import Client
@@ -28,8 +30,12 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
+from agent_as_model.adapters.backends import ProviderUnavailable
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
+from agent_as_model.commands import config_file
+from agent_as_model.commands.route_options import gateway_settings
+from agent_as_model.commands.standin_provider import running
 from agent_as_model.server import build_server
 
 ERAS = (
@@ -192,14 +198,6 @@ DEMO_MODELS = {
 async def _provider_call() -> None:
     """One call per product from a host that cannot sample, each routed by its model to a
     stand-in provider through that provider's official SDK."""
-    import tempfile
-    from types import SimpleNamespace
-
-    from agent_as_model.adapters.backends import ProviderUnavailable
-    from agent_as_model.commands import config_file
-    from agent_as_model.commands.route_options import gateway_settings
-    from agent_as_model.commands.standin_provider import running
-
     print("=" * 100)
     print("a host that cannot sample; each call routed by its model to built-in stand-in providers")
     print("  (agent-as-model serve --config FILE, with this FILE; the URLs are the stand-ins' on 127.0.0.1)")

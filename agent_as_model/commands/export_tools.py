@@ -20,6 +20,13 @@ import sys
 from typing import Any
 
 import anyio
+from mcp import Client, MCPError
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CONNECTION_CLOSED, Tool
+
+from agent_as_model.adapters.dialects import tool_shapes
+from agent_as_model.adapters.tools.export import export_tools
+from agent_as_model.errors import CallError
 
 COMMAND = "export-tools"
 DEFAULT_TIMEOUT = 60.0  # an `npx -y` server may download itself before it answers
@@ -32,8 +39,6 @@ class ExportFailed(Exception):
 
 def add_parser(commands: Any) -> None:
     """Register the subcommand on `cli`'s subparsers."""
-    from agent_as_model.adapters.dialects import tool_shapes
-
     formats = list(tool_shapes())  # every registered product that takes tools: the help cannot go stale
     parser = commands.add_parser(
         COMMAND,
@@ -77,12 +82,6 @@ def run(args: argparse.Namespace) -> int:
 
 async def export_from_server(server: str, shape_format: str, timeout: float) -> dict[str, Any]:
     """List the tools of the server that the command line `server` starts, as tools of that `--format`."""
-    from mcp_types import Tool
-
-    from agent_as_model.adapters.dialects import tool_shapes
-    from agent_as_model.adapters.tools.export import export_tools
-    from agent_as_model.errors import CallError
-
     tools: list[Tool] = await _list_server_tools(server, timeout)
     try:
         return export_tools(tools, tool_shapes()[shape_format])  # argparse checked the choice
@@ -91,10 +90,6 @@ async def export_from_server(server: str, shape_format: str, timeout: float) -> 
 
 
 async def _list_server_tools(server: str, timeout: float) -> list[Any]:
-    from mcp import Client, MCPError
-    from mcp.client.stdio import StdioServerParameters
-    from mcp_types import CONNECTION_CLOSED
-
     command = _split(server)
     params = StdioServerParameters(command=command[0], args=command[1:])
     shown = server.strip()  # as the person wrote it

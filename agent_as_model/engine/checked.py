@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from transitions import Machine
+
 from agent_as_model.engine.machine import MOVES, TABLE, Move, Table, sources
 
 
 def build_machine(table: Table = TABLE) -> Any:
     """The `transitions.Machine` of the table, with no model attached: transitions checks its
     states, triggers and destinations as it builds it (an unknown state raises)."""
-    from transitions import Machine
-
     specs: list[dict[str, Any]] = []
     for row in table.transitions:
         spec: dict[str, Any] = {"trigger": row.trigger, "source": list(sources(row)), "dest": row.dest}

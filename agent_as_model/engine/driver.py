@@ -104,7 +104,7 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
         raise
     except anyio.get_cancelled_exc_class():
         # The client withdrew the request (notifications/cancelled), or its HTTP stream went
-        # (http_guards.py): no answer goes anywhere, and the operator's log says so.
+        # (transports/http/guards.py): no answer goes anywhere, and the operator's log says so.
         log.info("%s: cancelled by the client in state %s", record.tool, record.state)
         release_later()  # what the call held is freed as it unwinds; the heap is trimmed after
         raise

@@ -53,8 +53,8 @@ def _held(work: Callable[..., T], args: tuple[object, ...]) -> T:
 
 # A full collection walks every object alive, and holds the GIL all the while: during a check
 # that keeps half a million of jsonschema's errors alive (a `$ref` fan-out under `oneOf`), or the
-# reading of a 3 MB conversation, Python ran one every second or so, of 30-160 ms each, and the
-# event loop waited for each (benchmarks/README.md, "Issue 26's classes"). So none starts while
+# reading of a large conversation, Python ran one often, each long enough to be felt, and the
+# event loop waited for each (benchmarks/README.md, "Hostile request classes"). So none starts while
 # such work runs: what the work leaves behind is freed as its frames go (a stopped check's cycles
 # are untangled, `patterns.py`), and the younger generations are still collected. However long
 # heavy work goes on, a full collection is let happen at least once every FULL_AT_LEAST seconds,
@@ -106,8 +106,8 @@ def _release() -> None:
 
 
 # Seconds after heavy work before the heap is trimmed: by then its request has been answered and
-# its objects freed. Without the trim, glibc keeps the freed heap of one 3 MB request (some
-# 50-100 MB) mapped for good (benchmarks/README.md, "Issue 26's classes").
+# its objects freed. Without the trim, glibc keeps the freed heap of one large request (many
+# times its size) mapped for good (benchmarks/README.md, "Hostile request classes").
 TRIM_DELAY = 0.5
 
 
@@ -116,7 +116,7 @@ def _libc_trim() -> Callable[[int], int] | None:
     macOS), where the trim is not done. The process's own symbols (`CDLL(None)`) include the C
     library it runs on, so no search for the library's file (`ctypes.util.find_library`, which
     runs `ldconfig`)."""
-    import ctypes  # here, not at import: ctypes cost start-up about 7M instructions
+    import ctypes  # here, not at import: only a process that does heavy work needs it
 
     try:
         return ctypes.CDLL(None).malloc_trim
@@ -154,7 +154,7 @@ def _trim_now() -> None:
 
 # Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005). A
 # schema check is CPU work in a worker thread, and the loop needs the GIL back many times to answer
-# one request: at 1 ms a concurrent list_models waited about half as long during a $ref fan-out
+# one request: at 1 ms a concurrent list_models waited markedly less during a $ref fan-out
 # check (benchmarks/README.md, "Figures the code cites").
 SWITCH_INTERVAL = 0.001
 

@@ -14,7 +14,7 @@ it in an InputRequiredResult.
 What the host declared decides how tools and structured output travel (spec sections 3, 4):
 with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
 tool; without it the contract goes into the system prompt, and the tools are what the operator
-chose (`serve --host-without-tools`, issue 25): dropped (the result's `_meta` says so, and a
+chose (`serve --host-without-tools`): dropped (the result's `_meta` says so, and a
 choice that demands a call is refused before anything is sent), emulated in the system prompt
 (`states/emulation.py`), or refused. That decision is recorded in the call's `HostPlan`, so
 interpreting the answer reads the same plan.
@@ -81,8 +81,8 @@ STRUCTURED_DESCRIPTION = (
 # What the tools of a kept reading (`definitions.read_tools`) become for the host: the names the
 # host sees, both ways, and the MCP tools. A pure function of the definitions, so it is kept by what
 # they were read from, bounded as the readings are; worked out once, not on every round of every
-# call that repeats them (a NameMap and ten pydantic Tools cost a 10-tool call ~200k instructions a
-# round; issue 28).
+# call that repeats them (what that saves: benchmarks/README.md, "What each cache, ContextVar and
+# late import buys").
 FORWARD_CACHE_SIZE = 1024
 FORWARD_CACHE_BYTES = 16 * 1024 * 1024
 _FORWARDS = BoundedCache(FORWARD_CACHE_BYTES, FORWARD_CACHE_SIZE)
@@ -106,7 +106,7 @@ def _kept_forward(request: Request, tool_blocks: bool) -> Forward | None:
         found = (from_host, frozenset(from_host), _host_tools(request.tools, to_host))
         _FORWARDS.put(key, found, 2 * len(key[1]))  # as its reading is counted
         # And a place for their wire form, made by a 2026-07-28 round one (adapters/tools/wire.py).
-        wire.keep(found[2], 2 * len(key[1]))
+        wire.reserve(found[2], 2 * len(key[1]))
     return found
 
 
@@ -342,7 +342,7 @@ def _block(
         return TextContent(type="text", text=block.text)
     if isinstance(block, Media):
         # Inline media goes as MCP's own content, in its place, whether or not the host takes
-        # tools (issue 24); the data was checked when the arguments were read.
+        # tools; the data was checked when the arguments were read.
         return _media(block)
     if as_text:
         # A host without sampling.tools must not be sent tool blocks; the earlier tool turns of

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # the schema in the system prompt (spec section 3).
 Structured = Literal["tool", "prompt"]
 # What became of the caller's tools on a host without `sampling.tools` (`serve
-# --host-without-tools`, issue 25): dropped (and said so in the result) or emulated in the prompt.
+# --host-without-tools`): dropped (and said so in the result) or emulated in the prompt.
 WithoutTools = Literal["dropped", "emulated"]
 
 

@@ -96,7 +96,7 @@ def history_not_passed(previous: str) -> str:
 
 def add_tools_meta(result: CallToolResult, handling: WithoutTools) -> None:
     """Say that the caller's tools never reached the model as tools, why, and what became of them
-    (issue 25: nothing is dropped silently)."""
+    (nothing is dropped silently)."""
     add_result_meta(
         result, {"tools": {"forwarded": False, "handling": handling, "reason": emulation.NO_SAMPLING_TOOLS}}
     )

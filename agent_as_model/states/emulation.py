@@ -1,5 +1,5 @@
 """Tool use emulated for a host that samples without `sampling.tools` (`serve --host-without-tools
-emulate`, issue 25).
+emulate`).
 
 The host's model cannot be handed tools, so they are written into the system prompt with one
 strict reply contract (docs/decisions.md, "Tools on hosts without sampling.tools"):

@@ -120,7 +120,7 @@ def interpret_answer(record: CallRecord) -> None:
 
 
 def _check_answer_media(parts: list[Text | Media], part_bound: int, call_bound: int) -> None:
-    """The host's media stays within the server's bounds, as the caller's does (issue 24)."""
+    """The host's media stays within the server's bounds, as the caller's does."""
     total = 0
     for part in parts:
         if type(part) is not Media:

@@ -90,8 +90,8 @@ def estimated_size(request: Request) -> int:
     A request that carries nothing of the caller's beyond the conversation, the system prompt
     and the model (no tools, tool choice, contract, stop words, persona, echoed parameters or
     media) has a rest of bounded size: `PLAIN_REST` stands for it, with those two texts, where
-    its repr cost a call ~22k instructions (a NamedTuple's repr formats with `%`, field by
-    field); and a plain conversation's texts are summed in C."""
+    its repr is slow (a NamedTuple's repr formats with `%`, field by field); and a plain
+    conversation's texts are summed in C."""
     if (
         request.tools
         or request.tool_choice is not None

@@ -45,7 +45,7 @@ def read_arguments(record: CallRecord) -> Request:
 
 
 def check_media(request: Request, part_bound: int, call_bound: int) -> None:
-    """The inline media's decoded bytes: each part, and all of them together (issue 24)."""
+    """The inline media's decoded bytes: each part, and all of them together."""
     total = 0
     for part in request.media:
         if part.size > part_bound:
@@ -146,7 +146,7 @@ def _counts_large(record: CallRecord) -> bool:
     ):
         # The common conversation, objects whose values hold no array (chat's messages of text):
         # one entry each, counted above. Asked in C (map, chain, `in`), not in a Python loop per
-        # entry: this runs on the loop for every call, ~40 bytecodes a message in the loop below.
+        # entry: this runs on the loop for every call, and the loop below is Python work per message.
         return False
     # Plain loops, no generator per entry.
     for entry in conversation:

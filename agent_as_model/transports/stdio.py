@@ -46,6 +46,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 
 from agent_as_model.transports import frame_checks, freeze_heap
+from agent_as_model.transports.tap import claim_stdio, write_all
 
 log = logging.getLogger("agent_as_model.stdio")
 
@@ -82,8 +83,6 @@ async def serve(server: Any, read: Read, write: Write, *, max_frame: int) -> Non
 async def serve_stdio(server: Any, *, max_frame: int) -> None:
     """`serve` over the process's own stdin and stdout (claimed: fd 0 and 1 point away from the
     wire meanwhile, so a stray print cannot corrupt it)."""
-    from agent_as_model.transports.tap import claim_stdio, write_all
-
     with claim_stdio() as (wire_in, wire_out):
         await serve(server, partial(os.read, wire_in), partial(write_all, wire_out), max_frame=max_frame)
 

@@ -8,7 +8,7 @@ Off by default: nothing here runs, and no key is read, unless the operator confi
 reader, its SDK, the SDK's error base class and its key variable, and for the products it speaks,
 their pass-through) and one line in `adapters/provider_names.py`. What they share lives once:
 here the backend of one configured provider and of one call it serves (the model it is asked for,
-how a failure is told, and whether it passes the call on); in `sdk_api.py` the SDK's import,
+how a failure is reported, and whether it passes the call on); in `sdk_api.py` the SDK's import,
 client set-up, requests and error reading; in `recorded.py` record and replay.
 
 A model name is never silently mapped: `agent-default` is the configured model, a route names the
@@ -56,7 +56,8 @@ class Failure(Record):
     # Seconds the provider asked to be left alone (Retry-After), when it said.
     retry_after: float | None = None
 
-    def told(self) -> str:
+    def message(self) -> str:
+        """What the caller reads: what happened and, when the provider said something, its words."""
         return self.what if self.said is None else f"{self.what}; {SAID}{self.said}"
 
     @property
@@ -221,7 +222,7 @@ class ProviderBackend:
             if failure is None:
                 raise
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
-            path, reason = f"provider {self.label}", f"{status}: {failure.told()}"
+            path, reason = f"provider {self.label}", f"{status}: {failure.message()}"
             if failure.passes_on:
                 brief = f"{status}: {failure.what}"  # without the provider's own words
                 raise ProviderFailed(path, reason, failure.retry_after, brief) from None

@@ -122,10 +122,10 @@ class TappedApi:
         except Exception as err:
             failure = self._inner.failure(err)
             if failure is not None:
-                told: dict[str, Any] = {"status": failure.status, "what": failure.told()}
+                reported: dict[str, Any] = {"status": failure.status, "what": failure.message()}
                 if failure.said is not None:  # the provider's own words, which `--redact` covers
-                    told["said"] = failure.said
-                self._tap({**record, "failure": told})
+                    reported["said"] = failure.said
+                self._tap({**record, "failure": reported})
             raise
         self._tap({**record, "reply": reply_json(reply)})
         return reply

@@ -96,10 +96,10 @@ class LegacySampling:
         # WithTools accepts a single block or an array, so an odd answer is ours to judge. The
         # SDK's own request clock bounds the wait (`timeout`): every request it sends already runs
         # in a cancel scope of its own, so a deadline there costs a call nothing more, where a
-        # scope of ours around it was some 2% of a plain call (issue 28). When it runs out the SDK
-        # sends the host notifications/cancelled for the request and raises REQUEST_TIMEOUT. Its
-        # clock starts once the request is written: a write the transport holds back (a host
-        # that stopped reading, which pauses the server's reading too) is not the host's delay.
+        # scope of ours around it cost every call. When it runs out the SDK sends the host
+        # notifications/cancelled for the request and raises REQUEST_TIMEOUT. Its clock starts
+        # once the request is written: a write the transport holds back (a host that stopped
+        # reading, which pauses the server's reading too) is not the host's delay.
         if self._progress_token is None:
             return await self._session.send_request(
                 request,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol
 
@@ -166,8 +167,6 @@ DAY = 86400.0
 
 def day_of(now: float) -> str:
     """The UTC day `now` (seconds since the epoch) falls in: what tokens-per-day counts under."""
-    import time
-
     return time.strftime("%Y-%m-%d", time.gmtime(now))
 
 

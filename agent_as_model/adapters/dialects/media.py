@@ -1,4 +1,4 @@
-"""Inline images and audio (issue 24): read once, checked before anything is sent.
+"""Inline images and audio: read once, checked before anything is sent.
 
 Every product module reads its own shapes (a chat `image_url` data: URL, an Anthropic `image`
 block, a Responses `input_image`, a Gemini `inlineData` part) into one `Media` unit through
@@ -129,7 +129,7 @@ def data_url(url: object, path: str, allowed: tuple[str, ...], remote: RemoteRea
 
 
 def answered(kind: str, data: object, mime: object, path: str) -> Media:
-    """An image or audio block of the host's answer (issue 24), checked as a caller's part is: a
+    """An image or audio block of the host's answer, checked as a caller's part is: a
     host must not hand the caller bytes that are not what they claim either."""
     allowed = IMAGE_TYPES if kind == "image" else AUDIO_TYPES
     try:

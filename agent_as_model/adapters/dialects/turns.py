@@ -69,7 +69,7 @@ class Turns:
         # Set by a product's reader whose tool calls are entries of their own, joining the
         # assistant message before them (responses' function_call items): see `open_assistant`.
         self.calls_are_items = False
-        # The call's media parts, in order (issue 24): `Request.media`, bounded by the limits.
+        # The call's media parts, in order: `Request.media`, bounded by the limits.
         self.media_parts: list[Media] = []
         # Remote media (`serve --fetch-media`): None while fetching is off; else what the driver
         # fetched, by URL, and the URLs this reading met that it has not fetched yet.
@@ -102,7 +102,7 @@ class Turns:
         each common entry, {"role": "user" or "assistant", "content": ASCII text} and nothing
         else, is the turn `text` makes (valid as it is: no surrogate hides in ASCII); any other
         is the dialect's `read(entry, its path, self)`. The common entry is made here, in this
-        one loop, without a call per entry (issue 28: the reader's share of a turn)."""
+        one loop, without a call of the dialect's reader per entry."""
         turns, order = self._turns, self._order
         last: str | None = None  # the role of the last entry made here, until `read` reads one
         # The shared paths may run past the entries: zip stops at the last entry.

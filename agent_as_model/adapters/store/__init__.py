@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_as_model.adapters.store.base import DEFAULT_TTL, Store, StoreUnavailable
+from agent_as_model.adapters.store.keyfile import KEY_SUFFIX, kept_key
 from agent_as_model.adapters.store.sealing import SealedStore, Unreadable, derive_key
 from agent_as_model.records import Record
 
@@ -61,8 +62,6 @@ def kept_state_key(settings: StoreSettings) -> str | None:
     path = sqlite_path(settings.url)
     if path in ("", ":memory:"):
         return None
-    from agent_as_model.adapters.store.keyfile import KEY_SUFFIX, kept_key
-
     return kept_key(Path(path + KEY_SUFFIX), settings.url)
 
 

@@ -22,14 +22,15 @@ A product sends the same `tools` on every turn, so the definitions read once are
 keyed by the product's shape, the path and the array as written: its pickle in fast mode (`_written`),
 which says every type, key order and string exactly, as its JSON text would (two arrays share an
 entry only when they are the same, so what goes to the host is byte for byte what this call's own
-reading would give), and which C code writes about five times faster than `json.dumps`. The key
-itself, not a digest of it: a dict hashes it once and compares it on a hit, where the SHA-256 of a
-few KB cost ~100k instructions, and no two arrays can share an entry. Nothing is read back from a
-key. Only a reading that passed is kept; a new or changed array is read and checked in full. The
-kept definitions are read from a copy made through its JSON text, so they hold nothing a caller
-could change afterwards. One pickle of the array replaces the reading, each schema's own dump and
-digest, and the checks (issue 28), and a call whose only schemas are such tools is validated on
-the event loop (`known_tools`, `states/validate.py`): the thread hop cost more than the work.
+reading would give), and which C code writes faster than `json.dumps`. The key itself, not a
+digest of it: a dict hashes it once and compares it on a hit, where a digest would hash every byte
+again, and no two arrays can share an entry. Nothing is read back from a key. Only a reading that
+passed is kept; a new or changed array is read and checked in full. The kept definitions are read
+from a copy made through its JSON text, so they hold nothing a caller could change afterwards. One
+pickle of the array replaces the reading, each schema's own dump and digest, and the checks, and a
+call whose only schemas are such tools is validated on the event loop (`known_tools`,
+`states/validate.py`): the thread hop would cost more than the work. What the kept readings save a
+call: benchmarks/README.md, "What each cache, ContextVar and late import buys".
 """
 
 from __future__ import annotations
@@ -100,8 +101,8 @@ def _written(value: object) -> bytes | None:
     Why a pickle and not the JSON text: both say the array exactly (every type, `1`, `1.0` and
     `true` apart; every key in the caller's order; every string), so two arrays with one key have
     one JSON text and one reading; a pickle is written by C code that copies each string's bytes
-    as they are, where `json.dumps` escapes them one by one, and cost a 10-tool call about a
-    fifth as much (issue 28). Nothing is ever read back from a key: it is only compared."""
+    as they are, where `json.dumps` escapes them one by one (benchmarks/README.md has the
+    figures). Nothing is ever read back from a key: it is only compared."""
     kept = per_request()
     if kept is not None:
         found = kept.get(~id(value))  # ~: apart from the schemas' canonical forms, kept by id
@@ -180,7 +181,7 @@ def read_count() -> int:
 def written_size(specs: tuple[ToolSpec, ...]) -> int | None:
     """The length of the key of the array these definitions were read from in this request (about
     its JSON text's), or None: what a 2026-07-28 round one keeps for its retry is sized by it
-    (`states/recall.py`), where the repr of ten definitions cost ~420k instructions."""
+    (`states/recall.py`), which need not write out the definitions' repr to size them."""
     key = read_key(specs)
     return len(key[1]) if key is not None else None
 

@@ -3,11 +3,12 @@
 A product sends the same `tools` on every turn, and the server then sends the host the same MCP
 `Tool` objects each time: they are kept with the reading they came from (`states/build.py`,
 `_kept_forward`). A 2026-07-28 round one hands them to the SDK inside its `InputRequiredResult`,
-which the SDK dumps to JSON-ready dicts before its own sieve: ~24k instructions a tool, so ~239k
-for a 10-tool call, on every round one (issue 28). `keep` marks the kept tools, `dumped` makes their
-dumps on the first round that sends them, keeps them beside those exact objects and gives them back
-for those objects only (any other tools are dumped as the SDK would), so what reaches the wire is
-the same either way (tests/test_tools_read_once.py).
+which the SDK dumps to JSON-ready dicts before its own sieve, every tool on every round one: so a
+repeated list's dumps are made once. `reserve` marks the kept tools, `dumped` makes their dumps on
+the first round that sends them, keeps them beside those exact objects and gives them back for
+those objects only (any other tools are dumped as the SDK would), so what reaches the wire is the
+same either way (tests/test_tools_read_once.py). What it saves a call: benchmarks/README.md, "What
+each cache, ContextVar and late import buys".
 
 The dumps are shared, never changed: the SDK copies a result mapping and builds its wire form
 anew from it (its sieve validates and dumps it again).
@@ -34,8 +35,8 @@ def dump(tool: Tool) -> dict[str, Any]:
     return tool.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-def keep(tools: list[Tool], size: int) -> None:
-    """Keep these tools' place for their wire form; `size` is what they are counted at. The form
+def reserve(tools: list[Tool], size: int) -> None:
+    """Reserve these tools' place for their wire form; `size` is what they are counted at. The form
     is made on the first round that sends them (`dumped`), not here: a legacy call, or tools a
     caller does not repeat, never needs it."""
     if tools:
@@ -44,7 +45,7 @@ def keep(tools: list[Tool], size: int) -> None:
 
 def dumped(tools: list[Tool]) -> list[dict[str, Any]]:
     """The wire form kept for exactly these tool objects, in this order, or their dumps made now.
-    One lookup a request, not one a tool (~5k instructions each)."""
+    One lookup for the list, keyed by its first tool, not one for each tool."""
     kept = _DUMPS.get(id(tools[0])) if tools else None
     # The entry holds its tools, so an id in it is never reused while it is kept; the objects
     # themselves say whether it is these tools' (a payload sends all of them or its own).

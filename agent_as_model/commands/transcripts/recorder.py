@@ -13,7 +13,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
-from agent_as_model.adapters.backends import is_modern
+from agent_as_model import __version__
+from agent_as_model.adapters.backends import is_modern, settings_json
 from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -34,6 +35,8 @@ from agent_as_model.commands.transcripts.fileformat import (
 )
 from agent_as_model.commands.transcripts.redact import Redactor
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
+from agent_as_model.server import SERVER_NAME, build_server
+from agent_as_model.transports import stdio
 from agent_as_model.transports.tap import tapped_wire
 
 PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
@@ -138,17 +141,12 @@ async def serve_recorded(
 ) -> None:
     """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end);
     `provider`: the operator's gateway (its providers' exchanges are recorded too)."""
-    from agent_as_model import __version__
-    from agent_as_model.server import SERVER_NAME, build_server
-    from agent_as_model.transports import stdio
-
     writer = TranscriptWriter(stream)
     try:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
         tap = None
         if provider is not None:
-            from agent_as_model.adapters.backends import settings_json
             from agent_as_model.adapters.routes import gateway_json
 
             one = provider.one_provider()  # the --provider flags': recorded as they always were

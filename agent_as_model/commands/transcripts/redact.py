@@ -58,7 +58,7 @@ STRUCTURAL_KEYS = frozenset(
         "object",
         "model",
         "mimeType",
-        # Inline media's own structure (issue 24): its type, chat's audio format, an image's detail.
+        # Inline media's own structure: its type, chat's audio format, an image's detail.
         "mime_type",
         "media_type",
         "format",
@@ -248,7 +248,7 @@ _MEDIA_HEAD = 16  # the bytes kept: the magic number (the type, which mimeType s
 
 
 def media_stand_in(text: str) -> str | None:
-    """A same-length stand-in for inline media (issue 24): the same magic number, then zeros, in
+    """A same-length stand-in for inline media: the same magic number, then zeros, in
     the same base64 alphabet, so the server's checks still pass and a recording replays clean.
     None: `text` is not inline media (it is then redacted as text)."""
     prefix = ""

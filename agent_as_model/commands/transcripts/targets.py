@@ -20,6 +20,10 @@ import anyio.to_thread
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from agent_as_model import __version__
+from agent_as_model.limits import DEFAULT_LIMITS
+from agent_as_model.server import build_server
+from agent_as_model.transports import stdio
 from agent_as_model.transports.tap import write_all
 
 MAX_LINE = 64 << 20
@@ -105,11 +109,6 @@ class _Lines:
 @asynccontextmanager
 async def in_process(factory: ServerFactory | None = None) -> AsyncIterator[Target]:
     """A fresh server of this package (or of `factory`) served over pipes, as `serve` serves stdio."""
-    from agent_as_model import __version__
-    from agent_as_model.limits import DEFAULT_LIMITS
-    from agent_as_model.server import build_server
-    from agent_as_model.transports import stdio
-
     server = (factory or build_server)()
     target = InProcess(f"in-process agent-as-model {__version__}")
 

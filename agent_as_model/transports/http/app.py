@@ -19,9 +19,19 @@ process with `app_from_environment`, from what the parent handed over (`workers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from agent_as_model.adapters.callers import CallersSettings, open_gate, token_table
+from agent_as_model.engine import offload
+from agent_as_model.server import build_server, open_store
+from agent_as_model.transports import freeze_heap
+from agent_as_model.transports.http import holds, workers
+from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
+from agent_as_model.transports.http.metrics import metrics
 from agent_as_model.transports.http.middleware import (
     BearerAuth,
     ClosesStore,
@@ -30,9 +40,6 @@ from agent_as_model.transports.http.middleware import (
     RetryAfter,
 )
 from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
-
-if TYPE_CHECKING:  # Starlette and the SDK load only to serve
-    from starlette.types import ASGIApp
 
 # Bind addresses that listen on every interface, loopback among them.
 WILDCARD_BINDS = ("0.0.0.0", "::")
@@ -44,8 +51,6 @@ LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"
 def transport_security(settings: HttpSettings) -> Any:
     """The SDK's DNS-rebinding check: loopback names always, plus the bound address and what the
     operator allows. `--allowed-host '*'` switches it off (behind a proxy that checks Host itself)."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = list(LOOPBACK_HOSTS)
@@ -68,12 +73,6 @@ def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettin
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the door (the
     callers' tokens and `--auth-token`'s; with limits, `Retry-After` on a refusal), and under
     several workers the legacy refusal. `server` is built with the callers' gate, if any."""
-    from starlette.routing import Route
-
-    from agent_as_model.server import build_server
-    from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
-    from agent_as_model.transports.http.metrics import metrics
-
     tokens = token_table(callers, settings.auth_token)
     limited = callers is not None and callers.limited()
     server = server or build_server()
@@ -106,11 +105,6 @@ def app_from_environment() -> ASGIApp:
     """uvicorn's factory in each worker process: the app of the settings the parent handed over in
     the environment (`workers.hand_off`: the HTTP settings, and the provider settings, limits and
     store `serve` was given)."""
-    from agent_as_model.engine import offload
-    from agent_as_model.server import build_server, open_store
-    from agent_as_model.transports import freeze_heap
-    from agent_as_model.transports.http import holds, workers
-
     given = workers.handed_over()
     offload.share_the_gil()  # a worker process of its own (uvicorn's --workers)
     settings = given.settings

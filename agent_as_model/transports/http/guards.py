@@ -17,16 +17,23 @@ JSON-RPC frame of each POST (transports/frame_checks.py, the same judgement as o
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import anyio
+import anyio.lowlevel
+import mcp_types as types
+from mcp.server.transport_security import TransportSecurityMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agent_as_model import __version__
+from agent_as_model.adapters.callers import TokenTable
 from agent_as_model.transports import frame_checks
-
-if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-    from agent_as_model.adapters.callers import TokenTable
 
 log = logging.getLogger("agent_as_model.http")
 
@@ -47,8 +54,6 @@ class HostForm:
             host = next((v for k, v in scope["headers"] if k == b"host"), None)
             # No Host at all (an HTTP/1.0 probe, as haproxy's httpchk sends) is the SDK's to judge.
             if host is not None and not _HOST_FORM.fullmatch(host.decode("latin-1")):
-                from starlette.responses import Response
-
                 log.warning("refused a Host header not of the form name[:port]: %r", host[:SHOWN])
                 await Response("Invalid Host header", status_code=421)(scope, receive, send)
                 return
@@ -60,8 +65,6 @@ class FrameCheck:
     the SDK's own security checks (`security`: Host allow-list, Origin, Content-Type) have passed."""
 
     def __init__(self, app: ASGIApp, path: str, max_body: int, security: Any = None) -> None:
-        from mcp.server.transport_security import TransportSecurityMiddleware
-
         self.app = app
         self.path = path
         self.max_body = max_body
@@ -73,8 +76,6 @@ class FrameCheck:
             return
         # The SDK checks Host and Origin before it reads a body; so must this: a foreign page's
         # POST gets the SDK's 421/403 whatever its body holds, never an answer about the frame.
-        from starlette.requests import Request
-
         refused = await self.security.validate_request(Request(scope), is_post=True)
         if refused is not None:
             await refused(scope, receive, send)
@@ -87,15 +88,13 @@ class FrameCheck:
         if len(body) > LARGE_BODY:
             # The SDK parses the body again as soon as it has it: a turn of the loop between the
             # two parses lets other requests in, rather than holding the loop for both at once.
-            import anyio.lowlevel
-
             await anyio.lowlevel.cancel_shielded_checkpoint()
         if verdict is None:
             # Only the call's id is kept. The parsed frame, the joined body and the list of its
             # chunks would otherwise live in this frame as long as the SDK's handling of the
             # request does: for a legacy call, through the whole round with its host, each a
-            # copy of the conversation beside the SDK's own (a 2.9 MB one: 18 MB of the
-            # server's high-water mark, benchmarks/README.md "Issue 26's classes").
+            # copy of the conversation beside the SDK's own, which raise the server's high-water
+            # mark several times the body's size (benchmarks/README.md "Hostile request classes").
             call = _session_call(scope, message)
             replayed = _replay(messages, receive)
             del message, body, messages
@@ -113,8 +112,6 @@ class FrameCheck:
         if verdict.response:
             await self.app(scope, _replay(messages, receive), send)  # the SDK refuses it itself
             return
-        from starlette.responses import Response
-
         reply = verdict.reply().model_dump_json(by_alias=True, exclude_unset=True)
         await Response(reply, status_code=400, media_type="application/json")(scope, receive, send)
 
@@ -135,15 +132,13 @@ def _verdict(body: bytes) -> tuple[Any, frame_checks.Verdict | None]:
 # A legacy call's sampling requests go out on its POST's own event stream. This server keeps no
 # event store, so a stream the client closed can never be resumed: what the call sends after
 # that is dropped, and the call would wait for its host's answer until --host-timeout (holding its
-# conversation, a 3 MB one some 60 MB, all that while). So when the client disconnects before
+# conversation, many times its size in memory, all that while). So when the client disconnects before
 # the call's answer, the call is cancelled as the client could have done itself: a
 # `notifications/cancelled` for its id, posted to the SDK on the client's session.
 
 
 def _session_call(scope: Scope, message: Any) -> int | str | None:
     """The id of a legacy session's `tools/call`, or None for any other frame."""
-    import mcp_types as types
-
     if (
         isinstance(message, types.JSONRPCRequest)
         and message.method == "tools/call"
@@ -156,8 +151,6 @@ def _session_call(scope: Scope, message: Any) -> int | str | None:
 async def _cancelled_when_gone(
     app: ASGIApp, scope: Scope, receive: Receive, send: Send, call: int | str
 ) -> None:
-    import anyio
-
     answered = False
     cancelled = False
 
@@ -181,8 +174,6 @@ async def _cancelled_when_gone(
 
 
 async def _post_cancel(app: ASGIApp, scope: Scope, ident: int | str) -> None:
-    import json
-
     text = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -238,13 +229,8 @@ def _with_length(scope: Scope, length: int) -> Scope:
 def health(tokens: TokenTable) -> Any:
     """`/healthz`: "ok" to anyone (a load balancer's probe); the version and pid only to a caller
     that carries a bearer token the server takes, since they tell an attacker what to aim at."""
-    import os
-
-    from agent_as_model import __version__
 
     async def healthz(request: Any) -> Any:
-        from starlette.responses import JSONResponse
-
         given = request.headers.get("authorization", "").encode("latin-1")
         if tokens and tokens.caller_of(given) is not None:
             return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})

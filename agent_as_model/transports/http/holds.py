@@ -39,7 +39,8 @@ TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: c
 BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 1\r\n\r\n"
 
 
-ACCEPT_BATCH = 32  # new connections taken per turn of the loop (each costs some 0.1-0.2 ms to set up)
+# New connections taken per turn of the loop: a batch, so a burst of them cannot hold the loop.
+ACCEPT_BATCH = 32
 
 
 class PacedAcceptLoop(asyncio.SelectorEventLoop):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.responses import PlainTextResponse, Response
+
 
 async def metrics(request: Any) -> Any:
-    from starlette.responses import PlainTextResponse, Response
-
     from agent_as_model.telemetry import setup
 
     page = setup.prometheus_text()

@@ -7,13 +7,14 @@ that read a request's Host and frame are in `guards.py`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent_as_model.adapters.callers import ANONYMOUS, VISIT_KEY, TokenTable, Visit
 from agent_as_model.transports.http.settings import HEALTH_PATH
-
-if TYPE_CHECKING:  # Starlette loads only to serve
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class BearerAuth:
@@ -33,8 +34,6 @@ class BearerAuth:
         given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
         caller = self.tokens.caller_of(given)
         if caller is None:
-            from starlette.responses import JSONResponse
-
             reason = "missing" if not given else "wrong"
             response = JSONResponse(
                 {"error": f"unauthorized: the bearer token is {reason} (send 'Authorization: Bearer …')"},
@@ -93,8 +92,6 @@ class LegacyNeedsOneProcess:
     2026-07-28 requests (stateless) pass."""
 
     def __init__(self, app: ASGIApp, path: str, workers: int) -> None:
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
         self.app = app
         self.path = path
         self.legacy_versions = {v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS}
@@ -108,8 +105,6 @@ class LegacyNeedsOneProcess:
         if scope["type"] == "http" and scope["path"] == self.path:
             version = next((v for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
             if version is None or version in self.legacy_versions:
-                from starlette.responses import JSONResponse
-
                 error = {"code": -32600, "message": self.message}
                 response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
                 await response(scope, receive, send)

@@ -22,7 +22,7 @@ DEFAULT_HEADER_TIMEOUT = 10.0  # seconds for a request's headers, from connect o
 DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole body: 4 MiB at about 70 KB/s
 DEFAULT_MAX_CONNECTIONS = 1000  # the descriptor limit is raised to fit them (`workers.fit_descriptors`)
 DEFAULT_SESSION_IDLE_TIMEOUT = 300.0  # nothing in flight; a live legacy host holds a GET stream
-DEFAULT_MAX_SESSIONS = 1000  # legacy sessions; each idle one holds about 200 KiB (benchmarks/README.md)
+DEFAULT_MAX_SESSIONS = 1000  # legacy sessions, each holding memory while idle (benchmarks/README.md, "HTTP")
 LOOPBACK_NAMES = ("localhost",)
 
 

@@ -9,17 +9,26 @@ the descriptor limit is raised to fit `--max-connections` (`fit_descriptors`).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import resource
 import secrets
 import socket
+import sys
 from typing import Any
 
+import uvicorn
+
 from agent_as_model.adapters.callers import CallersSettings, counters_shown
+from agent_as_model.adapters.routes import gateway_from_json
+from agent_as_model.adapters.store import StoreSettings
 from agent_as_model.errors import StartupError
-from agent_as_model.limits import Limits, limits_json
+from agent_as_model.limits import Limits, limits_json, limits_of_json
 from agent_as_model.records import Record
+from agent_as_model.server import STATE_KEY_ENV
+from agent_as_model.telemetry.setup import TelemetrySettings
 from agent_as_model.transports.http.settings import AUTH_TOKEN_ENV, HEALTH_PATH, HttpSettings, endpoint
 
 # Where the parent leaves each of its settings for the workers. The provider's key is not among
@@ -82,11 +91,6 @@ def hand_off(
 
 def handed_over() -> HandedOver:
     """In a worker: the settings `hand_off` left in the environment."""
-    from agent_as_model.adapters.routes import gateway_from_json
-    from agent_as_model.adapters.store import StoreSettings
-    from agent_as_model.limits import limits_of_json
-    from agent_as_model.telemetry.setup import TelemetrySettings
-
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
         provider = gateway_from_json(json.loads(os.environ[PROVIDER_SETTINGS_ENV]))
@@ -106,8 +110,6 @@ def fit_descriptors(max_connections: int) -> int:
     """Raise the soft descriptor limit so `max_connections` fit beside FD_HEADROOM (the workers
     inherit it); past the hard limit, serve fewer connections and say so. Without the bound a
     flood of connections makes accept fail, and every request with it."""
-    import resource
-
     needed = max_connections + FD_HEADROOM
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < needed:
@@ -146,8 +148,6 @@ def check_can_listen(settings: HttpSettings) -> None:
     """Bind the address once before uvicorn does, so that a port in use or an address that is not
     this machine's is one line saying what to change, not uvicorn's log record and exit 3. (A
     port taken in the moment between this and uvicorn's bind still gets uvicorn's message.)"""
-    import errno
-
     where = f"{settings.host}:{settings.port}"
     try:
         found = socket.getaddrinfo(
@@ -184,14 +184,8 @@ def serve(
 ) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
     app with `app.app_from_environment` from what this process hands over."""
-    import sys
-
-    import uvicorn
-
     check_can_listen(settings)
     settings = settings._replace(max_connections=fit_descriptors(settings.max_connections))
-
-    from agent_as_model.server import STATE_KEY_ENV
 
     if settings.workers > 1 and not os.environ.get(STATE_KEY_ENV):
         # Every worker must seal and open MRTR state with the same key; none given, so make one

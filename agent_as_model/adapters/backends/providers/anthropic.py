@@ -109,7 +109,7 @@ def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, A
 def _block(block: Any) -> dict[str, Any]:
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
-    if isinstance(block, ImageContent):  # issue 24: Anthropic's own base64 image block
+    if isinstance(block, ImageContent):  # Anthropic's own base64 image block
         return {
             "type": "image",
             "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
@@ -125,7 +125,7 @@ def _block(block: Any) -> dict[str, Any]:
     if isinstance(block, ToolResultContent):
         content: str | list[dict[str, Any]]
         if any(not isinstance(part, TextContent) for part in block.content):
-            # Images in a tool result (issue 24): Anthropic's tool_result takes text and image blocks.
+            # Images in a tool result: Anthropic's tool_result takes text and image blocks.
             content = [_block(part) for part in block.content]
         else:
             content = "\n".join(part.text for part in block.content if isinstance(part, TextContent))

@@ -135,7 +135,7 @@ def _user(blocks: list[Any]) -> list[dict[str, Any]]:
                 text = ERROR_PREFIX + text
             out.append({"role": "tool", "tool_call_id": b.tool_use_id, "content": text})
     if any(isinstance(b, ImageContent | AudioContent) for b in blocks):
-        # Media in its place among the texts (issue 24): OpenAI's own content parts.
+        # Media in its place among the texts: OpenAI's own content parts.
         parts = [_part(b) for b in blocks if isinstance(b, TextContent | ImageContent | AudioContent)]
         out.append({"role": "user", "content": parts})
         return out

@@ -297,7 +297,7 @@ def _is_media(part: object) -> bool:
 
 def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: str) -> None:
     """A user message with images (`image_url`, a data: URL; `detail` accepted and ignored) or
-    audio (`input_audio`, wav or mp3): each part in its place (issue 24)."""
+    audio (`input_audio`, wav or mp3): each part in its place."""
     turns.start("user", turn_path)
     for j, part in enumerate(parts):
         where = f"{path}[{j}]"

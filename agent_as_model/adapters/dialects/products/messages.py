@@ -301,7 +301,7 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         else:
             texts.append(_text(raw, where, ("text",)))
     if images:
-        # Images in their place among the texts (issue 24); texts between them join as before.
+        # Images in their place among the texts; texts between them join as before.
         turns.start("user", path)
         done = 0
         for before, image, where in images:
@@ -424,7 +424,7 @@ def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
         content = ""
     parts: tuple[Text | Media, ...] = ()
     if type(content) is list and any(type(b) is dict and b.get("type") == "image" for b in content):
-        # Images in a tool result (issue 24), each in its place among the texts.
+        # Images in a tool result, each in its place among the texts.
         read: list[Text | Media] = []
         for j, raw in enumerate(content):
             where = f"{path}.content[{j}]"
