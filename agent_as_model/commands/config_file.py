@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterable, Mapping
 from difflib import get_close_matches
 from typing import Any
 
-from agent_as_model.commands import CONFIG_ENV
+from agent_as_model.commands import CONFIG_ENV, http_options, provider_options, route_options, store_options
 from agent_as_model.commands.toml_lines import KeyPath, key_lines, line_of
 from agent_as_model.errors import StartupError
+from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV, RESULT_ENV
 from agent_as_model.records import Record
+from agent_as_model.transports.http.settings import AUTH_TOKEN_ENV
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -236,10 +238,6 @@ def _shown(value: Any) -> str:
 def environment() -> dict[str, str]:
     """Each `serve` flag's environment variable, by the flag's destination: set, it wins over the
     file as it wins over the flag's default."""
-    from agent_as_model.commands import http_options, provider_options, route_options, store_options
-    from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV, RESULT_ENV
-    from agent_as_model.transports.http.settings import AUTH_TOKEN_ENV
-
     return {
         **provider_options.ENV,
         **route_options.ENV,

@@ -196,8 +196,6 @@ DEMO_MODELS = {
 
 
 async def _provider_call() -> None:
-    """One call per product from a host that cannot sample, each routed by its model to a
-    stand-in provider through that provider's official SDK."""
     print("=" * 100)
     print("a host that cannot sample; each call routed by its model to built-in stand-in providers")
     print("  (agent-as-model serve --config FILE, with this FILE; the URLs are the stand-ins' on 127.0.0.1)")

@@ -28,12 +28,12 @@ from agent_as_model.adapters.backends.base import (
     SamplingSupport,
     Suspension,
 )
+from agent_as_model.adapters.backends.cooldown import Cooldowns, CooldownState
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, wire_result
 from agent_as_model.adapters.backends.router import CallRouter, Pool, is_modern
 from agent_as_model.adapters.backends.sampling import LegacySampling
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends.cooldown import CooldownState
     from agent_as_model.adapters.backends.provider import ProviderApi, ProviderBackend
     from agent_as_model.adapters.backends.recorded import Tap, settings_from_json, settings_json
     from agent_as_model.adapters.provider_names import ProviderSettings
@@ -105,8 +105,6 @@ def connect_pool(
     """Every provider of the operator's gateway, connected (`connect`), with its routes and the
     providers' cooldowns: kept in `cooldown_state` (a store several processes share) or, None, in
     this process. A replay answers each provider from its own recorded exchanges."""
-    from agent_as_model.adapters.backends.cooldown import Cooldowns
-
     providers = {}
     for settings in gateway.providers:
         own = None if replay is None else [e for e in replay if e.get("provider") == settings.label]

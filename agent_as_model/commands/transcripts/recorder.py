@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from agent_as_model import __version__
 from agent_as_model.adapters.backends import is_modern, settings_json
+from agent_as_model.adapters.routes import gateway_json
 from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -147,8 +148,6 @@ async def serve_recorded(
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
         tap = None
         if provider is not None:
-            from agent_as_model.adapters.routes import gateway_json
-
             one = provider.one_provider()  # the --provider flags': recorded as they always were
             # No URL in a recording, as for the --provider flags' settings: replay needs none.
             unaddressed = provider._replace(

@@ -22,7 +22,7 @@ from typing import Any
 import uvicorn
 
 from agent_as_model.adapters.callers import CallersSettings, counters_shown
-from agent_as_model.adapters.routes import gateway_from_json
+from agent_as_model.adapters.routes import gateway_from_json, gateway_json
 from agent_as_model.adapters.store import StoreSettings
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import Limits, limits_json, limits_of_json
@@ -76,8 +76,6 @@ def hand_off(
     if telemetry is not None:
         os.environ[TELEMETRY_SETTINGS_ENV] = json.dumps(telemetry._asdict())
     if provider is not None:  # the gateway: its providers (no key, only their variables' names) and routes
-        from agent_as_model.adapters.routes import gateway_json
-
         os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(gateway_json(provider))
     if limits is not None:
         os.environ[LIMITS_ENV] = json.dumps(limits_json(limits))
