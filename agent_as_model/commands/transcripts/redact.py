@@ -285,7 +285,11 @@ def _server_shaped(value: Any) -> bool:
     return (
         value.get("object") == "response"
         or set(value) in ({"text", "tool_calls"}, {"completion", "response_id"})
-        or any(set(value) == d.redaction.result_keys for d in DIALECTS.values() if d.redaction is not None)
+        or any(
+            d.redaction.result_keys <= value.keys() <= d.redaction.result_keys | d.redaction.echoed
+            for d in DIALECTS.values()
+            if d.redaction is not None
+        )
     )
 
 

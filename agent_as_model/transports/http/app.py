@@ -11,8 +11,9 @@ non-loopback address and whenever a provider backend is configured (the command 
 the rest: `commands/http_options.py`); the SDK's Host/Origin checks against DNS rebinding; the
 SDK's request-body limit. `/healthz` answers without a token so a load balancer can probe it;
 without the token it says only "ok". The Host header's form and each POST's JSON-RPC frame are
-checked before the SDK reads them (`guards.py`); the door (the callers' tokens, spec section 17),
-`Retry-After`, the legacy refusal under several workers and the store's closing are
+checked before the SDK reads them (`guards.py`); legacy sessions that never finish their handshake
+are ended, and make room at the session cap (`sessions.py`); the door (the callers' tokens, spec
+section 17), `Retry-After`, the legacy refusal under several workers and the store's closing are
 `middleware.py`'s. uvicorn builds the app in each worker
 process with `app_from_environment`, from what the parent handed over (`workers.py`).
 """
@@ -39,6 +40,7 @@ from agent_as_model.transports.http.middleware import (
     OpenDoor,
     RetryAfter,
 )
+from agent_as_model.transports.http.sessions import Sessions
 from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
 # Bind addresses that listen on every interface, loopback among them.
@@ -71,8 +73,9 @@ def transport_security(settings: HttpSettings) -> Any:
 def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettings | None = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the door (the
-    callers' tokens and `--auth-token`'s; with limits, `Retry-After` on a refusal), and under
-    several workers the legacy refusal. `server` is built with the callers' gate, if any."""
+    callers' tokens and `--auth-token`'s; with limits, `Retry-After` on a refusal), the legacy
+    sessions' handshake timeout and room at the cap (`sessions.py`), and under several workers the
+    legacy refusal. `server` is built with the callers' gate, if any."""
     tokens = token_table(callers, settings.auth_token)
     limited = callers is not None and callers.limited()
     server = server or build_server()
@@ -91,7 +94,10 @@ def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettin
         host=settings.host,
         custom_starlette_routes=routes,
     )
-    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
+    sessions = Sessions(
+        app, settings.path, settings.handshake_timeout, settings.max_sessions, settings.session_idle_timeout
+    )
+    guarded: ASGIApp = HostForm(FrameCheck(sessions, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if limited:
