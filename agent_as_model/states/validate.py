@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.parse import read_request, with_fetched
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
@@ -32,7 +32,7 @@ def validate_call(record: CallRecord) -> None:
 def read_arguments(record: CallRecord) -> Request:
     """The call's arguments read by its dialect into a neutral request, with the server's
     defaults and bounds applied; a `CallError` naming the path of the first problem."""
-    request = parse_request(record.dialect, record.arguments, record.fetched)
+    request, record.unfetched = read_request(record.dialect, record.arguments, record.fetched)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).
@@ -42,6 +42,22 @@ def read_arguments(record: CallRecord) -> Request:
     if request.media:
         check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
     return request
+
+
+def wants_media(record: CallRecord) -> bool:
+    """The reading met remote media still to fetch (`serve --fetch-media`)."""
+    return record.unfetched is not None
+
+
+def put_fetched(record: CallRecord) -> None:
+    """The fetched media in the request, in the place of what stood in
+    for them, checked as inline media is (the arguments are not read again)."""
+    unfetched = record.unfetched
+    assert unfetched is not None and record.fetched is not None  # wanted only while fetching is on
+    request = with_fetched(record.request, unfetched, record.fetched)
+    record.unfetched = None
+    check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
+    record.request = request
 
 
 def check_media(request: Request, part_bound: int, call_bound: int) -> None:
