@@ -107,6 +107,17 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
         )
 
 
+async def refuse(record: CallRecord, err: CallError, told: str) -> CallToolResult:
+    """A call refused before its walk (a continued call's state this server cannot open): the
+    table's way out taken from where it is, and telemetry told, as for a refusal the walk meets;
+    `told` says what became of the host's answer the request brought."""
+    take_way_out(record, err.kind)
+    message = err.message(record.tool, told)
+    log.info("%s", message)
+    observed.refused(record, err.kind, err.path)
+    return error_result(message)
+
+
 def _naming_backend(record: CallRecord, result: CallToolResult) -> CallToolResult:
     """An error result says which backend the call had (spec section 9), once one was chosen:
     a provider's failure reads as the provider's."""
