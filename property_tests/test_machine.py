@@ -302,7 +302,7 @@ class ProvingRouter:
         self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
         self.media = media  # the state binds fetched media: it proves nothing before they are
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         return self.served
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:

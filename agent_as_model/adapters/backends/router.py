@@ -112,16 +112,16 @@ class CallRouter:
             made = self._made = ModernRoundTrip(self._state, self._responses, self._support, fetched=fetched)
         return made
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         support = self._support
+        if proven is not None:
+            # A retry the round trip proved is the round trip's: round one chose it for these
+            # very arguments, and the host's answers it binds are this call's. `proven` built it.
+            made = self._made
+            assert made is not None and made.resumption is proven
+            return Route(made, support, made.identity)
         ctx = self._ctx
         modern = is_modern(ctx.protocol_version)
-        if modern and self._state is not None:
-            proven = self._round_trip(request.fetched)
-            if proven.resumption is not None:
-                # A retry the round trip proved is the round trip's: round one chose it for these
-                # very arguments, and the host's answers it binds are this call's.
-                return Route(proven, support, proven.identity)
         provider = self._provider
         choice = request.backend
         then_provider = None  # the provider the host's backend falls back to, when it declines
