@@ -35,6 +35,7 @@ docs: $(STAMP)
 	$(BIN)/python -m agent_as_model.engine.diagram --write docs/architecture.md
 	$(BIN)/python -m tests.doc_examples --write docs/tools-and-structured-output.md
 	$(BIN)/python -m tests.wire_capture --write docs/eras.md
+	$(BIN)/python -m tests.corpus.parameters --write docs/parameters.md
 
 # Re-record tests/fixtures/transcripts/ with `serve --record` (after a deliberate change on the wire).
 fixtures: $(STAMP)

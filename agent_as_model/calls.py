@@ -29,7 +29,7 @@ from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends import ProviderBackend
+    from agent_as_model.adapters.backends import Pool
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore
 
@@ -40,11 +40,11 @@ CallHandler = Callable[
 
 
 def call_handler(
-    backend: ProviderBackend | None,
+    pool: Pool | None,
     limits: Limits,
     store: SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
-    listed_models: list[dict[str, str]],
+    listed_models: list[dict[str, Any]],
 ) -> CallHandler:
     """The `tools/call` handler of one server (`server.build_server` says what each is)."""
 
@@ -76,8 +76,10 @@ def call_handler(
                 inner, carried = opened
                 params = params.model_copy(update={"request_state": inner})
         # Who serves is decided by the machine's build step (or a proven retry's resume), from
-        # the parsed request.
-        router = backends.CallRouter(ctx, params, backend, limits)
+        # the parsed request; the providers' cooldowns it reads are as a shared store has them now.
+        if pool is not None:
+            await pool.cooldowns.refresh()
+        router = backends.CallRouter(ctx, params, pool, limits)
         record = CallRecord(dialect, arguments, router, limits, responses, carried)
         # A state this server cannot open ends the call by the table's way out, before its walk.
         walk = drive if refusal is None else partial(refuse, err=refusal, told=stored_responses.ANSWER_UNUSED)
@@ -114,7 +116,7 @@ async def _drive_watched(
 
 
 def _static_tool(
-    name: str, arguments: dict[str, Any], listed_models: list[dict[str, str]], stored: list[str]
+    name: str, arguments: dict[str, Any], listed_models: list[dict[str, Any]], stored: list[str]
 ) -> CallToolResult:
     if name != models.NAME:
         known = ", ".join([*DIALECTS, models.NAME, *stored])

@@ -20,8 +20,12 @@ this module only sees the entries.
 - `""`: start a chain (nothing to verify);
 - `"cur_" + 64 lowercase hex`: continue; `verify` recomputes the cursor of the history cut at its
   last assistant entry and fails loud on mismatch;
-- `"resp_" + 32 lowercase hex`: anchor a new chain at the history passed (an opaque Responses id
-  commits to nothing, so there is nothing to verify).
+- `"resp_…"`: a Responses id, anchor a new chain at the history passed (an opaque Responses id
+  commits to nothing, so there is nothing to verify). This server mints `resp_` and 32 lowercase
+  hex digits; the Responses API's own ids are longer, and any `resp_` id of letters and digits is
+  taken, so a caller that passes one gets the true answer: a server without a store anchors the
+  chain at the history passed (the result says so when none was), one with a store looks it up
+  (and says it never stored it).
 
 Absent or `null` means cursors are off (`read_previous` returns None) and every result keeps its
 default shape. Verification is linear in the size of the history: one scan for the cut, one
@@ -48,6 +52,10 @@ CURSOR_PREFIX = "cur_"
 ANCHOR_PREFIX = "resp_"
 CURSOR_HEX_DIGITS = 64  # a sha256 hexdigest
 ANCHOR_HEX_DIGITS = 32  # a uuid4().hex, as the Responses ids are minted
+# A Responses id minted elsewhere (the Responses API's are `resp_` and 48 hex digits): letters and
+# digits after the prefix, at most this many.
+FOREIGN_ID_LIMIT = 200
+_ID_CHARACTERS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 # Exactly what we mint and nothing else: lowercase hex only. A cursor is compared byte for byte,
 # so a caller who changed its case (or trimmed or padded it) has mangled it; saying so beats
@@ -67,7 +75,7 @@ def _is_minted(value: str, prefix: str, digits: int) -> bool:
 
 ACCEPTED_FORMS = (
     f'"" (start a chain), "{CURSOR_PREFIX}" + {CURSOR_HEX_DIGITS} lowercase hex digits '
-    f'(continue the chain of that turn), or "{ANCHOR_PREFIX}" + {ANCHOR_HEX_DIGITS} lowercase hex digits '
+    f'(continue the chain of that turn), or "{ANCHOR_PREFIX}" + letters and digits '
     "(a Responses id: anchor a new chain at the history passed)"
 )
 
@@ -173,9 +181,19 @@ def read_previous(value: object, tool: str, has_history: bool = True) -> Previou
                 "this prompt and its completion",
             )
         return Previous("continue", value)
-    if _is_minted(value, ANCHOR_PREFIX, ANCHOR_HEX_DIGITS):
+    if _is_responses_id(value):  # this server's (`resp_` + 32 lowercase hex) among them
         return Previous("anchor", value)
     raise caller_error(PARAMETER, f"{_what_is_wrong(value)}; expected {ACCEPTED_FORMS}")
+
+
+def _is_responses_id(value: str) -> bool:
+    """A Responses id, whoever minted it: `resp_` and letters and digits (bounded)."""
+    tail = value[len(ANCHOR_PREFIX) :]
+    return (
+        value.startswith(ANCHOR_PREFIX)
+        and 0 < len(tail) <= FOREIGN_ID_LIMIT
+        and _ID_CHARACTERS.issuperset(tail)
+    )
 
 
 def history_cut(history: Sequence[Entry]) -> list[Entry]:
@@ -226,17 +244,25 @@ def result_cursor(model: str, tool: str, history: Sequence[Entry], completion: s
 def _what_is_wrong(value: str) -> str:
     """Name the first thing that keeps `value` from being a minted form, so a caller can fix it."""
     shown = _shown(value)
-    for prefix, digits, name in (
-        (CURSOR_PREFIX, CURSOR_HEX_DIGITS, "cursor"),
-        (ANCHOR_PREFIX, ANCHOR_HEX_DIGITS, "Responses id"),
-    ):
-        if value.startswith(prefix):
-            tail = value[len(prefix) :]
-            if len(tail) != digits:
-                return f"got {shown}: a {prefix} {name} has {digits} hex digits, not {len(tail)}"
-            if _LOWER_HEX.issuperset(tail.lower()):
-                return f"got {shown}: the hex digits must be lowercase, exactly as minted"
-            return f"got {shown}: a {prefix} {name} holds only hex digits after the prefix"
+    if value.startswith(ANCHOR_PREFIX):
+        tail = value[len(ANCHOR_PREFIX) :]
+        if not tail:
+            return f"got {shown}: a {ANCHOR_PREFIX} Responses id has letters and digits after the prefix"
+        if len(tail) > FOREIGN_ID_LIMIT:
+            return (
+                f"got {shown}: a {ANCHOR_PREFIX} Responses id is at most {FOREIGN_ID_LIMIT} characters "
+                "after the prefix"
+            )
+        return f"got {shown}: a {ANCHOR_PREFIX} Responses id holds only letters and digits after the prefix"
+    if value.startswith(CURSOR_PREFIX):
+        tail = value[len(CURSOR_PREFIX) :]
+        if len(tail) != CURSOR_HEX_DIGITS:
+            return (
+                f"got {shown}: a {CURSOR_PREFIX} cursor has {CURSOR_HEX_DIGITS} hex digits, not {len(tail)}"
+            )
+        if _LOWER_HEX.issuperset(tail.lower()):
+            return f"got {shown}: the hex digits must be lowercase, exactly as minted"
+        return f"got {shown}: a {CURSOR_PREFIX} cursor holds only hex digits after the prefix"
     return f"got {shown}: not one of the accepted forms"
 
 

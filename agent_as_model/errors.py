@@ -53,6 +53,9 @@ class CallError(Exception):
         # message (the same problem, told to the model) may fix it (spec section 3,
         # repair_attempts). None: the violation is final.
         self.repair = repair
+        # What the error result's `_meta["agent-as-model/result"]` says beside it (the backends a
+        # route passed over); None: nothing more.
+        self.meta: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.path!r}, {self.reason!r}, {self.kind!r}, repair={self.repair!r})"

@@ -82,6 +82,10 @@ BACKEND_CHOICES: tuple[BackendChoice, ...] = ("host", "provider", "auto")
 RESULT_SHAPES: tuple[ResultShape, ...] = ("text", "object")
 # The model alias every caller may name: the host's own model (or a provider's configured one).
 DEFAULT_MODEL = "agent-default"
+# The key of the sampling request's `metadata` (MCP's pass-through to the host's model provider)
+# under which the sampling parameters MCP has no field for travel, by their neutral names
+# (`Request.hints`; adapters/dialects/hints.py, docs/decisions.md).
+HINTS_KEY = "agent-as-model/hints"
 
 
 def has_tool_blocks(turns: tuple[Turn, ...]) -> bool:
@@ -172,7 +176,7 @@ class Request(Record):
     chain: Chain | None = None
     # Set: the answer may call at most one tool, and this names the parameter that said so
     # (OpenAI `parallel_tool_calls: false`, Anthropic `tool_choice.disable_parallel_tool_use:
-    # true`). Checked on the answer.
+    # true`). The host's model is told (in the system prompt) and the answer is kept to it.
     single_call: str | None = None
     backend: BackendChoice = "auto"
     # None: the caller did not say, and the server's default (`serve --result`) applies.
@@ -180,6 +184,12 @@ class Request(Record):
     # The parameters a product's response object echoes exactly as the caller sent them
     # (Responses' `instructions`, `text`, `tools`, ...): the dialect's `Body.echo`, those given.
     echo: Mapping[str, Any] = EMPTY
+    # The sampling parameters the host cannot be made to obey, by their neutral names (`top_p`,
+    # `seed`, `reasoning`, ...): sent in the sampling request's metadata under `HINTS_KEY`.
+    hints: Mapping[str, Any] = EMPTY
+    # What the result's metadata names as accepted and not enforced: each parameter the host may
+    # not apply or that is not applied here, and another model's reasoning left out of the turns.
+    warnings: tuple[str, ...] = ()
     # How many independent completions (chat `n`, Gemini `candidateCount`), and where the caller
     # wrote it. Each is asked, checked and repaired on its own (spec section 10).
     n: int = 1

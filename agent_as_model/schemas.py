@@ -373,7 +373,32 @@ def _draft202012() -> Any:
 
     keywords = {**Draft202012Validator.VALIDATORS, "properties": _properties, "uniqueItems": _unique_items}
     keywords.update({name: _grouping(keywords[name]) for name in GROUPING})
-    return validators.extend(Draft202012Validator, {name: _counted(fn) for name, fn in keywords.items()})
+    counted = validators.extend(Draft202012Validator, {name: _counted(fn) for name, fn in keywords.items()})
+    _keep_class(validators, counted)
+    return counted
+
+
+def _keep_class(validators: Any, counted: Any) -> None:
+    """jsonschema moves a check to the validator class a subschema's `$schema` names, each time it
+    descends into one (`evolve` asks the module's `validator_for`, with the class it is in as the
+    default): every keyword under such a subschema would then be jsonschema's own and count no
+    step, so a `$ref` fan-out whose definitions each name a `$schema` (the draft's own, or another)
+    ran with no budget at all. Within the counted class, the check stays in it: every subschema is
+    read as draft 2020-12 (as the spec says a caller's schema is), and everything else asks
+    jsonschema as before (checking a schema against the draft's meta-schema, linear in its size,
+    among them)."""
+    original = validators.validator_for
+    if getattr(original, "keeps", None) is counted:
+        return
+
+    def validator_for(schema: Any, *args: Any, **kwargs: Any) -> Any:
+        default = args[0] if args else kwargs.get("default")
+        if default is counted:
+            return counted
+        return original(schema, *args, **kwargs)
+
+    validator_for.keeps = counted  # type: ignore[attr-defined]
+    validators.validator_for = validator_for
 
 
 def first_violation(schema: Mapping[str, Any] | None, instance: object) -> tuple[str, str] | None:

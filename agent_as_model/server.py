@@ -37,8 +37,9 @@ from agent_as_model.errors import NOTHING_SENT, StartupError
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends import ProviderBackend, ProviderSettings, Tap
+    from agent_as_model.adapters.backends import Pool, ProviderSettings, Tap
     from agent_as_model.adapters.dialects.storage import Storage
+    from agent_as_model.adapters.routes import Gateway
     from agent_as_model.calls import CallHandler
 
 SERVER_NAME = "agent-as-model"
@@ -159,23 +160,38 @@ def build_server(
     *,
     security: RequestStateSecurity | None = None,
     provider: ProviderSettings | None = None,
+    gateway: Gateway | None = None,
     provider_tap: Tap | None = None,
     provider_replay: list[dict[str, Any]] | None = None,
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     store: stores.SealedStore | None = None,
 ) -> Server[Any]:
-    """The MCP server. `provider`: the operator's opt-in provider (spec section 8); None, the
-    default, reads no key and serves from the host alone. A provider that cannot be set up
-    raises `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and
-    replay its exchanges (`serve --record`, `replay`). `store`: the operator's response store
-    (spec section 13, `open_store`); None, the default, keeps nothing."""
-    backend = None
-    if provider is not None:
-        from agent_as_model.adapters.backends import connect
+    """The MCP server. `gateway`: the operator's providers and routes (spec section 15), or
+    `provider`: the `--provider` flags' one provider (spec section 8); None, the default, reads no
+    key and serves from the host alone. A provider that cannot be set up raises
+    `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and replay the
+    providers' exchanges (`serve --record`, `replay`). `store`: the operator's response store
+    (spec section 13, `open_store`), which also keeps the providers' cooldowns; None, the
+    default, keeps nothing."""
+    pool = None
+    if provider is not None and gateway is None:
+        from agent_as_model.adapters.routes import Gateway
 
-        backend = connect(provider, tap=provider_tap, replay=provider_replay, redacted=replay_redacted)
-    listed_models = _models(backend)
+        gateway = Gateway.of_provider(provider)
+    elif gateway is not None:
+        provider = gateway.one_provider()  # the --provider flags': listed as they always were
+    if gateway is not None:
+        from agent_as_model.adapters.backends import connect_pool
+
+        pool = connect_pool(
+            gateway,
+            tap=provider_tap,
+            replay=provider_replay,
+            redacted=replay_redacted,
+            cooldown_state=None if store is None else store.store,
+        )
+    listed_models = _models(gateway, provider)
     stored_tools = {tool.NAME: (storage, tool) for storage, tool in _stored_tools()} if store else {}
 
     # Any: the SDK's runner serializes a mapping as it does a model (`HandlerResult`), which the
@@ -199,7 +215,7 @@ def build_server(
         # wire mapping (`CallHandler`), which the runner takes as it takes a model (see `list_tools`).
         nonlocal handler
         if handler is None:  # the first call: the call path is imported now (calls.py says why)
-            handler = _call_handler(backend, limits, store, stored_tools, listed_models)
+            handler = _call_handler(pool, limits, store, stored_tools, listed_models)
         return handler(ctx, params)
 
     server: Server[Any] = Server(
@@ -317,27 +333,29 @@ def _why(security: RequestStateSecurity, state: str) -> str:
     )
 
 
-def _models(provider: ProviderBackend | None) -> list[dict[str, str]]:
-    """`list_models`: agent-default, and with a provider the other names a call may ask it for."""
-    if provider is None:
+def _models(gateway: Gateway | None, provider: ProviderSettings | None) -> list[dict[str, Any]]:
+    """`list_models`: agent-default, and with a provider the other names a call may ask it for;
+    with routes, every model a call may name and who serves it."""
+    if gateway is None:
         return models.MODELS
-    settings = provider.settings
-    owner = f"provider:{settings.provider}"
-    default = models.default_model(settings.provider, settings.model, settings.use, settings.on_host_error)
+    if provider is None:
+        return models.routed(gateway)
+    owner = f"provider:{provider.label}"
+    default = models.default_model(provider.label, provider.model, provider.use, provider.on_host_error)
     extra = [
-        {"id": name, "owned_by": owner, "description": f"A model of the provider {settings.provider}."}
-        for name in settings.allowed()
+        {"id": name, "owned_by": owner, "description": f"A model of the provider {provider.label}."}
+        for name in provider.allowed()
         if name != default["id"]
     ]
     return [default, *extra]
 
 
 def _call_handler(
-    backend: ProviderBackend | None,
+    pool: Pool | None,
     limits: Limits,
     store: stores.SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
-    listed_models: list[dict[str, str]],
+    listed_models: list[dict[str, Any]],
 ) -> CallHandler:
     first = "agent_as_model.calls" not in sys.modules
     from agent_as_model.calls import call_handler
@@ -347,4 +365,4 @@ def _call_handler(
         # modules made lives as long, so the collector need not walk it either. What else is
         # live now is this call's, freed by its counts as before; only a cycle it made is kept.
         gc.freeze()
-    return call_handler(backend, limits, store, stored_tools, listed_models)
+    return call_handler(pool, limits, store, stored_tools, listed_models)

@@ -468,7 +468,8 @@ def test_a_resp_id_anchors_a_new_chain_at_the_history_passed(tool: str, data: st
 # -- 5. malformed cursors are refused before anything is sent ------------------------------------------------
 
 HEX = "0123456789abcdef"
-WELL_FORMED = re.compile(r"|cur_[0-9a-f]{64}|resp_[0-9a-f]{32}")
+# A Responses id is taken whoever minted it: `resp_` and letters and digits, at most 200.
+WELL_FORMED = re.compile(r"|cur_[0-9a-f]{64}|resp_[0-9A-Za-z]{1,200}")
 
 
 def hex_digits(n: int) -> st.SearchStrategy[str]:
@@ -511,8 +512,18 @@ not_hex = st.builds(
     st.integers(0, 63),
     st.characters(codec="utf-8").filter(lambda c: c not in HEX and c not in "ABCDEF"),
 )
+# A Responses id with a character that is not a letter or a digit, or longer than any id.
+not_an_id = st.one_of(
+    st.builds(
+        lambda digits, at, char: "resp_" + digits[:at] + char + digits[at + 1 :],
+        hex_digits(48),
+        st.integers(0, 47),
+        st.characters(codec="utf-8").filter(lambda c: not (c.isascii() and c.isalnum())),
+    ),
+    st.builds(lambda n, d: "resp_" + (d * 4)[:n], st.integers(201, 260), hex_digits(80)),
+)
 malformed_strings = (
-    st.text(max_size=80) | uppercased() | wrong_lengths | wrong_prefixes | padded | not_hex
+    st.text(max_size=80) | uppercased() | wrong_lengths | wrong_prefixes | padded | not_hex | not_an_id
 ).filter(lambda value: not WELL_FORMED.fullmatch(value))
 # JSON values only: the SDK client sends NaN and the infinities as null (cursors off).
 non_strings = (

@@ -471,6 +471,7 @@ class StandInDialect:
     tools = DIALECTS["generate"].tools
     render_object = DIALECTS["generate"].render_object
     describe = staticmethod(DIALECTS["generate"].describe)
+    storage = DIALECTS["generate"].storage
     answers_media = False
 
     def __init__(

@@ -16,20 +16,25 @@ from agent_as_model.server import build_server
 # Keys the SDKs read from the environment; a test asserts neither ever reaches a result or a log.
 OPENAI_KEY = "sk-test-provider-key-0123456789"
 ANTHROPIC_KEY = "sk-ant-test-provider-key-0123456789"
+GEMINI_KEY = "AIza-test-provider-key-0123456789"
+KEYS = (OPENAI_KEY, ANTHROPIC_KEY, GEMINI_KEY)
+# Every built-in provider API, for the tests that run on each.
+PROVIDERS = ("openai", "anthropic", "gemini")
 
 
 @pytest.fixture
 def standin(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandInProvider]:
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+    monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY)
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     with running() as provider:
         yield provider
 
 
 def settings(standin: StandInProvider, provider: str = "openai", **overrides: Any) -> ProviderSettings:
-    base_url = standin.openai_base_url if provider == "openai" else standin.anthropic_base_url
+    base_url = standin.base_url(provider)
     fields: dict[str, Any] = {
         "provider": provider,
         "model": "model-one",

@@ -190,10 +190,12 @@ def tool_conversation(n: int) -> list[dict[str, Any]]:
 @pytest.mark.anyio
 async def test_a_large_conversation_is_read_in_the_servers_own_threads(era: str) -> None:
     """With every one of the server's worker threads held, a call of 5,000 tool results waits for
-    one while list_models (on the loop) still answers; once they are free, it is answered."""
+    one while list_models (on the loop) still answers; once they are free, it is answered (on a
+    server whose --max-entries takes them)."""
     host = ScriptedHost(lambda params: f"{len(params.messages[-1].content_as_list)} results")
     results: list[Any] = []
-    async with connect(era, host) as client, anyio.create_task_group() as group:
+    server = build_server(limits=Limits(max_entries=20_000))
+    async with connect(era, host, server=server) as client, anyio.create_task_group() as group:
         limiter = offload.limiter()
         holders = [object() for _ in range(offload.WORKERS)]
         for holder in holders:
@@ -245,7 +247,8 @@ async def test_gemini_answers_thousands_of_responses_in_any_order(era: str) -> N
         {"role": "user", "parts": answers},
     ]
     host = ScriptedHost(lambda params: params.messages[-1].content_as_list[0].tool_use_id)
-    async with connect(era, host, tools=True) as client:
+    server = build_server(limits=Limits(max_entries=20_000))  # 6,003 entries
+    async with connect(era, host, tools=True, server=server) as client:
         done = await client.call_tool("gemini_generate_content", {"contents": contents})
     assert not done.is_error, done.content[0].text
     assert f"c{n - 1}" in done.content[0].text
@@ -255,7 +258,7 @@ async def test_gemini_answers_thousands_of_responses_in_any_order(era: str) -> N
 @pytest.mark.stdio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_schema_steps_flag_over_stdio(mode: str) -> None:
-    params = server_params("serve", "--schema-steps", str(STEPS))
+    params = server_params("serve", "--schema-steps", str(STEPS), "--max-entries", "10000")
     persona = {"name": "p", "input_schema": fan_out(40, "anyOf")}
     host = ScriptedHost("fine")
     async with Client(params, mode=mode, sampling_callback=host) as client:

@@ -49,7 +49,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "chat_complete",
         {"messages": [{"role": "user", "content": [{"type": "file", "file": {}}]}]},
-        "messages[0].content[0]: part type 'file' is not taken here",
+        "messages[0].content[0]: part type 'file' is not carried: MCP sampling has content for text",
     ),
     (
         "chat_complete",
@@ -107,7 +107,18 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "messages_create",
         {"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]},
-        "messages[0].content[0]: part type 'document' is not taken here",
+        "messages[0].content[0]: a document block is not carried: MCP sampling has content for text",
+    ),
+    # A block type that is not a string is named as such, in a user and in an assistant message.
+    (
+        "messages_create",
+        {"messages": [{"role": "user", "content": [{"type": ["x"]}]}]},
+        "messages[0].content[0].type: expected a string part type, got array",
+    ),
+    (
+        "messages_create",
+        {"messages": [U, {"role": "assistant", "content": [{"type": ["x"]}]}]},
+        "messages[1].content[0].type: expected a string part type, got array",
     ),
     (
         "messages_create",
@@ -153,7 +164,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "responses_create",
         {"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
-        "input[0].content[0]: part type 'input_file' is not taken here",
+        "input[0].content[0]: part type 'input_file' is not carried: MCP sampling has content for text",
     ),
     ("responses_create", {"input": "x", "instructions": ["x"]}, "instructions: expected a string, got array"),
     ("responses_create", {"input": "x", "max_output_tokens": 0}, "max_output_tokens: must be between 1"),

@@ -34,8 +34,19 @@ async def test_demo_shows_every_tool_on_both_eras(capsys: pytest.CaptureFixture[
     assert "isError" not in out
     assert "negotiated protocol version: 2025-11-25" in legacy
     assert "negotiated protocol version: 2026-07-28" in modern
-    # The last section: one call from a host that cannot sample, served by the stand-in provider.
-    served = out.split("served by a built-in stand-in OpenAI-compatible provider")[1]
-    assert served.count("provider ← ") == 1
+    # The last section: one call per product from a host that cannot sample, each routed by its
+    # model to the stand-in provider of its route, through that provider's SDK.
+    served = out.split("each call routed by its model to built-in stand-in providers")[1]
+    assert served.count("provider openai ← ") == 3  # chat, responses, and generate's agent-default
+    assert served.count("provider anthropic ← ") == 1 and served.count("provider gemini ← ") == 1
+    assert "/v1beta/models/gemini-2.5-flash:generateContent" in served
     assert "result ←   stand-in answer to: Explain MCP sampling in one line." in served
-    assert '"backend": "provider:openai/stand-in-model"' in served
+    for backend in (
+        "openai/gpt-4.1",
+        "anthropic/claude-sonnet-4-5",
+        "gemini/gemini-2.5-flash",
+        "openai/stand-in-model",
+    ):
+        assert f'"backend": "provider:{backend}"' in served
+    assert '"passed_over": [{"backend": "host", "why": "the host did not declare sampling"}]' in served
+    assert "demo-key-for-the-stand-in" not in out

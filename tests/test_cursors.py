@@ -118,9 +118,9 @@ def test_the_three_forms(value: str, form: str) -> None:
         ("cur_" + "0" * 65, "has 64 hex digits, not 65"),
         ("cur_" + "0" * 63 + "g", "holds only hex digits"),
         (CUR + "\n", "not 65"),
-        ("resp_" + "AB" * 16, "must be lowercase"),
-        ("resp_" + "0" * 31, "has 32 hex digits, not 31"),
-        ("resp_" + "0" * 64, "not 64"),
+        ("resp_", "has letters and digits after the prefix"),
+        ("resp_abc-def", "holds only letters and digits"),
+        ("resp_" + "a" * 201, "at most 200 characters"),
         ("CUR_" + "0" * 64, "not one of the accepted forms"),
         (" " + CUR, "not one of the accepted forms"),
         ("chatcmpl-123", "not one of the accepted forms"),
@@ -134,9 +134,25 @@ def test_malformed_strings_are_refused_naming_the_forms(value: str, says: str) -
     reason = reason_of(err)
     assert says in reason
     assert (
-        '"" (start a chain)' in reason and '"cur_" + 64 lowercase hex' in reason and '"resp_" + 32' in reason
+        '"" (start a chain)' in reason
+        and '"cur_" + 64 lowercase hex' in reason
+        and '"resp_" + letters and digits' in reason
     )
     assert ascii(value)[:40] in reason
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "resp_" + "0" * 31,
+        "resp_" + "AB" * 16,
+        # An id the Responses API minted: resp_ and 48 hex digits.
+        "resp_68b5f3c1d2e0819aa3c1f4b2e5d6a7b80c9d8e7f6a5b4c3d",
+        "resp_" + "a" * 200,
+    ],
+)
+def test_any_responses_id_anchors_whoever_minted_it(value: str) -> None:
+    assert read_previous(value, TOOL) == Previous("anchor", value)
 
 
 @pytest.mark.parametrize(

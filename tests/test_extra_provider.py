@@ -40,10 +40,10 @@ KEY_VARIABLE = "STANDIN_RESPONSES_KEY"
 STOP_REASONS = {"completed": "endTurn", "incomplete": "maxTokens"}
 
 
-def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
+def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send:
     # This API's key has a variable of its own, so it is handed to the SDK (None: the SDK refuses).
     api = sdk.AsyncOpenAI(
-        api_key=os.environ.get(KEY_VARIABLE),
+        api_key=key or os.environ.get(KEY_VARIABLE),
         base_url=settings.base_url,
         timeout=settings.timeout,
         max_retries=settings.max_retries,
@@ -210,7 +210,7 @@ def test_serve_help_and_choices_read_the_registered_modules(api: StandIn) -> Non
     text = " ".join(serve.format_help().split())
     for variable in ("OPENAI_API_KEY (openai)", "ANTHROPIC_API_KEY (anthropic)", f"{KEY_VARIABLE} ({NAME})"):
         assert variable in text
-    assert f"{{openai,anthropic,{NAME}}}" in text
+    assert f"{{openai,anthropic,gemini,{NAME}}}" in text
 
 
 def test_docs_name_every_built_in_providers_key_variable() -> None:

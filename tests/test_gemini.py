@@ -124,6 +124,8 @@ async def test_an_sdk_request_is_answered_by_the_host(era: str) -> None:
         "temperature": 0.5,
         "stopSequences": ["\n\n"],
         "modelPreferences": {"hints": [{"name": MODEL}]},
+        # topP and seed: no field in MCP sampling, so hints to the host's model provider (spec 14)
+        "metadata": {"agent-as-model/hints": {"seed": 7, "top_p": 0.9}},
     }
     assert bridge.bodies[0]["generationConfig"]["maxOutputTokens"] == 64  # what the SDK posted
 

@@ -1,6 +1,7 @@
 """Spec section 1.2: a product's own request parameters work unchanged: the
-ones with a meaning here are honoured, pure hints are accepted and ignored, and the ones that
-would change meaning and cannot be honoured are errors that say so. Both eras."""
+ones with a meaning here are honoured, the sampling hints travel to the host in the sampling
+request's metadata and change nothing else (spec section 14), and the ones that would change
+meaning and cannot be honoured are errors that say so. Both eras."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_as_model.neutral import HINTS_KEY
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -84,9 +86,26 @@ HINTS = {
 }
 
 
+# What the host is sent of each tool's HINTS, under their neutral names.
+SENT_HINTS = {
+    "chat_complete": {
+        "frequency_penalty": 0.1,
+        "logit_bias": {"50256": -100},
+        "presence_penalty": 0.1,
+        "reasoning": {"effort": "low"},
+        "seed": 7,
+        "top_p": 0.9,
+    },
+    "messages_create": {"reasoning": {"type": "disabled"}, "top_k": 5, "top_p": 0.5},
+    "responses_create": {"reasoning": {"effort": "low"}, "top_p": 1, "verbosity": "low"},
+}
+
+
 @pytest.mark.parametrize("tool", list(HINTS))
-async def test_hints_are_accepted_and_change_nothing(era: str, tool: str) -> None:
-    assert await sent(era, tool, HINTS[tool]) == await sent(era, tool, {})
+async def test_hints_travel_as_metadata_and_change_nothing_else(era: str, tool: str) -> None:
+    hinted = await sent(era, tool, HINTS[tool])
+    assert hinted.pop("metadata") == {HINTS_KEY: SENT_HINTS[tool]}
+    assert hinted == await sent(era, tool, {})
 
 
 @pytest.mark.parametrize(
@@ -105,11 +124,19 @@ async def test_hints_are_accepted_and_change_nothing(era: str, tool: str) -> Non
         ("chat_complete", {"stop": [""]}, "stop[0]", "must not be empty"),
         ("chat_complete", {"max_tokens": 5, "max_completion_tokens": 6}, "max_completion_tokens", "differs"),
         ("messages_create", {"stream": True}, "stream", "streaming cannot be honoured"),
-        ("messages_create", {"thinking": {"type": "enabled", "budget_tokens": 1024}}, "thinking", "thinking"),
+        (
+            "messages_create",
+            {"thinking": {"type": "enabled", "budget_tokens": "many"}},
+            "thinking.budget_tokens",
+            "expected an integer",
+        ),
+        ("messages_create", {"thinking": {"kind": "enabled"}}, "thinking.kind", "unknown parameter"),
         ("messages_create", {"stop_sequences": "x"}, "stop_sequences", "expected an array"),
         ("messages_create", {"mcp_servers": []}, "mcp_servers", "cannot be honoured"),
         ("responses_create", {"stream": True}, "stream", "streaming cannot be honoured"),
-        ("responses_create", {"background": True}, "background", "server-side state"),
+        ("responses_create", {"background": "yes"}, "background", "expected a boolean"),
+        ("responses_create", {"reasoning": {"effort": 2}}, "reasoning.effort", "expected a string"),
+        ("responses_create", {"metadata": {"run": 42}}, "metadata.run", "metadata values are strings"),
         ("responses_create", {"conversation": "conv_1"}, "conversation", "pass the history in 'input'"),
         ("responses_create", {"prompt": {"id": "pmpt_1"}}, "prompt", "stored prompt templates"),
         ("responses_create", {"text": {"colour": 1}}, "text.colour", "unknown parameter"),

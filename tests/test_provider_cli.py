@@ -30,9 +30,9 @@ def test_provider_settings_without_a_provider_are_a_usage_error() -> None:
 
 
 def test_a_bad_environment_value_is_a_usage_error() -> None:
-    done = run_command("serve", AGENT_AS_MODEL_PROVIDER="gemini", AGENT_AS_MODEL_PROVIDER_MODEL="m")
+    done = run_command("serve", AGENT_AS_MODEL_PROVIDER="cohere", AGENT_AS_MODEL_PROVIDER_MODEL="m")
     assert done.returncode == 2
-    assert "AGENT_AS_MODEL_PROVIDER: expected one of openai, anthropic, got 'gemini'" in done.stderr
+    assert "AGENT_AS_MODEL_PROVIDER: expected one of openai, anthropic, gemini, got 'cohere'" in done.stderr
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

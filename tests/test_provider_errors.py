@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from agent_as_model.commands.standin_provider import Garbage, Scripted, Slow, StandInProvider, Status
-from tests.provider_harness import ANTHROPIC_KEY, OPENAI_KEY, provider_server
+from tests.provider_harness import KEYS, PROVIDERS, provider_server
 from tests.scripted_host import connect
 
 pytestmark = pytest.mark.anyio
 
-KEY = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 ROWS: list[tuple[str, list[Scripted], dict[str, Any], str]] = [
     (
         "401",
@@ -67,7 +67,7 @@ ROWS: list[tuple[str, list[Scripted], dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize(("row", "script", "overrides", "reason"), ROWS, ids=[r[0] for r in ROWS])
 async def test_provider_failures_are_told(
     era: str,
@@ -87,14 +87,14 @@ async def test_provider_failures_are_told(
     assert text.startswith(f"generate: provider {provider}: ")
     assert reason.format(key=KEY[provider]) in text
     assert text.endswith(f"The provider {provider} (not the host) was asked; its answer was not used.")
-    assert OPENAI_KEY not in text and ANTHROPIC_KEY not in text
+    assert not any(key in text for key in KEYS)
     assert "Traceback" not in text
     assert len(standin.seen) == len(script) + 1  # the retries the operator allowed, then the next call
     assert not good.is_error
     assert good.content[0].text == "stand-in answer to: next"
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_refused_connection_is_told(era: str, standin: StandInProvider, provider: str) -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

@@ -140,7 +140,8 @@ async def test_a_changed_request_is_not_answered_from_the_recording(
 def test_a_recorded_reply_keeps_the_apis_counts_and_refuses_bad_ones() -> None:
     from mcp_types import TextContent
 
-    from agent_as_model.adapters.backends.provider import Reply, reply_from_json, reply_json
+    from agent_as_model.adapters.backends.provider import Reply
+    from agent_as_model.adapters.backends.recorded import reply_from_json, reply_json
     from agent_as_model.neutral import Usage
 
     reply = Reply((TextContent(type="text", text="hi"),), "m", "endTurn", Usage(9, 4, "provider"))

@@ -240,3 +240,69 @@ async def test_a_long_list_of_missing_names_is_cut(era: str) -> None:
     assert len(text) < 500, text
     assert "missing required properties 'field_00000', 'field_00001'," in text
     assert re.search(r", and 99\d\d more \(schema /required\)", text), text
+
+
+# --- a subschema that names a $schema stays within the budget ---------------------------------------
+
+DRAFTS = ["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#"]
+# 2**14 paths: far past the budget, yet few enough that a check escaping it ends (with a plain
+# violation) and the test fails rather than waits.
+DEPTH = 14
+
+
+def fan_out_naming(depth: int, draft: str, name: str = "a") -> dict[str, Any]:
+    """A `$ref` fan-out (2**depth paths under oneOf) over property `name` whose every definition
+    names a `$schema`: jsonschema moves to that draft's own validator at each, whose keywords
+    counted no step. The leaf takes only an integer, so a string meets every path."""
+    defs: dict[str, Any] = {
+        f"d{i}": {"$schema": draft, "oneOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(depth)
+    }
+    defs[f"d{depth}"] = {"$schema": draft, "type": "integer"}
+    return {"type": "object", "$defs": defs, "properties": {name: {"$ref": "#/$defs/d0"}}}
+
+
+@pytest.mark.parametrize("draft", DRAFTS)
+def test_a_fan_out_that_names_a_draft_spends_the_budget(draft: str) -> None:
+    """The budget stops it."""
+    token = patterns.STEP_BOUND.set(STEPS)
+    try:
+        with pytest.raises(patterns.TooManySteps):
+            schemas.first_violation(fan_out_naming(DEPTH, draft), {"a": "not an integer"})
+    finally:
+        patterns.STEP_BOUND.reset(token)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("draft", DRAFTS)
+async def test_a_persona_schema_that_names_a_draft_is_refused_within_the_budget(era: str, draft: str) -> None:
+    persona = {"name": "p", "input_schema": fan_out_naming(DEPTH, draft, "prompt")}
+    host = ScriptedHost('{"a": "not an integer"}')
+    async with connect(era, host, server=server(schema_steps=STEPS)) as client:
+        bad = await client.call_tool("generate", {"prompt": "q", "persona": persona})
+        answer = await client.call_tool(
+            "chat_complete", {**CHAT, "output_schema": fan_out_naming(DEPTH, draft), "repair_attempts": 1}
+        )
+    assert bad.is_error and bad.content[0].text.endswith(NOTHING_SENT)
+    assert host.asked == 1  # the answer's call, once: a spent budget is not repaired
+    assert f"could not be checked within its budget: the check took more than {STEPS} steps" in (
+        bad.content[0].text
+    )
+    assert (
+        answer.is_error
+        and "the host's answer could not be checked within its budget" in answer.content[0].text
+    )
+    assert answer.content[0].text.endswith(ANSWER_UNUSED)
+
+
+def test_a_subschema_that_names_a_draft_is_read_as_2020_12() -> None:
+    """What the check still says: a violation under such a subschema is found and named."""
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$schema": DRAFTS[1], "type": "integer", "minimum": 3}},
+    }
+    assert schemas.first_violation(schema, {"n": 5}) is None
+    assert schemas.first_violation(schema, {"n": 1}) == (
+        "/n",
+        "must be >= 3 (schema /properties/n/minimum)",
+    )

@@ -389,18 +389,6 @@ def responses_output(*items: dict[str, Any]) -> list[dict[str, Any]]:
     [
         (
             "messages_create",
-            lambda: {"messages": [Q, {"role": "assistant", "content": anthropic_content(THINKING, TEXT)}]},
-            "messages[1].content[0]",
-            "a thinking block (the model's own reasoning) cannot be passed to the host's model",
-        ),
-        (
-            "messages_create",
-            lambda: {"messages": [Q, {"role": "assistant", "content": anthropic_content(TEXT, REDACTED)}]},
-            "messages[1].content[1]",
-            "a redacted_thinking block (the model's own reasoning) cannot be passed",
-        ),
-        (
-            "messages_create",
             lambda: {
                 "messages": [
                     Q,
@@ -419,10 +407,10 @@ def responses_output(*items: dict[str, Any]) -> list[dict[str, Any]]:
             "a web_search_tool_result block belongs to a server tool",
         ),
         (
-            "responses_create",
-            lambda: {"input": ["q_item", *responses_output(REASONING, RESPONSE["output"][0])]},
-            "input[1]",
-            "a reasoning item (the model's own reasoning, often encrypted) cannot be passed",
+            "messages_create",
+            lambda: {"messages": [{"role": "user", "content": anthropic_content(THINKING)}]},
+            "messages[0].content[0]",
+            "a thinking block is the model's own reasoning and belongs in an assistant message",
         ),
         (
             "responses_create",
@@ -431,7 +419,7 @@ def responses_output(*items: dict[str, Any]) -> list[dict[str, Any]]:
             "a refusal part cannot be passed back as such: put its text in an output_text part",
         ),
     ],
-    ids=["thinking", "redacted_thinking", "server_tool_use", "server_tool_result", "reasoning", "refusal"],
+    ids=["server_tool_use", "server_tool_result", "thinking_in_a_user_message", "refusal"],
 )
 async def test_sdk_content_that_cannot_go_on_says_why(
     era: str, tool: str, body: Any, path: str, words: str
@@ -446,6 +434,55 @@ async def test_sdk_content_that_cannot_go_on_says_why(
     text = result.content[0].text
     assert text.startswith(f"{tool}: {path}: {words}"), text
     assert text.endswith("Nothing was sent to the host.") and host.asked == 0
+
+
+# Another model's reasoning passed back as the SDKs dump it: left out of what the host sees, the
+# result's warnings naming each, the rest of the turn sent (spec section 14).
+@pytest.mark.parametrize(
+    ("tool", "body", "paths", "sent"),
+    [
+        (
+            "messages_create",
+            lambda: {"messages": [Q, {"role": "assistant", "content": anthropic_content(THINKING, TEXT)}, Q]},
+            ["messages[1].content[0]"],
+            {"role": "assistant", "content": {"type": "text", "text": "Checking."}},
+        ),
+        (
+            "messages_create",
+            lambda: {
+                "messages": [
+                    Q,
+                    {"role": "assistant", "content": anthropic_content(TEXT, REDACTED, THINKING)},
+                    Q,
+                ]
+            },
+            ["messages[1].content[1]", "messages[1].content[2]"],
+            {"role": "assistant", "content": {"type": "text", "text": "Checking."}},
+        ),
+        (
+            "responses_create",
+            lambda: {"input": ["q_item", *responses_output(REASONING, RESPONSE["output"][0]), Q]},
+            ["input[1]"],
+            {"role": "assistant", "content": {"type": "text", "text": "Checking."}},
+        ),
+    ],
+    ids=["thinking", "redacted_thinking", "reasoning"],
+)
+async def test_another_models_reasoning_is_left_out_and_named(
+    era: str, tool: str, body: Any, paths: list[str], sent: dict[str, Any]
+) -> None:
+    arguments = body()
+    if tool == "responses_create":
+        arguments["input"][0] = {"role": "user", "content": "Weather in Oslo?"}
+    host = ScriptedHost("It is 12 C.")
+    async with connect(era, host, tools=True) as client:
+        result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    assert [m for m in host.wire()["messages"] if m["role"] == "assistant"] == [sent]
+    assert "Oslo." not in json.dumps(host.wire())  # the reasoning's own text never reaches the host
+    warnings = result.meta[META]["warnings"]
+    assert [w.split(": ", 1)[0] for w in warnings] == paths, warnings
+    assert all("left out of what the host's model sees" in w for w in warnings)
 
 
 # -- 2. the Responses object validates ---------------------------------------------------------

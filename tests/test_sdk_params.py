@@ -135,11 +135,12 @@ def test_every_sdk_parameter_is_known_and_decided(tool: str) -> None:
         ("messages_create", "service_tier", "auto"),
     ],
 )
-def test_the_named_hints_are_accepted_and_ignored(tool: str, key: str, value: Any) -> None:
+def test_the_named_hints_are_accepted_and_named(tool: str, key: str, value: Any) -> None:
     dialect = DIALECTS[tool]
     plain = parse_request(dialect, base(tool))
     hinted = parse_request(dialect, {**base(tool), key: value})
-    assert hinted._replace(echo=plain.echo) == plain  # nothing of the request changed
+    assert hinted._replace(echo=plain.echo, warnings=()) == plain  # nothing else of the request changed
+    assert [w.split(": ")[0] for w in hinted.warnings] == [key]  # not applied, and the result says so
     wrong = parse_error(dialect, {**base(tool), key: 12345 if isinstance(value, str) else "x"})
     assert wrong is not None and wrong.path == key  # still type-checked
 
@@ -235,9 +236,11 @@ def test_the_gemini_walk_can_fail_an_unknown_key_with_a_value() -> None:
 def test_gemini_continuation_tokens_are_refused_and_service_settings_ignored() -> None:
     dialect = DIALECTS["gemini_generate_content"]
     err = parse_error(dialect, {**base(dialect.NAME), "continuationToken": "t"})
-    assert err is not None and err.path == "continuationToken" and "keeps none" in err.reason
+    assert err is not None and err.path == "continuationToken" and "held on Google's servers" in err.reason
     plain = parse_request(dialect, base(dialect.NAME))
-    assert parse_request(dialect, {**base(dialect.NAME), "serviceTier": "flex", "store": False}) == plain
+    served = parse_request(dialect, {**base(dialect.NAME), "serviceTier": "flex", "store": False})
+    assert served._replace(warnings=()) == plain
+    assert [w.split(": ")[0] for w in served.warnings] == ["serviceTier"]  # store: false is kept
     for key in ("serviceTier", "store", "service_tier"):
         assert f"`{key}`" in DECISIONS
 

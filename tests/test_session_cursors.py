@@ -129,7 +129,7 @@ async def test_a_truncated_history_with_its_turns_cursor_forks(era: str) -> None
     [
         "cur_123",
         "cur_" + "A" * 64,
-        "resp_" + "0" * 31,
+        "resp_" + "0" * 31 + "-",
         "chat_" + "0" * 64,
         " ",
         7,

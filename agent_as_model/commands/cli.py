@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, NoReturn
 import anyio
 
 from agent_as_model import __version__
+from agent_as_model.commands import CONFIG_ENV
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import Limits, environment_limits
 
 if TYPE_CHECKING:
     import argparse
 
-    from agent_as_model.adapters.backends import ProviderSettings
+    from agent_as_model.adapters.routes import Gateway
     from agent_as_model.adapters.store import StoreSettings
     from agent_as_model.telemetry.setup import TelemetrySettings
     from agent_as_model.transports.http.settings import HttpSettings
@@ -68,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.commands import export_tools, fuzz, http_options
+    from agent_as_model.commands import config_file, export_tools, fuzz, http_options, route_options
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
@@ -101,10 +102,12 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         help="serve MCP over stdio (the default; logs go to stderr), or over HTTP with --http",
         description="Serve MCP over stdio (what hosts run; logs go to stderr), or over streamable HTTP "
-        "with --http (the HTTP options need it).",
+        "with --http (the HTTP options need it). Every option is also a key of --config's file.",
     )
+    config_file.add_config_option(serve)
     transcripts.add_record_options(serve)
     add_provider_options(serve)
+    route_options.add_route_options(serve)
     add_store_options(serve)
     add_limit_options(serve)
     add_telemetry_options(serve)
@@ -115,8 +118,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run every tool on both protocol eras against a built-in stand-in host and show the exchange",
         description=f"Call every tool ({tools}, list_models) on both protocol eras against a built-in "
         "stand-in host, printing what the caller sent, the sampling request the host received, its "
-        "answer and the tool result; then one call served by a built-in stand-in provider. Needs no "
-        "host, no key and no network.",
+        "answer and the tool result; then one call per product routed by its model to built-in stand-in "
+        "providers (OpenAI-compatible, Anthropic, Gemini). Needs no host, no key and no network.",
     )
     export_tools.add_parser(commands)
     transcripts.add_replay_command(commands)
@@ -192,7 +195,9 @@ def _check_command(given: list[str]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
     if not given:
-        return _serve_as_hosts_run_it()
+        if not os.environ.get(CONFIG_ENV):
+            return _serve_as_hosts_run_it()
+        given = ["serve"]  # a configuration file to read: served as `serve` reads it
     from agent_as_model.commands import http_options
     from agent_as_model.commands.transcripts import command as transcripts
 
@@ -201,6 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extras = parser.parse_known_args(given)
     if extras:
         usage_error(_did_you_mean(given, args.command, extras))
+    if args.command == "serve":
+        try:
+            _read_config(parser, args, given)
+        except StartupError as err:
+            return _startup_failed(err)
     if args.command == "serve" and not args.http:
         http_options.refuse_http_only(parser, given, _HTTP_ONLY)
     transcripts.check_record_options(parser, args)
@@ -226,16 +236,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _startup_failed(err)
 
 
+def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, given: list[str]) -> None:
+    """`serve --config FILE` (or AGENT_AS_MODEL_CONFIG): the file's settings set on `args` where the
+    command line and the environment say nothing; `args.config_file` holds the file, read (None:
+    no file)."""
+    from agent_as_model.commands import config_file
+
+    args.config_file = None
+    path = config_file.config_path(args)
+    if path is None:
+        return
+    serve = _COMMANDS["serve"]
+    config = config_file.load(path, serve)
+    keyed = config_file.keyed_actions(serve).values()
+    config_file.apply(config, args, config_file.named_on_command_line(parser, given, keyed))
+    config_file.refuse_http_only(config, args, _HTTP_ONLY)
+    args.config_file = config
+
+
 def _serve_as_hosts_run_it() -> int:
     """No command and no flag: `serve` over stdio with every default (see the module docstring)."""
-    from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.engine import offload
 
     offload.share_the_gil()
     try:
         _configure_logging()
-        settings = provider_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
+        settings = gateway_settings(_NO_PARSER, SimpleNamespace())  # None: no provider, no key read
         store = store_settings(_NO_PARSER, SimpleNamespace())  # None: no store, nothing kept
     except StartupError as err:
         return _startup_failed(err)
@@ -258,7 +286,7 @@ def _run(
 ) -> int:
     from agent_as_model.commands import export_tools, fuzz
     from agent_as_model.commands.limit_options import limits_of
-    from agent_as_model.commands.provider_options import provider_settings
+    from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
     from agent_as_model.commands.telemetry_options import telemetry_settings
     from agent_as_model.commands.transcripts import command as transcripts
@@ -274,17 +302,17 @@ def _run(
         return transcripts.run_replay(args)
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
-    settings = provider_settings(parser, args)  # None (the default): no provider, no key read
+    settings = gateway_settings(parser, args)  # None (the default): no provider, no key read
     offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
     # Off by default; the transport that serves configures it (each HTTP worker its own).
     observe = telemetry_settings(parser, args, http_settings is not None and http_settings.metrics)
     if http_settings is not None:
         if settings is not None:
-            from agent_as_model.adapters.backends import ProviderUnavailable, connect
+            from agent_as_model.adapters.backends import ProviderUnavailable, connect_pool
 
-            try:  # the SDK and its key, checked here: in a worker it would be a traceback
-                connect(settings)
+            try:  # each SDK and its key, checked here: in a worker it would be a traceback
+                connect_pool(settings)
             except ProviderUnavailable as err:
                 return _startup_failed(err)
         if store is not None:  # a store that cannot be opened is found here, not in each worker
@@ -305,7 +333,7 @@ def _run(
     return _serve(settings, limits_of(args), store)
 
 
-def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettings | None = None) -> int:
+def _serve(settings: Gateway | None, limits: Limits, store: StoreSettings | None = None) -> int:
     """Serve MCP over stdio until the host closes it."""
     from agent_as_model.server import build_server, open_store
     from agent_as_model.transports import stdio
@@ -316,7 +344,7 @@ def _serve(settings: ProviderSettings | None, limits: Limits, store: StoreSettin
 
             keep_state_key(store)
         kept = None if store is None else open_store(store)
-        server = build_server(provider=settings, limits=limits, store=kept)
+        server = build_server(gateway=settings, limits=limits, store=kept)
     except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
         return _startup_failed(err)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung

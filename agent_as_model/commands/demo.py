@@ -1,5 +1,6 @@
 """`agent-as-model demo`: every tool, on both eras, against a built-in stand-in host; then one call
-from a host that cannot sample, served by a built-in stand-in provider (docs/providers.md).
+per product from a host that cannot sample, each routed by its model to a built-in stand-in
+provider (OpenAI-compatible, Anthropic, Gemini: docs/providers.md).
 
 It uses the real SDK client in-process, so what it prints is what the server really sent and
 received: the sampling request the host saw, the host's answer, and the tool result; for the
@@ -8,11 +9,14 @@ provider, the HTTP request the official SDK sent to the stand-in on 127.0.0.1.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, NoReturn
 
 from mcp import Client
 from mcp.client import ClientRequestContext
@@ -26,10 +30,11 @@ from mcp_types import (
 )
 
 from agent_as_model import __version__
-from agent_as_model.adapters.backends import ProviderSettings, ProviderUnavailable
-from agent_as_model.adapters.backends.providers.openai import KEY_VARIABLE
+from agent_as_model.adapters.backends import ProviderUnavailable
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
+from agent_as_model.commands import config_file
+from agent_as_model.commands.route_options import gateway_settings
 from agent_as_model.commands.standin_provider import running
 from agent_as_model.server import build_server
 
@@ -156,22 +161,61 @@ async def run_demo() -> int:
 
 
 DEMO_KEY = "demo-key-for-the-stand-in"
+# The demo's gateway: three providers on built-in stand-ins (one per API), each with its own key
+# variable, and routes by model; {openai}, {anthropic} and {gemini} are the stand-ins' URLs.
+DEMO_CONFIG = """\
+[providers.openai]
+kind = "openai"
+base-url = "{openai}"
+key-variable = "DEMO_OPENAI_KEY"
+default-model = "stand-in-model"
+
+[providers.anthropic]
+kind = "anthropic"
+base-url = "{anthropic}"
+key-variable = "DEMO_ANTHROPIC_KEY"
+
+[providers.gemini]
+kind = "gemini"
+base-url = "{gemini}"
+key-variable = "DEMO_GEMINI_KEY"
+
+[routes]
+"agent-default" = ["host", "openai"]
+"gpt-*" = ["openai"]
+"claude-*" = ["anthropic", "openai/stand-in-model"]
+"gemini-*" = ["gemini"]
+"""
+# The model each product's call names, and so the route it takes.
+DEMO_MODELS = {
+    "chat_complete": "gpt-4.1",
+    "responses_create": "gpt-4.1-mini",
+    "messages_create": "claude-sonnet-4-5",
+    "gemini_generate_content": "gemini-2.5-flash",
+}
 
 
 async def _provider_call() -> None:
     print("=" * 100)
-    print("a host that cannot sample, served by a built-in stand-in OpenAI-compatible provider")
-    print(
-        "  (agent-as-model serve --provider openai --provider-base-url URL --provider-model stand-in-model)"
-    )
+    print("a host that cannot sample; each call routed by its model to built-in stand-in providers")
+    print("  (agent-as-model serve --config FILE, with this FILE; the URLs are the stand-ins' on 127.0.0.1)")
     print("=" * 100)
-    name, arguments = demo_calls()[0]  # the first registered product's own example
-    with running() as provider, _demo_key():
-        settings = ProviderSettings(
-            provider="openai", model="stand-in-model", base_url=provider.openai_base_url
+    with running() as openai, running() as anthropic, running() as gemini, _demo_keys():
+        stand_ins = {"openai": openai, "anthropic": anthropic, "gemini": gemini}
+        text = DEMO_CONFIG.format(
+            openai=openai.openai_base_url,
+            anthropic=anthropic.anthropic_base_url,
+            gemini=gemini.gemini_base_url,
         )
+        print(text)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "gateway.toml")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            config = config_file.load(path, argparse.ArgumentParser())
+        gateway = gateway_settings(_NoUsage(), SimpleNamespace(config_file=config), env={})
         try:
-            server = build_server(provider=settings)
+            server = build_server(gateway=gateway)
         except ProviderUnavailable as err:
             print(f"  (skipped: {err})")
             return
@@ -179,24 +223,41 @@ async def _provider_call() -> None:
             print(
                 f"negotiated protocol version: {client.protocol_version}; the client declares no sampling\n"
             )
-            print(f"- {name}")
-            _show("caller →", arguments)
-            result = await client.call_tool(name, arguments)
-        for seen in provider.seen:
-            _show("provider ←", {"POST": seen.path, "body": seen.body})
-        _show("result ←", _result_text(result))
-        _show("_meta", result.meta or {})
+            for name, arguments in demo_calls():
+                if name == models.NAME:
+                    continue
+                if name in DEMO_MODELS:
+                    arguments = {**arguments, "model": DEMO_MODELS[name]}
+                print(f"- {name}")
+                _show("caller →", arguments)
+                seen = {label: len(stand_in.seen) for label, stand_in in stand_ins.items()}
+                result = await client.call_tool(name, arguments)
+                for label, stand_in in stand_ins.items():
+                    for request in stand_in.seen[seen[label] :]:
+                        _show(f"provider {label} ←", {"POST": request.path, "body": request.body})
+                _show("result ←", _result_text(result))
+                _show("_meta", result.meta or {})
+                print()
+
+
+class _NoUsage:
+    """The demo's settings are its own: none of them is a bad flag."""
+
+    def error(self, message: str) -> NoReturn:
+        raise AssertionError(message)
 
 
 @contextmanager
-def _demo_key() -> Iterator[None]:
-    """The stand-in takes any key; the operator's own key is never sent to it."""
-    saved = os.environ.get(KEY_VARIABLE)
-    os.environ[KEY_VARIABLE] = DEMO_KEY
+def _demo_keys() -> Iterator[None]:
+    """The stand-ins take any key; the operator's own keys are never sent to them."""
+    names = ("DEMO_OPENAI_KEY", "DEMO_ANTHROPIC_KEY", "DEMO_GEMINI_KEY")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(dict.fromkeys(names, DEMO_KEY))
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop(KEY_VARIABLE, None)
-        else:
-            os.environ[KEY_VARIABLE] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

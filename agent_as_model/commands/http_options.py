@@ -13,6 +13,7 @@ from agent_as_model.records import Record
 from agent_as_model.transports.http.settings import (
     AUTH_TOKEN_ENV,
     DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_BODY,
     DEFAULT_MAX_CONNECTIONS,
@@ -133,15 +134,23 @@ HOLDS = (
         "AGENT_AS_MODEL_SESSION_IDLE_TIMEOUT",
         float,
         DEFAULT_SESSION_IDLE_TIMEOUT,
-        "seconds a legacy session may go with no request in flight (an abandoned handshake included) "
-        "before it is closed; its id then gets 404",
+        "seconds a legacy session may go with no request in flight before it is closed; its id then gets 404",
     ),
     _Hold(
         "--max-sessions",
         "AGENT_AS_MODEL_MAX_SESSIONS",
         int,
         DEFAULT_MAX_SESSIONS,
-        "legacy sessions open at once; an initialize beyond them gets 503 until one ends or is reaped",
+        "legacy sessions open at once; at the cap, a new one first ends the oldest whose handshake is "
+        "not complete, else the one idle longest, and gets 503 only when every session is in use",
+    ),
+    _Hold(
+        "--handshake-timeout",
+        "AGENT_AS_MODEL_HANDSHAKE_TIMEOUT",
+        float,
+        DEFAULT_HANDSHAKE_TIMEOUT,
+        "seconds a legacy session may take from its initialize answer to its next request "
+        "(notifications/initialized) before it is ended",
     ),
 )
 
@@ -205,8 +214,13 @@ def refuse_http_only(
 
 
 def provider_configured(args: argparse.Namespace) -> str | None:
-    """The provider backend in use, if any: a `--provider` flag (when the CLI has one) or the
-    environment. An open server that holds a provider's key would let anyone spend it."""
+    """The provider backend in use, if any: a `--provider` flag (when the CLI has one), the
+    environment, or the configuration file's named providers. An open server that holds a
+    provider's key would let anyone spend it."""
+    config = getattr(args, "config_file", None)
+    named = None if config is None else config.sections.get("providers")
+    if named:
+        return ", ".join(p.label for p in named)
     return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
 
 
@@ -262,5 +276,6 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
         max_connections=int(_hold_value(parser, args, HOLDS[2])),
         session_idle_timeout=_hold_value(parser, args, HOLDS[3]),
         max_sessions=int(_hold_value(parser, args, HOLDS[4])),
+        handshake_timeout=_hold_value(parser, args, HOLDS[5]),
         metrics=bool(args.metrics),
     )

@@ -76,6 +76,16 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         f"sampling request of its own (default {DEFAULT_LIMITS.max_n})",
     )
     group.add_argument(
+        "--max-entries",
+        type=_count,
+        default=DEFAULT_LIMITS.max_entries,
+        metavar="N",
+        help="the most entries one request's conversation may hold: each message (item, content), "
+        "part and tool call is one, and every 20 values in tool calls' arguments; the server's work "
+        "on a request grows with them, and over HTTP it holds every other request meanwhile "
+        f"(default {DEFAULT_LIMITS.max_entries})",
+    )
+    group.add_argument(
         "--max-media-bytes",
         type=_bytes,
         default=DEFAULT_LIMITS.max_media_bytes,
@@ -163,6 +173,7 @@ def limits_of(args: argparse.Namespace) -> Limits:
         state_ttl=getattr(args, "state_ttl", DEFAULT_LIMITS.state_ttl),
         max_frame=getattr(args, "max_frame", DEFAULT_LIMITS.max_frame),
         max_n=getattr(args, "max_n", DEFAULT_LIMITS.max_n),
+        max_entries=getattr(args, "max_entries", DEFAULT_LIMITS.max_entries),
         max_media_bytes=getattr(args, "max_media_bytes", DEFAULT_LIMITS.max_media_bytes),
         max_media_call_bytes=getattr(args, "max_media_call_bytes", DEFAULT_LIMITS.max_media_call_bytes),
         fetch=FetchPolicy(

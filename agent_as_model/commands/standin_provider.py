@@ -1,5 +1,7 @@
-"""A stand-in provider: an OpenAI-compatible (`POST /v1/chat/completions`) and Anthropic-compatible
-(`POST /v1/messages`) HTTP server on 127.0.0.1, for `demo` and the tests.
+"""A stand-in provider: an HTTP server on 127.0.0.1 that answers as OpenAI's Chat Completions
+(`POST /v1/chat/completions`) and Responses (`POST /v1/responses`), Anthropic's Messages
+(`POST /v1/messages`) and Gemini's generateContent (`POST /v1beta/models/MODEL:generateContent`)
+do, for `demo` and the tests.
 
 It speaks real HTTP, so the official SDK clients talk to it exactly as to a hosted API. It keeps
 every request it got (path, headers, JSON body), and answers from a script: a reply body, an HTTP
@@ -19,7 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 OPENAI_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 ANTHROPIC_PATH = "/v1/messages"
+GEMINI_PREFIX = "/v1beta/models/"
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,14 @@ class StandInProvider:
     def anthropic_base_url(self) -> str:
         return self.url
 
+    @property
+    def gemini_base_url(self) -> str:
+        return self.url
+
+    def base_url(self, provider: str) -> str:
+        """The base URL the SDK of provider API `provider` is given."""
+        return self.openai_base_url if provider == "openai" else self.url
+
     def bodies(self) -> list[dict[str, Any]]:
         return [s.body for s in self.seen]
 
@@ -90,7 +102,11 @@ class StandInProvider:
         if self.script:
             return self.script.pop(0)
         text = f"stand-in answer to: {_last_user_text(body)}"
+        if path.startswith(GEMINI_PREFIX):
+            return gemini_reply(text, model=path[len(GEMINI_PREFIX) :].split(":")[0])
         model = str(body.get("model", "stand-in"))
+        if path == RESPONSES_PATH:
+            return responses_reply(text, model=model)
         return openai_reply(text, model=model) if path == OPENAI_PATH else anthropic_reply(text, model=model)
 
 
@@ -139,10 +155,80 @@ def anthropic_reply(
     }
 
 
+def responses_reply(
+    text: str | None = "ok",
+    *,
+    calls: Sequence[tuple[str, str, str]] = (),
+    status: str = "completed",
+    model: str = "stand-in-model",
+) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    if text is not None:
+        output.append(
+            {
+                "type": "message",
+                "id": "msg_standin",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        )
+    output += [
+        {
+            "type": "function_call",
+            "id": f"fc_{call_id}",
+            "call_id": call_id,
+            "name": name,
+            "arguments": arguments,
+        }
+        for call_id, name, arguments in calls
+    ]
+    return {
+        "id": "resp_standin",
+        "object": "response",
+        "created_at": 0,
+        "model": model,
+        "status": status,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 9,
+            "output_tokens": 4,
+            "total_tokens": 13,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def gemini_reply(
+    text: str | None = "ok",
+    *,
+    calls: Sequence[tuple[str, dict[str, Any]]] = (),
+    finish_reason: str = "STOP",
+    model: str = "stand-in-model",
+) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"text": text}] if text is not None else []
+    parts += [{"functionCall": {"name": name, "args": args}} for name, args in calls]
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": finish_reason, "index": 0}
+        ],
+        "modelVersion": model,
+        "responseId": "standin-response",
+        "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 4, "totalTokenCount": 13},
+    }
+
+
 def _last_user_text(body: dict[str, Any]) -> str:
-    for message in reversed(body.get("messages") or []):
-        if message.get("role") == "user":
-            content = message.get("content")
+    if isinstance(body.get("input"), str):  # Responses
+        return str(body["input"])
+    turns = body.get("messages") or body.get("input") or body.get("contents") or []
+    for message in reversed(turns if isinstance(turns, list) else []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content", message.get("parts"))
             if isinstance(content, str):
                 return content
             if isinstance(content, list):
@@ -163,7 +249,10 @@ def _handler(provider: StandInProvider) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {"unreadable": raw.decode("utf-8", "replace")}
             provider.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-            if self.path not in (OPENAI_PATH, ANTHROPIC_PATH):
+            known = self.path in (OPENAI_PATH, RESPONSES_PATH, ANTHROPIC_PATH)
+            if not known and not (
+                self.path.startswith(GEMINI_PREFIX) and self.path.endswith(":generateContent")
+            ):
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
                 return
             answer = provider.next_answer(self.path, body)

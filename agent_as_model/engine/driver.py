@@ -79,7 +79,10 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
         observed.refused(
             record, err.kind, None if isinstance(err, ChoiceFailed) else err.path, not completion
         )
-        return _naming_backend(record, error_result(message))
+        result = _naming_backend(record, error_result(message))
+        if err.meta:  # what the error says beside it (the backends a route passed over)
+            add_result_meta(result, err.meta)
+        return result
     except MissingCapability as err:
         observed.refused(record, "capability", None, not completion)
         raise MCPError(

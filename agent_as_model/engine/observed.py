@@ -22,8 +22,18 @@ ROUTES = {
     "LegacySampling": "host:sampling",
     "ModernRoundTrip": "host:2026-07-28",
     "ProviderBackend": "provider",
-    "HostThenProvider": "host, then provider",
+    "ProviderCall": "provider",
 }
+
+
+def route_name(backend: object) -> str:
+    """The way a call reaches its model: one backend's, or a route's backends in order ("host:sampling,
+    then provider"), as the route holds them (`backends`)."""
+    inner = getattr(backend, "backends", None)
+    if inner is not None:
+        return ", then ".join(route_name(each) for each in inner)
+    name = type(backend).__name__
+    return ROUTES.get(name, name)
 
 
 async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -> HostAnswer | Suspension:
@@ -81,7 +91,7 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
     model = request.model
     walked = record.choices or (record,)
     backend = next((r.backend for r in walked if r.backend is not None), None)
-    route = None if backend is None else ROUTES.get(type(backend).__name__, type(backend).__name__)
+    route = None if backend is None else route_name(backend)
     source = None if backend is None else _source(backend, model)
     response_id = None
     if (

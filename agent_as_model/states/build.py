@@ -11,6 +11,9 @@ retry routes and plans in its own row (`states/resume.py`), and builds no payloa
 The payload is the same on both eras: the legacy era sends it as a request, the modern era puts
 it in an InputRequiredResult.
 
+The sampling parameters MCP has no field for (`Request.hints`) travel in the request's `metadata`
+under `neutral.HINTS_KEY` (spec section 14): MCP's pass-through to the host's model provider.
+
 What the host declared decides how tools and structured output travel (spec sections 3, 4):
 with `sampling.tools` the caller's tools go as MCP tools and an output contract as one required
 tool; without it the contract goes into the system prompt, and the tools are what the operator
@@ -50,6 +53,7 @@ from agent_as_model.adapters.tools.names import NameMap
 from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import MissingCapability, MissingToolsCapability
 from agent_as_model.neutral import (
+    HINTS_KEY,
     Block,
     Media,
     OutputContract,
@@ -70,6 +74,10 @@ if TYPE_CHECKING:
     from agent_as_model.neutral import ChoiceMode
 
 log = logging.getLogger("agent_as_model")
+
+# What the host's model is told when the caller allows one tool call at most (`parallel_tool_calls:
+# false`, `disable_parallel_tool_use: true`).
+ONE_CALL = "Make at most one tool call in this answer."
 
 # The one tool that carries structured output when the host takes tools (spec section 3).
 STRUCTURED_TOOL = "structured_output"
@@ -246,6 +254,10 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         system = _join(system, contract_prompt(request.output))
     elif plan.host_tools and request.tools:
         tools, choice = _forwarded_tools(request, to_host, _kept_tools(request, plan))
+        if request.single_call is not None and (choice is None or choice.mode != "none"):
+            # MCP sampling has no one-call switch: the model is told, and the answer is kept to it
+            # (interpret.py), as the emulation tells it in its own prompt.
+            system = _join(system, ONE_CALL)
     elif emulated:
         system = _join(system, emulation.tools_prompt(request))
     optional: dict[str, Any] = {}  # only what is set: each keyword costs pydantic a validation
@@ -259,6 +271,8 @@ def build_payload(request: Request, plan: HostPlan | None = None) -> CreateMessa
         optional["tools"] = tools
     if choice is not None:
         optional["tool_choice"] = choice
+    if request.hints:  # the parameters MCP has no field for, to the host's model provider
+        optional["metadata"] = {HINTS_KEY: dict(request.hints)}
     return CreateMessageRequestParams(
         messages=messages,
         max_tokens=request.max_tokens,

@@ -17,6 +17,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
+from agent_as_model.adapters.backends.base import PASSED
 from agent_as_model.adapters.dialects import media, usage
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
@@ -51,7 +52,8 @@ def commit_result(record: CallRecord) -> None:
     assert render is not None
     output = render(completion, request, cursor)
     describe = dialect.describe
-    source = record.host_answer.source
+    answer = record.host_answer
+    source = answer.source
     # The object's `model` is the model that answered; the alias the caller asked for is kept
     # here, with who counted the usage (spec section 10).
     # Nobody counted: an object estimates its usage by the documented rule when it renders it
@@ -64,6 +66,10 @@ def commit_result(record: CallRecord) -> None:
         "requested_model": request.model,
         "usage": counted.source if counted else usage.ESTIMATED,
     }
+    if request.warnings:  # accepted and not enforced (adapters/dialects/hints.py), spec section 14
+        fields[WARNINGS] = list(request.warnings)
+    if answer.passed:  # the backends of the call's route passed over before this one, and why
+        fields[PASSED] = list(answer.passed)
     # Made with its metadata: each assignment to a result's field is a pydantic __setattr__.
     result = record.result = tool_result(output, {RESULT_META: fields})
     handling = record.plan.without_tools
@@ -73,6 +79,9 @@ def commit_result(record: CallRecord) -> None:
         # A product written against the Responses API sends only the new input with the id of the
         # last response: here nothing was stored, so the host saw this input alone. Say so.
         add_warning(result, history_not_passed(chain.previous))
+    storage = dialect.storage
+    if record.store is None and storage is not None and storage.asks_to_keep(record.arguments):
+        add_warning(result, NOT_KEPT)
     log.info("%s: answered by %s", record.tool, source)
 
 
@@ -83,11 +92,18 @@ WARNINGS = "warnings"
 
 def history_not_passed(previous: str) -> str:
     return (
-        f"previous_response_id {previous} is a Responses id, but this server stores no responses "
+        f"previous_response_id: {previous} is a Responses id, but this server stores no responses "
         "for this call and the input passed back no earlier assistant turn: the host saw only this "
         "call's input, not the conversation before it. Pass the earlier turns in the input, or "
         "call responses_create on a server started with --store (README: Stored responses)"
     )
+
+
+# A call that asked in so many words for its response to be kept, on a server that keeps none.
+NOT_KEPT = (
+    "store: this server keeps no responses (it was not started with --store): this response cannot "
+    "be retrieved, nor continued by its id; pass the earlier turns in the input to continue it"
+)
 
 
 def add_tools_meta(result: CallToolResult, handling: WithoutTools) -> None:
@@ -161,6 +177,8 @@ def commit_choices(record: CallRecord) -> None:
         requested_model=request.model,
         usage=usages.pop() if len(usages) == 1 else usage.ESTIMATED,
     )
+    if request.warnings:  # accepted and not enforced (adapters/dialects/hints.py)
+        meta[WARNINGS] = list(request.warnings)
     add_result_meta(record.result, meta)
     handling = choices[0].plan.without_tools  # the same plan for every completion of one call
     if handling is not None:

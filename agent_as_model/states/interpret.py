@@ -164,9 +164,10 @@ def _cut(contract: OutputContract, request: Request) -> CallError:
 
 def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
     """The limits the caller set on tool use (spec section 4), kept on the answer: MCP sampling
-    carries `toolChoice` but a host may not honour it, and it has no one-call switch at all. A
-    breach is final: a repair round would have to answer the calls the caller never asked for
-    (docs/decisions.md)."""
+    carries `toolChoice` but a host may not honour it, and it has no one-call switch at all (the
+    host's model is told in the system prompt, build.py). A breach of the choice is final; more
+    calls than one where one is allowed are repairable: the repair round answers each call as not
+    run and asks for one (repair.py, docs/decisions.md)."""
     choice = request.tool_choice
     if choice is not None and choice.mode == "none" and calls:
         raise host_error(choice.path, f"is 'none', yet the host called tool {ascii(calls[0].name)}")
@@ -174,7 +175,11 @@ def check_tool_limits(request: Request, calls: list[ToolUse]) -> None:
         wanted = f"tool {ascii(choice.name)}" if choice.name is not None else "a tool"
         raise host_error(choice.path, f"asks for a call of {wanted}, yet the host answered without one")
     if request.single_call is not None and len(calls) > 1:
-        raise host_error(request.single_call, f"allows one tool call, yet the host made {len(calls)}")
+        raise host_error(
+            request.single_call,
+            f"allows one tool call, yet the host made {len(calls)}",
+            repair=f"You made {len(calls)} tool calls where at most one is allowed; none was run.",
+        )
 
 
 def _read_blocks(

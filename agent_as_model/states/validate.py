@@ -15,14 +15,13 @@ naming the turn, before anything is sent, on both eras alike:
 
 from __future__ import annotations
 
-import itertools
-
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects.parse import read_request, with_fetched
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
 from agent_as_model.states.call import CallRecord
+from agent_as_model.states.entries import check_arguments, check_written, written
 
 
 def validate_call(record: CallRecord) -> None:
@@ -32,7 +31,17 @@ def validate_call(record: CallRecord) -> None:
 def read_arguments(record: CallRecord) -> Request:
     """The call's arguments read by its dialect into a neutral request, with the server's
     defaults and bounds applied; a `CallError` naming the path of the first problem."""
+    bound = record.limits.max_entries
+    key = record.dialect.body.conversation
+    counted = None
+    if bound < LARGE_ENTRIES or large_input(record):
+        # Before the reading: a conversation far over the bound is not read at all.
+        counted = check_written(record.arguments.get(key), key, bound)
     request, record.unfetched = read_request(record.dialect, record.arguments, record.fetched)
+    if not request.plain:  # tool calls, whose arguments' values count too
+        if counted is None:  # no more than LARGE_ENTRIES as written: within the bound
+            counted = check_written(record.arguments.get(key), key, bound)
+        check_arguments(request, counted, bound)
     if request.result is None and record.limits.result == "object" and record.dialect.render_object:
         # The server's default (`serve --result object`), where the tool has an object shape: a
         # raw prompt stays text, as it has no other (docs/decisions.md).
@@ -133,46 +142,20 @@ def checks_caller_schemas(record: CallRecord) -> bool:
     return False
 
 
-# Entries (messages, their parts, their tool calls) beyond which a conversation is read, checked and
-# turned into a payload in a worker thread: the reading is linear, but tens of thousands of entries
-# take long enough to hold up every other request on the event loop.
+# Entries (messages, their parts, their tool calls: `entries.py`) beyond which a conversation is
+# read, checked and turned into a payload in a worker thread: the reading is linear, but tens of
+# thousands of entries take long enough to hold up every other request on the event loop.
 LARGE_ENTRIES = 1000
-_DICTS = {dict}
 
 
 def large_input(record: CallRecord) -> bool:
-    """Whether the call's conversation holds more than `LARGE_ENTRIES` entries, counting the parts
-    and tool calls of each message. Counting stops at the bound, so it costs the loop little, and
-    it is counted once per record."""
+    """Whether the call's conversation holds more than `LARGE_ENTRIES` entries as written.
+    Counting stops at the bound, so it costs the loop little, and it is counted once per record."""
     large = record.large
     if large is None:
-        large = record.large = _counts_large(record)
+        conversation = record.arguments.get(record.dialect.body.conversation)
+        large = record.large = isinstance(conversation, list) and written(conversation, LARGE_ENTRIES)[1] >= 0
     return large
-
-
-def _counts_large(record: CallRecord) -> bool:
-    conversation = record.arguments.get(record.dialect.body.conversation)
-    if not isinstance(conversation, list):
-        return False
-    if len(conversation) > LARGE_ENTRIES:
-        return True
-    count = len(conversation)
-    if set(map(type, conversation)) == _DICTS and list not in map(
-        type, itertools.chain.from_iterable(map(dict.values, conversation))
-    ):
-        # The common conversation, objects whose values hold no array (chat's messages of text):
-        # one entry each, counted above. Asked in C (map, chain, `in`), not in a Python loop per
-        # entry: this runs on the loop for every call, and the loop below is Python work per message.
-        return False
-    # Plain loops, no generator per entry.
-    for entry in conversation:
-        if type(entry) is dict:
-            for value in entry.values():
-                if type(value) is list:
-                    count += len(value)
-            if count > LARGE_ENTRIES:
-                return True
-    return False
 
 
 def validates_off_loop(record: CallRecord) -> bool:

@@ -28,30 +28,33 @@ from agent_as_model.adapters.backends.base import (
     SamplingSupport,
     Suspension,
 )
+from agent_as_model.adapters.backends.cooldown import Cooldowns, CooldownState
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, wire_result
-from agent_as_model.adapters.backends.router import CallRouter, is_modern
+from agent_as_model.adapters.backends.router import CallRouter, Pool, is_modern
 from agent_as_model.adapters.backends.sampling import LegacySampling
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends.provider import (
-        ProviderApi,
-        ProviderBackend,
-        ProviderSettings,
-        Tap,
-        settings_from_json,
-        settings_json,
-    )
+    from agent_as_model.adapters.backends.provider import ProviderApi, ProviderBackend
+    from agent_as_model.adapters.backends.recorded import Tap, settings_from_json, settings_json
+    from agent_as_model.adapters.provider_names import ProviderSettings
+    from agent_as_model.adapters.routes import Gateway
 
 # The provider is opt-in (spec section 8): a server without one never loads its modules. These
-# names are the provider module's, loaded on first use (PEP 562).
-_PROVIDER_NAMES = frozenset(
-    {"ProviderApi", "ProviderBackend", "ProviderSettings", "Tap"} | {"settings_from_json", "settings_json"}
-)
+# names are the provider modules', loaded on first use (PEP 562).
+_PROVIDER_NAMES = {
+    "ProviderApi": "agent_as_model.adapters.backends.provider",
+    "ProviderBackend": "agent_as_model.adapters.backends.provider",
+    "ProviderSettings": "agent_as_model.adapters.provider_names",
+    "Tap": "agent_as_model.adapters.backends.recorded",
+    "settings_from_json": "agent_as_model.adapters.backends.recorded",
+    "settings_json": "agent_as_model.adapters.backends.recorded",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _PROVIDER_NAMES:
-        return getattr(importlib.import_module("agent_as_model.adapters.backends.provider"), name)
+    module = _PROVIDER_NAMES.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -62,33 +65,57 @@ def connect(
     replay: list[dict[str, Any]] | None = None,
     redacted: bool = False,
 ) -> ProviderBackend:
-    """The provider backend for the operator's settings; its SDK is imported only now.
+    """The backend of one provider the operator configured; its SDK is imported only now.
     Raises `ProviderUnavailable` (a one-line start-up error) when it cannot be set up.
 
     `tap` receives every exchange (`serve --record`); `replay` answers from recorded exchanges
-    instead, with no SDK and no network (`replay`; `redacted`: their texts are placeholders)."""
-    from agent_as_model.adapters.backends.provider import (
-        ProviderBackend,
-        ReplayedApi,
-        SdkApi,
-        TappedApi,
-        provider_module,
-    )
+    instead (this provider's, in order), with no SDK and no network (`replay`; `redacted`: their
+    texts are placeholders)."""
+    from agent_as_model.adapters.backends.provider import ProviderBackend, provider_module
+    from agent_as_model.adapters.backends.recorded import ReplayedApi, TappedApi
 
     module = provider_module(settings.provider)
     api: ProviderApi
     if replay is not None:
-        api = ReplayedApi(replay, module.request_body, compare_requests=not redacted)
+
+        def body_of(payload: Any, model: str, passing: Any) -> dict[str, Any]:
+            if passing is None:
+                return module.request_body(payload, model)
+            return module.passed_body(passing, model)  # type: ignore[attr-defined,no-any-return]
+
+        products = frozenset(getattr(module, "PRODUCTS", ()))
+        api = ReplayedApi(replay, body_of, compare_requests=not redacted, products=products)
     else:
-        api = SdkApi(settings.provider, module, settings)
+        from agent_as_model.adapters.backends.sdk_api import SdkApi
+
+        api = SdkApi(settings, module)
     if tap is not None:
-        api = TappedApi(api, settings.provider, tap)
+        api = TappedApi(api, settings.label, tap)
     return ProviderBackend(settings, api)
+
+
+def connect_pool(
+    gateway: Gateway,
+    *,
+    tap: Tap | None = None,
+    replay: list[dict[str, Any]] | None = None,
+    redacted: bool = False,
+    cooldown_state: CooldownState | None = None,
+) -> Pool:
+    """Every provider of the operator's gateway, connected (`connect`), with its routes and the
+    providers' cooldowns: kept in `cooldown_state` (a store several processes share) or, None, in
+    this process. A replay answers each provider from its own recorded exchanges."""
+    providers = {}
+    for settings in gateway.providers:
+        own = None if replay is None else [e for e in replay if e.get("provider") == settings.label]
+        providers[settings.label] = connect(settings, tap=tap, replay=own, redacted=redacted)
+    return Pool(gateway, providers, Cooldowns(gateway.cooldown, cooldown_state))
 
 
 __all__ = [
     "Backend",
     "CallRouter",
+    "Pool",
     "HostAnswer",
     "LegacySampling",
     "ModernRoundTrip",
@@ -104,6 +131,7 @@ __all__ = [
     "SamplingSupport",
     "Suspension",
     "connect",
+    "connect_pool",
     "is_modern",
     "wire_result",
 ]

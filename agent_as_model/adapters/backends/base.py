@@ -11,7 +11,7 @@ backend it talks to.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from mcp_types import (
@@ -58,6 +58,12 @@ class HostAnswer(Record):
     # The tokens the answerer counted: a provider's API always says; a host only when its
     # result's `_meta` carries figures (`host_usage`). None: nobody counted.
     usage: Usage | None = None
+    # A provider's own response object, as JSON, when the call's body went to it as written (its
+    # API speaks the call's product): tool calls in it name the caller's tools as the caller did.
+    native: Mapping[str, Any] | None = None
+    # The backends of the call's route passed over before this one answered, each with why
+    # (`{"backend", "why"}`, spec section 15).
+    passed: tuple[Mapping[str, str], ...] = ()
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:
@@ -170,6 +176,15 @@ def _cut(block: Any, left: int, more: int) -> Any:
     return TextContent(type="text", text=note)
 
 
+# The key of the result metadata that lists the backends of a route passed over before the one that
+# answered, each `{"backend", "why"}` (spec section 15).
+PASSED = "passed_over"
+
+# What each repair adds at the end of a round's payload: the model's answer, and what was wrong with
+# it (states/repair.py); a provider that passes the caller's body through adds them in its API's words.
+REPAIR_TURNS = 2
+
+
 class Replayed(Record):
     """An answer an earlier request of this call already took and judged (a repair round's retry
     on 2026-07-28 replays the rounds before it): `finding` is the output-contract error it led
@@ -202,10 +217,31 @@ class Suspension(Record):
     call: str | None = None
 
 
-class HostDeclined(CallError):
+class Unanswered(CallError):
+    """A backend gave no answer for a reason of its own (it declined, failed, timed out or was
+    rate limited), so the next backend of the call's route may be asked (spec section 15).
+    `retry_after`: the seconds it asked to be left alone, when it said. `brief`: the reason
+    without the peer's own words (a provider's or a host's message may quote the caller), as the
+    result's metadata lists the backends passed over. Told like any host error when no backend
+    is left."""
+
+    def __init__(
+        self, path: str, reason: str, retry_after: float | None = None, brief: str | None = None
+    ) -> None:
+        super().__init__(path, reason, "host")
+        self.retry_after = retry_after
+        self.brief = reason if brief is None else brief
+
+
+class HostDeclined(Unanswered):
     """The host did not serve the sampling request: it answered with an error (it declined or
     failed) or not at all within `--host-timeout`. Told like any host error, unless the operator
-    lets a provider answer instead (`--provider-on-host-error`)."""
+    lets the route pass it on (a provider after the host; `--provider-on-host-error`)."""
+
+
+class ProviderFailed(Unanswered):
+    """A provider gave no usable answer that another backend might: no HTTP answer in time, or
+    408, 409, 429 or a server error, still after its own retries."""
 
 
 class ProviderUnavailable(StartupError):
@@ -214,8 +250,8 @@ class ProviderUnavailable(StartupError):
     a `StartupError`, so that serving catches it without importing the backends at all."""
 
 
-def host_declined(path: str, reason: str) -> HostDeclined:
-    return HostDeclined(path, reason, "host")
+def host_declined(path: str, reason: str, brief: str | None = None) -> HostDeclined:
+    return HostDeclined(path, reason, brief=brief)
 
 
 class Backend(Protocol):

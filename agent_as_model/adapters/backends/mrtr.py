@@ -65,6 +65,9 @@ STATE_VERSION = 2
 # call across its requests, so what it makes (a stored response's id) is the same on a repeated
 # retry. Random, so two calls with the same arguments are two calls.
 _IDENTITY = re.compile(r"[0-9a-f]{32}")
+# Why a retry whose state is ours proves nothing when it brings no answer: the host declined (a
+# route passes the call on to its next backend then: router.py).
+NO_ANSWER = f"the retry carried no answer under '{KEY}'"
 # One compact encoder for every state: `json.dumps(..., separators=...)` builds a new encoder on
 # each call, and a state is written on every round one.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
@@ -99,6 +102,8 @@ class ModernRoundTrip:
         # The call's identity, when a proven retry's state carries it (the router puts it on the
         # route too); a request that asks mints one for its state.
         self.identity = bound.call if self.resumption is not None else None
+        # A retry of this call's round whose host gave no answer: it declined.
+        self.declined = bound.why == NO_ANSWER
         # The host's answers to the rounds this call has been through, in order. A repair round's
         # payload holds the earlier answers, so its state carries them (sealed, each cut as a
         # repair echoes it: `echoed`, which changes nothing in an answer cut already) to the retry.
@@ -312,7 +317,7 @@ def _binding(
     if bound.get("tools") is not host_tools:
         return Binding("the requestState was minted for a host that declared other sampling.tools")
     if KEY not in responses:
-        return Binding(f"the retry carried no answer under '{KEY}'")
+        return Binding(NO_ANSWER)
     if bound.get("fetched", []) != list(fetched):
         return Binding("the media fetched again for the retry are not the bytes the round sent")
     call = bound.get("call")

@@ -1,57 +1,39 @@
-"""A provider's model (opt-in, spec section 8): the same sampling payload the host would get, sent
-to an OpenAI-compatible or Anthropic API through its official SDK, read back as a `HostAnswer`.
+"""A provider's model (opt-in, spec sections 8 and 15): the same sampling payload the host would get,
+sent to a provider's API through its official SDK, read back as a `HostAnswer`; or, when the API
+speaks the call's own product, the caller's body as written (`Passing`).
 
 Off by default: nothing here runs, and no key is read, unless the operator configures a provider
-(`ProviderSettings`). A provider API is one module (`providers/openai.py`, `providers/anthropic.py`; see
-`ProviderModule` for what it declares: its request body, its reply reader, its SDK, the SDK's
-error base class and its key variable) and one line in `adapters/provider_names.py`. This module
-holds what they share: the settings, the model allow-list, the SDK's import and client set-up,
-the request and its error handling (`SdkApi`), and how a failed exchange is reported.
+(`ProviderSettings`). A provider API is one module (`providers/openai.py`, `providers/anthropic.py`,
+`providers/gemini.py`; see `ProviderModule` for what it declares: its request body, its reply
+reader, its SDK, the SDK's error base class and its key variable, and for the products it speaks,
+their pass-through) and one line in `adapters/provider_names.py`. What they share lives once:
+here the backend of one configured provider and of one call it serves (the model it is asked for,
+how a failure is told, and whether it passes the call on); in `sdk_api.py` the SDK's import,
+client set-up, requests and error reading; in `recorded.py` record and replay.
 
-A model name is never silently mapped: `agent-default` is the configured model, any other name
-must be on the allow-list, or the call is an error that lists the allowed names.
+A model name is never silently mapped: `agent-default` is the configured model, a route names the
+model it asks for, and any other name must be one the provider lists.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from mcp_types import CreateMessageRequestParams, TextContent, ToolUseContent
+from mcp_types import CreateMessageRequestParams, SamplingMessage
 
-from agent_as_model import telemetry
-from agent_as_model.adapters.backends.attempts import GaveUp, attempts, retry_after_seconds, retryable_status
-from agent_as_model.adapters.backends.base import HostAnswer, ProviderUnavailable
-from agent_as_model.adapters.provider_names import POLICIES, PROVIDER_MODULES, ProviderName
+from agent_as_model.adapters.backends.attempts import retryable_status
+from agent_as_model.adapters.backends.base import REPAIR_TURNS, HostAnswer, ProviderFailed
+from agent_as_model.adapters.provider_names import PROVIDER_MODULES, ProviderName, ProviderSettings
+from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
 
-if TYPE_CHECKING:
-    from agent_as_model.adapters.provider_names import UsePolicy
-
 log = logging.getLogger("agent_as_model")
-
-
-class ProviderSettings(Record):
-    """What the operator configured (flags of `serve`, or their environment variables)."""
-
-    provider: ProviderName
-    model: str
-    models: tuple[str, ...] = ()  # other names a call may ask for
-    base_url: str | None = None
-    use: UsePolicy = "when-host-cannot"
-    on_host_error: bool = False  # also serve when the host declined or failed the sampling request
-    timeout: float = 60.0
-    max_retries: int = 2
-
-    def allowed(self) -> tuple[str, ...]:
-        """Every model name a call may ask the provider for, `agent-default` first."""
-        names = [DEFAULT_MODEL, self.model, *self.models]
-        return tuple(dict.fromkeys(names))
 
 
 class Reply(Record):
@@ -61,6 +43,8 @@ class Reply(Record):
     model: str
     stop_reason: str | None
     usage: Usage | None = None  # the API's own token counts, when its reply has them
+    # The API's own response object, as JSON, when the call's body went through as written.
+    native: dict[str, Any] | None = None
 
 
 class Failure(Record):
@@ -69,20 +53,49 @@ class Failure(Record):
     status: int | None
     what: str  # what happened, in words, never the key nor a traceback
     said: str | None = None  # the provider's own message, already cut to a bound
+    # Seconds the provider asked to be left alone (Retry-After), when it said.
+    retry_after: float | None = None
 
     def message(self) -> str:
         """What the caller reads: what happened and, when the provider said something, its words."""
         return self.what if self.said is None else f"{self.what}; {SAID}{self.said}"
 
+    @property
+    def passes_on(self) -> bool:
+        """Whether another backend may answer instead: no HTTP answer, or a status worth another
+        attempt (408, 409, 429, a server error), the same the attempts retry."""
+        return self.status is None or retryable_status(self.status)
+
+
+class Passing(Record):
+    """A call whose product the provider's API speaks: the body goes as the caller wrote it,
+    without the server's own keys (`arguments`), with the model the provider is asked for, and
+    with what the server adds of its own: its output contract (`contract`, the schema of
+    `output_schema`, asked for in the API's own words) and the turns of its repairs so far."""
+
+    product: str
+    arguments: Mapping[str, Any]
+    contract: Mapping[str, Any] | None = None
+    repairs: tuple[SamplingMessage, ...] = ()
+
 
 class ProviderApi(Protocol):
-    """One provider's API through its SDK: the payload out, the reply back."""
+    """One provider's API through its SDK: the payload (or the caller's body) out, the reply back."""
 
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        """The API's request body for this payload (what is sent, without the SDK's headers)."""
+    def speaks(self, product: str | None) -> bool:
+        """Whether the API takes `product`'s bodies as written (`Passing`)."""
         ...
 
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply: ...
+    def body(
+        self, payload: CreateMessageRequestParams, model: str, passing: Passing | None = None
+    ) -> dict[str, Any]:
+        """The API's request body for this payload, or for the caller's body (what is sent,
+        without the SDK's headers)."""
+        ...
+
+    async def create(
+        self, payload: CreateMessageRequestParams, model: str, passing: Passing | None = None
+    ) -> Reply: ...
 
     def failure(self, err: Exception) -> Failure | None:
         """The SDK's error as a `Failure`, or None when it is not one of the SDK's errors."""
@@ -95,22 +108,30 @@ Send = Callable[[dict[str, Any]], Awaitable[Any]]
 
 class ProviderModule(Protocol):
     """What a provider module declares: the module is the provider (`adapters/provider_names.py`
-    registers it by its import path, and a test may register one of its own)."""
+    registers it by its import path, and a test may register one of its own).
 
-    # The import name of the API's official SDK, which is also this project's extra for it.
+    Optional, read with a default: `EXTRA` (this project's extra for the SDK; default `SDK`),
+    `DISTRIBUTION` (the SDK's name on the package index; default `EXTRA`), `KEY_HINT` (words the
+    missing-key error adds after the variable), `read_error(sdk, err) -> SdkError | None` (an SDK
+    whose errors are not the generated OpenAI/Anthropic ones: `sdk_api.generated_error`), and, for
+    the products whose bodies it takes as written, `PRODUCTS`, `product_client(sdk, settings, key,
+    product) -> Send`, `passed_body(passing, model)` and `read_passed(product, response) -> Reply`
+    (with `native`, the API's own object as JSON)."""
+
+    # The import name of the API's official SDK.
     SDK: str
-    # The name, in the SDK, of the class every error it raises derives from.
+    # The name, in the SDK, of the class every error it raises derives from (dotted below the SDK).
     ERROR_BASE: str
-    # The environment variable the SDK reads its key from (the only place a key comes from);
-    # `serve --help` and docs/providers.md name it. A module may also declare `KEY_HINT`, words
-    # the missing-key error adds after the variable's name (read with a default: it is optional).
+    # The environment variable the SDK reads its key from, when the operator names none (the only
+    # place a key comes from); `serve --help` and docs/providers.md name it.
     KEY_VARIABLE: str
 
-    def client(self, sdk: ModuleType, settings: ProviderSettings) -> Send:
-        """The SDK's client for the settings, as the function that sends a body. The SDK reads the
-        key itself. Its settings' `max_retries` is 0: `SdkApi` makes the attempts, each bounded
-        from request to last byte (`attempts.py`). Raise `ProviderUnavailable` for what the SDK
-        would only find on the first request (a missing key)."""
+    def client(self, sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send:
+        """The SDK's client for the settings, as the function that sends a body. `key`: the key
+        read from the operator's `key-variable` (None: the SDK reads `KEY_VARIABLE` itself). Its
+        settings' `max_retries` is 0: `SdkApi` makes the attempts, each bounded from request to
+        last byte (`attempts.py`). Raise `ProviderUnavailable` (its words, the provider's name is
+        put before them) for what the SDK would only find on the first request (a missing key)."""
         ...
 
     def request_body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
@@ -124,145 +145,76 @@ class ProviderModule(Protocol):
 
 
 def provider_module(name: ProviderName) -> ProviderModule:
-    """The registered module of provider `name` (imported now; it imports no SDK)."""
+    """The registered module of provider API `name` (imported now; it imports no SDK)."""
     module: ProviderModule = importlib.import_module(PROVIDER_MODULES[name])  # type: ignore[assignment]
     return module
 
 
-class SdkApi:
-    """A provider's API through its official SDK: what every provider module shares. The SDK is
-    imported, and its client made, only now (the provider was configured)."""
-
-    def __init__(self, name: ProviderName, module: ProviderModule, settings: ProviderSettings) -> None:
-        self._module = module
-        try:
-            sdk = importlib.import_module(module.SDK)
-        except ImportError:
-            extra = module.SDK
-            raise ProviderUnavailable(
-                f"--provider {name} needs the {extra} SDK: install this project with its {extra} extra "
-                f"(pip install '/path/to/checkout[{extra}]'), or pip install {extra} beside it"
-            ) from None
-        self._sdk = sdk
-        self._settings = settings
-        self._error_base: type[Exception] = getattr(sdk, module.ERROR_BASE)
-        try:
-            # The attempts are ours (`create`): the SDK's would each take a full timeout per read
-            # and sleep as long as Retry-After says.
-            self._send = module.client(sdk, settings._replace(max_retries=0))
-        except self._error_base as err:
-            raise ProviderUnavailable(
-                f"--provider {name}: {first_line(err)} "
-                f"(set {module.KEY_VARIABLE}{getattr(module, 'KEY_HINT', '')})"
-            ) from None
-
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        return self._module.request_body(payload, model)
-
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        body = self._module.request_body(payload, model)
-        headers = telemetry.trace_headers()
-        if headers:  # the round's trace context, as `traceparent` (docs/telemetry.md)
-            body = {**body, "extra_headers": headers}
-        settings = self._settings
-        response = await attempts(
-            lambda: self._send(body),
-            timeout=settings.timeout,
-            retries=settings.max_retries,
-            retryable=self._retryable,
-            retry_after=lambda err: retry_after_seconds(
-                getattr(getattr(err, "response", None), "headers", None)
-            ),
-        )
-        try:
-            return self._module.read_reply(response)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as err:
-            raise _Unreadable(str(err)) from None
-
-    def _retryable(self, err: Exception) -> bool:
-        sdk = self._sdk
-        if isinstance(err, sdk.APIStatusError):
-            return retryable_status(err.status_code)
-        return isinstance(err, sdk.APIConnectionError)  # a timeout of the SDK's own too
-
-    def failure(self, err: Exception) -> Failure | None:
-        if isinstance(err, GaveUp):
-            last = self._failure(err.last) if err.last is not None else None
-            if last is None:
-                took = f"{self._settings.timeout:g} s an attempt, from request to last byte"
-                last = Failure(None, f"no answer within --provider-timeout ({took})")
-            return Failure(last.status, last.what + err.why, last.said)
-        return self._failure(err)
-
-    def _failure(self, err: Exception) -> Failure | None:
-        # The official SDKs generated alike (openai, anthropic) share these error classes' names.
-        sdk = self._sdk
-        if isinstance(err, _Unreadable):
-            return unreadable(err.detail, HTTP_OK)
-        if isinstance(err, ValueError):  # the SDKs let a body that is not JSON through as a decode error
-            return unreadable(f"not JSON: {err}", HTTP_OK)
-        if isinstance(err, sdk.APITimeoutError):
-            return Failure(None, "no answer within --provider-timeout")
-        if isinstance(err, sdk.APIConnectionError):
-            return Failure(None, "could not connect (is the server at --provider-base-url running?)")
-        if isinstance(err, sdk.APIResponseValidationError):
-            return Failure(err.status_code, "its answer could not be read")
-        if isinstance(err, sdk.APIStatusError):
-            words = status_words(err.status_code, self._module.KEY_VARIABLE)
-            said = provider_said(getattr(err, "body", None))
-            return Failure(err.status_code, words, None if said is None else quoted(said))
-        if isinstance(err, self._error_base):
-            return Failure(None, first_line(err))
-        return None
-
-
-class _Unreadable(Exception):
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-def first_line(err: Exception) -> str:
-    return (str(err).splitlines() or [type(err).__name__])[0]
+def setting_name(settings: ProviderSettings, key: str) -> str:
+    """How the operator wrote a provider's setting: `--provider-timeout` for the `--provider` flags'
+    one provider, `[providers.NAME] timeout` for a named one."""
+    return f"[providers.{settings.name}] {key}" if settings.name else f"--provider-{key}"
 
 
 class ProviderBackend:
-    """The backend: the payload to the provider's model, its reply as a `HostAnswer`."""
+    """One configured provider: its settings and API, shared by every call it serves."""
 
     def __init__(self, settings: ProviderSettings, api: ProviderApi) -> None:
         self.settings = settings
+        self.label = settings.label
         self._api = api
-        self.who = f"The provider {settings.provider} (not the host)"
+        self.who = f"The provider {self.label} (not the host)"
 
-    def model_for(self, hint: str) -> str:
-        """The provider's model for the call's `model`; an error listing the allowed ones."""
+    def speaks(self, product: str | None) -> bool:
+        return self._api.speaks(product)
+
+    def model_for(self, hint: str, listed_only: bool = True) -> str:
+        """The provider's model for the call's `model`: its default model for agent-default, else
+        the name itself, which must be one it lists unless the route named it (`listed_only`
+        False); an error naming the provider's models otherwise."""
+        settings = self.settings
         if hint == DEFAULT_MODEL:
-            return self.settings.model
-        if hint in self.settings.allowed():
+            if settings.model:
+                return settings.model
+            raise caller_error(
+                "model",
+                f"'{DEFAULT_MODEL}' has no model on the provider {self.label} (it has no default-model): "
+                "name one of its models",
+            )
+        if not listed_only or listed(settings, hint):
             return hint
-        allowed = ", ".join(self.settings.allowed())
+        allowed = ", ".join(settings.allowed())
         raise caller_error(
             "model",
-            f"{hint!r} is not a model this server's provider {self.settings.provider} may use "
+            f"{hint!r} is not a model this server's provider {self.label} may use "
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
+    def serving(self, model: str, passing: Passing | None = None) -> ProviderCall:
+        """This provider as the backend of one call, asking for `model` (the route's, or the
+        caller's as `model_for` allows it); with `passing`, the caller's body goes as written."""
+        return ProviderCall(self, model, passing)
+
+    # The `--provider` flags' one provider serves as a backend itself, asking for the caller's model.
+
     def source(self, model: str) -> str:
-        return f"provider:{self.settings.provider}/{self.model_for(model)}"
+        return f"provider:{self.label}/{self.model_for(model)}"
 
     def admit(self, payload: CreateMessageRequestParams) -> None:
-        # The request body, written once before the exchange: a part the API has no shape for is
-        # refused now, naming it, with nothing sent (the exchange writes it again to send it).
-        self._api.body(payload, self.model_for(_hint(payload)))
+        self.serving(self.model_for(_hint(payload))).admit(payload)
 
     async def exchange(
         self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
     ) -> HostAnswer:
-        # One request, every round: the payload holds all a repair needs, so nothing is kept.
-        model = self.model_for(_hint(payload))
-        name = self.settings.provider
+        return await self.serving(self.model_for(_hint(payload))).exchange(payload, round_no, findings)
+
+    async def create(
+        self, payload: CreateMessageRequestParams, model: str, passing: Passing | None
+    ) -> HostAnswer:
+        """One request to the API (every round of a call is one: the payload holds all a repair
+        needs, so nothing is kept); a failure raised as the error the caller reads."""
         try:
-            reply = await self._api.create(payload, model)
+            reply = await self._api.create(payload, model, passing)
         except CallError:
             raise
         except Exception as err:
@@ -270,12 +222,57 @@ class ProviderBackend:
             if failure is None:
                 raise
             status = f"HTTP {failure.status}" if failure.status is not None else "no HTTP answer"
-            raise host_error(f"provider {name}", f"{status}: {failure.message()}") from None
-        source = self.source(model)
+            path, reason = f"provider {self.label}", f"{status}: {failure.message()}"
+            if failure.passes_on:
+                brief = f"{status}: {failure.what}"  # without the provider's own words
+                raise ProviderFailed(path, reason, failure.retry_after, brief) from None
+            raise host_error(path, reason) from None
+        source = f"provider:{self.label}/{model}"
         log.info("answered by %s", source)
         return HostAnswer(
-            "assistant", reply.blocks, reply.model or model, reply.stop_reason, source, reply.usage
+            "assistant",
+            reply.blocks,
+            reply.model or model,
+            reply.stop_reason,
+            source,
+            reply.usage,
+            native=reply.native,
         )
+
+    def check(self, payload: CreateMessageRequestParams, model: str, passing: Passing | None) -> None:
+        # The request body, written once before the exchange: a part the API has no shape for is
+        # refused now, naming it, with nothing sent (the exchange writes it again to send it).
+        self._api.body(payload, model, passing)
+
+
+class ProviderCall:
+    """A provider as the backend of one call: the model it is asked for, and, when its API speaks
+    the call's product, the caller's body that goes through as written."""
+
+    def __init__(self, provider: ProviderBackend, model: str, passing: Passing | None) -> None:
+        self.provider = provider
+        self.model = model
+        self.passing = passing
+        self.who = provider.who
+        self.label = provider.label
+
+    def source(self, model: str) -> str:
+        return f"provider:{self.label}/{self.model}"
+
+    def admit(self, payload: CreateMessageRequestParams) -> None:
+        self.provider.check(payload, self.model, self._passing(payload, 0))
+
+    async def exchange(
+        self, payload: CreateMessageRequestParams, round_no: int, findings: tuple[CallError, ...]
+    ) -> HostAnswer:
+        return await self.provider.create(payload, self.model, self._passing(payload, round_no))
+
+    def _passing(self, payload: CreateMessageRequestParams, round_no: int) -> Passing | None:
+        """The caller's body with this round's repairs: the last turns of the payload, two a repair."""
+        passing = self.passing
+        if passing is None or not round_no:
+            return passing
+        return passing._replace(repairs=tuple(payload.messages[-REPAIR_TURNS * round_no :]))
 
 
 def _hint(payload: CreateMessageRequestParams) -> str:
@@ -285,13 +282,16 @@ def _hint(payload: CreateMessageRequestParams) -> str:
     return DEFAULT_MODEL
 
 
-def status_words(status: int | None, key_variable: str) -> str:
-    """What an HTTP status from a provider means to the operator (shared by both APIs)."""
+def status_words(status: int | None, key_variable: str, settings: ProviderSettings | None = None) -> str:
+    """What an HTTP status from a provider means to the operator (shared by every API)."""
     if status == 401:
         return f"the API key was refused (check {key_variable})"
     if status == 403:
         return "the key may not use this model or endpoint"
     if status == 404:
+        if settings is not None and settings.name:
+            where = setting_name(settings, "base-url")
+            return f"the model or endpoint is unknown to the provider (check the model and {where})"
         return (
             "the model or endpoint is unknown to the provider "
             "(check --provider-model and --provider-base-url)"
@@ -312,148 +312,12 @@ def unreadable(detail: str, status: int | None = None) -> Failure:
 
 
 def provider_said(body: object) -> str | None:
-    """The provider's own message in an error body (`{"error": {"message"}}` for both APIs, or a
+    """The provider's own message in an error body (`{"error": {"message"}}` for every API, or a
     bare string), if it has one."""
     inner = body.get("error", body) if isinstance(body, dict) else body
     message = inner.get("message") if isinstance(inner, dict) else inner
     return message if isinstance(message, str) and message.strip() else None
 
 
-# --- record and replay (`serve --record`, `replay`) ------------------------------------------------
-
-# Receives each provider exchange as a JSON-ready dict: {"provider", "model", "request": the API
-# body, and "reply" or "failure" (its status, what the error result says, and "said", the
-# provider's own message that ends it, when there is one)}. The request is the body the SDK
-# sends, never its headers: the key is not in it.
-Tap = Callable[[dict[str, Any]], None]
-BodyOf = Callable[[CreateMessageRequestParams, str], dict[str, Any]]
-
-
-def settings_json(settings: ProviderSettings) -> dict[str, Any]:
-    """What a recording keeps of the settings, so replay routes calls alike (no key, no URL)."""
-    return {
-        "provider": settings.provider,
-        "model": settings.model,
-        "models": list(settings.models),
-        "use": settings.use,
-        "onHostError": settings.on_host_error,
-    }
-
-
-def settings_from_json(value: dict[str, Any]) -> ProviderSettings:
-    provider = value.get("provider")
-    use = value.get("use", "when-host-cannot")
-    if provider not in PROVIDER_MODULES or use not in POLICIES or not isinstance(value.get("model"), str):
-        raise ValueError("not provider settings")
-    return ProviderSettings(
-        provider=provider,
-        model=value["model"],
-        models=tuple(str(m) for m in value.get("models") or ()),
-        use=use,
-        on_host_error=value.get("onHostError") is True,
-    )
-
-
-def reply_json(reply: Reply) -> dict[str, Any]:
-    return {
-        "blocks": [b.model_dump(by_alias=True, mode="json", exclude_none=True) for b in reply.blocks],
-        "model": reply.model,
-        "stopReason": reply.stop_reason,
-        # The API's own counts, so a replayed reply reports them as the live one did.
-        **({} if reply.usage is None else {"usage": _usage_json(reply.usage)}),
-    }
-
-
-def _usage_json(usage: Usage) -> dict[str, int]:
-    return {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
-
-
-def reply_from_json(value: dict[str, Any]) -> Reply:
-    blocks = tuple(
-        TextContent.model_validate(b) if b["type"] == "text" else ToolUseContent.model_validate(b)
-        for b in value["blocks"]
-    )
-    usage = None
-    if "usage" in value:
-        counts = value["usage"]
-        if not isinstance(counts, dict):
-            raise ValueError("usage is not an object")
-        given, wrote = counts.get("inputTokens"), counts.get("outputTokens")
-        if type(given) is not int or type(wrote) is not int or given < 0 or wrote < 0:
-            raise ValueError("usage: inputTokens and outputTokens must be non-negative integers")
-        usage = Usage(given, wrote, "provider")
-    return Reply(blocks, str(value["model"]), value.get("stopReason"), usage)
-
-
-class TappedApi:
-    """A provider's API whose every exchange is also handed to `tap` (`serve --record`)."""
-
-    def __init__(self, inner: ProviderApi, provider: ProviderName, tap: Tap) -> None:
-        self._inner = inner
-        self._provider = provider
-        self._tap = tap
-
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        return self._inner.body(payload, model)
-
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        record: dict[str, Any] = {
-            "provider": self._provider,
-            "model": model,
-            "request": self._inner.body(payload, model),
-        }
-        try:
-            reply = await self._inner.create(payload, model)
-        except Exception as err:
-            failure = self._inner.failure(err)
-            if failure is not None:
-                reported: dict[str, Any] = {"status": failure.status, "what": failure.message()}
-                if failure.said is not None:  # the provider's own words, which `--redact` covers
-                    reported["said"] = failure.said
-                self._tap({**record, "failure": reported})
-            raise
-        self._tap({**record, "reply": reply_json(reply)})
-        return reply
-
-    def failure(self, err: Exception) -> Failure | None:
-        return self._inner.failure(err)
-
-
-class _Replayed(Exception):
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.what)
-        self.failure = failure
-
-
-class ReplayedApi:
-    """A provider's API answered from a recording, in order, with no network (`replay`). A
-    request that differs from the recorded one (unless the recording is redacted, where texts
-    are placeholders) or one past the end of the recording fails, so the divergence shows in the
-    tool result the replay compares."""
-
-    def __init__(self, exchanges: list[dict[str, Any]], body_of: BodyOf, *, compare_requests: bool) -> None:
-        self._exchanges = list(exchanges)
-        self._body_of = body_of
-        self._compare = compare_requests
-
-    def body(self, payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:
-        return self._body_of(payload, model)
-
-    async def create(self, payload: CreateMessageRequestParams, model: str) -> Reply:
-        if not self._exchanges:
-            raise _Replayed(Failure(None, "the recording holds no provider answer for this request"))
-        recorded = self._exchanges.pop(0)
-        if recorded.get("model") != model or (
-            self._compare and recorded.get("request") != self._body_of(payload, model)
-        ):
-            raise _Replayed(Failure(None, "this request differs from the recorded provider request"))
-        failure = recorded.get("failure")
-        if isinstance(failure, dict):
-            raise _Replayed(Failure(failure.get("status"), str(failure.get("what"))))
-        try:
-            return reply_from_json(recorded["reply"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise _Replayed(unreadable(f"the recorded reply: {err}")) from None
-
-    def failure(self, err: Exception) -> Failure | None:
-        return err.failure if isinstance(err, _Replayed) else None
+def first_line(err: Exception) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0]

@@ -1,13 +1,19 @@
 """Which backend serves a call: the one place that decides, from the call's parsed request.
 
 By the negotiated protocol version (spec section 2): the host through sampling before 2026-07-28,
-through a multi-round-trip request from then on. When the operator configured a provider (spec
-section 8), also by the operator's rule, what the host declared, and the request's `backend`,
-`model` and `tools`. Everything after the choice is the same code whichever serves.
+through a multi-round-trip request from then on. When the operator configured providers (spec
+sections 8 and 15), by the route table (`adapters/routes.py`): the caller's `model` picks a chain
+of backends, the request's `backend` narrows it (`host`: the host alone; `provider`: its
+providers), and a backend that cannot take the call is passed over before anything is sent: the
+host when it did not declare `sampling` (or `sampling.tools` for a call with tools) and the route
+goes on after it, or when it declined on a 2026-07-28 retry; a provider that may not serve the
+model, or is cooling down after failing. The call's route asks the rest in order
+(`fallback.Route`). Everything after the choice is the same code whichever serves.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,15 +22,18 @@ from mcp_types import CallToolRequestParams, InputRequiredResult
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, is_version_at_least
 
 from agent_as_model.adapters.backends.base import Backend, Resumption, Route, Router, SamplingSupport
-from agent_as_model.adapters.backends.fallback import HostThenProvider
+from agent_as_model.adapters.backends.cooldown import Cooldowns
+from agent_as_model.adapters.backends.fallback import Link, passed_over
+from agent_as_model.adapters.backends.fallback import Route as Chain
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
+from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import Request
 
 if TYPE_CHECKING:
-    from agent_as_model.adapters.backends.provider import ProviderBackend, ProviderSettings
+    from agent_as_model.adapters.backends.provider import ProviderBackend
 
 MODERN_FROM = "2026-07-28"
 # A provider's API takes everything the payload can carry: tool blocks, tools, a tool choice.
@@ -42,16 +51,28 @@ def is_modern(protocol_version: str | None) -> bool:
     return protocol_version in _MODERN_VERSIONS
 
 
+class Pool:
+    """The operator's providers, connected, with the route table and their cooldowns: one per
+    server, shared by its calls."""
+
+    def __init__(
+        self, gateway: Gateway, providers: Mapping[str, ProviderBackend], cooldowns: Cooldowns
+    ) -> None:
+        self.gateway = gateway
+        self.providers = providers
+        self.cooldowns = cooldowns
+
+
 class CallRouter:
     """The router of one tools/call request: what the request's protocol context says (era, the
-    host's capabilities, a retry's state and answers) and the operator's provider, if any. The
-    machine's build step hands it the parsed request (`states/build.py`), and a proven retry's
-    resume (`states/resume.py`)."""
+    host's capabilities, a retry's state and answers) and the operator's providers and routes, if
+    any. The machine's build step hands it the parsed request (`states/build.py`), and a proven
+    retry's resume (`states/resume.py`)."""
 
     __slots__ = (
         "_ctx",
         "_params",
-        "_provider",
+        "_pool",
         "_limits",
         "_state",
         "_responses",
@@ -64,13 +85,13 @@ class CallRouter:
         self,
         ctx: ServerRequestContext,
         params: CallToolRequestParams,
-        provider: ProviderBackend | None = None,
+        pool: Pool | None = None,
         limits: Limits = DEFAULT_LIMITS,
         round_trip: tuple[str | None, Mapping[str, Any] | None] | None = None,
     ) -> None:
         self._ctx = ctx
         self._params = params
-        self._provider = provider
+        self._pool = pool
         self._limits = limits
         # A 2026-07-28 retry's state and answers: the request's own, or one completion's of
         # several (`choices`).
@@ -85,13 +106,13 @@ class CallRouter:
         self._support = SamplingSupport.of(ctx.session.client_capabilities)
 
     def choices(self, n: int) -> list[Router]:
-        ctx, params, provider, limits = self._ctx, self._params, self._provider, self._limits
+        ctx, params, pool, limits = self._ctx, self._params, self._pool, self._limits
         parts: list[tuple[str | None, Mapping[str, Any] | None]]
         if is_modern(ctx.protocol_version):
             parts = list(split_choices(self._state, self._responses, n))
         else:  # each completion is a sampling request of its own, all in flight at once
             parts = [(None, None)] * n
-        self._children = [CallRouter(ctx, params, provider, limits, part) for part in parts]
+        self._children = [CallRouter(ctx, params, pool, limits, part) for part in parts]
         return list(self._children)
 
     def suspend(self, suspended: list[InputRequiredResult | None]) -> InputRequiredResult:
@@ -112,6 +133,14 @@ class CallRouter:
             made = self._made = ModernRoundTrip(self._state, self._responses, self._support, fetched=fetched)
         return made
 
+    def _host(self, request: Request) -> Backend:
+        """The host, on this request's era."""
+        if is_modern(self._ctx.protocol_version):
+            return self._round_trip(request.fetched)
+        return LegacySampling(
+            self._ctx.session, self._ctx.request_id, self._limits, progress_token(self._params)
+        )
+
     def route(self, request: Request, proven: Resumption | None = None) -> Route:
         support = self._support
         if proven is not None:
@@ -120,29 +149,84 @@ class CallRouter:
             made = self._made
             assert made is not None and made.resumption is proven
             return Route(made, support, made.identity)
-        ctx = self._ctx
-        modern = is_modern(ctx.protocol_version)
-        provider = self._provider
-        choice = request.backend
-        then_provider = None  # the provider the host's backend falls back to, when it declines
-        if provider is None:
-            if choice == "provider":
+        declined = False
+        if self._state is not None and is_modern(self._ctx.protocol_version):
+            declined = self._round_trip(request.fetched).declined
+        pool = self._pool
+        if pool is None:  # the host alone: no provider configured
+            if request.backend == "provider":
                 raise _no_provider()
-        elif choice != "host":  # "host" is the caller's choice: the host alone, -32021 if it cannot sample
-            if choice == "provider" or _provider_serves(provider.settings, support, request):
-                provider.model_for(request.model)  # a name it may not use: the caller's error, now
-                return Route(provider, PROVIDER_SUPPORT)
-            if provider.settings.on_host_error:
-                then_provider = provider
-        # The host, on this request's era.
-        host: Backend
-        if modern:
-            host = self._round_trip(request.fetched)
-        else:
-            host = LegacySampling(ctx.session, ctx.request_id, self._limits, progress_token(self._params))
-        if then_provider is not None:
-            host = HostThenProvider(host, then_provider, then_provider.settings.provider)
-        return Route(host, support)
+            return Route(self._host(request), support)
+        return self._chosen(pool, request, declined)
+
+    def _chosen(self, pool: Pool, request: Request, declined: bool) -> Route:
+        """The call's route through the operator's route table (the module docstring says how)."""
+        gateway = pool.gateway
+        hops = gateway.chain(request.model)
+        if request.backend == "host":  # the caller's choice: the host alone, -32021 if it cannot sample
+            hops = HOST_ONLY
+        elif request.backend == "provider":
+            hops = tuple(hop for hop in hops if hop.backend != HOST)
+            if not hops:
+                raise _no_provider_on_route(request.model, gateway)
+        support = self._support
+        takes = support.declared and (support.tools or not request.tools)
+        links: list[Link] = []
+        passed: list[dict[str, str]] = []
+        refused: list[CallError] = []
+        now = time.time()
+        for index, hop in enumerate(hops):
+            later = index < len(hops) - 1
+            if hop.backend == HOST:
+                if later and not takes:
+                    passed.append(passed_over(HOST, _cannot_take(support)))
+                elif later and declined and gateway.host_errors_pass:
+                    passed.append(passed_over(HOST, "it declined: its retry brought no answer"))
+                else:
+                    links.append(Link(self._host(request)))
+                continue
+            provider = pool.providers[hop.backend]
+            try:
+                model = hop.model or provider.model_for(request.model, hop.listed_only)
+            except CallError as err:
+                refused.append(err)
+                passed.append(passed_over(f"provider:{provider.label}", err.reason))
+                continue
+            serving = provider.serving(model)
+            until = pool.cooldowns.until(provider.label, now)
+            if until is not None:
+                passed.append(
+                    passed_over(
+                        serving.source(model), f"cooling down after failing, for {until - now:.1f} s more"
+                    )
+                )
+                continue
+            links.append(Link(serving, provider.label))
+        if not links:
+            if refused:
+                raise refused[0]
+            whys = "; ".join(f"{p['backend']}: {p['why']}" for p in passed)
+            raise caller_error(
+                "model", f"no backend of the route of {request.model!r} can serve the call now ({whys})"
+            )
+        hosted = [i for i, link in enumerate(links) if link.name is None]
+        if hosted and not gateway.host_errors_pass:
+            del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
+        chain = Chain(
+            links,
+            pool.cooldowns,
+            time.monotonic() + gateway.call_deadline,
+            passed,
+            host_errors_pass=gateway.host_errors_pass,
+            model=request.model,
+        )
+        return Route(chain, support if hosted else PROVIDER_SUPPORT)
+
+
+def _cannot_take(support: SamplingSupport) -> str:
+    if not support.declared:
+        return "the host did not declare sampling"
+    return "the host did not declare sampling.tools, and the call has tools"
 
 
 def _no_provider() -> CallError:
@@ -153,9 +237,10 @@ def _no_provider() -> CallError:
     )
 
 
-def _provider_serves(settings: ProviderSettings, host: SamplingSupport, request: Request) -> bool:
-    """The operator's rule for `auto` (spec section 8): always, or when the host cannot take the
-    call (no sampling, or tools to forward and no `sampling.tools`)."""
-    if settings.use == "always" or not host.declared:
-        return True
-    return bool(request.tools) and not host.tools
+def _no_provider_on_route(model: str, gateway: Gateway) -> CallError:
+    return caller_error(
+        "backend",
+        f"'provider' needs a provider on the route of model {model!r}, and it has none (its route: "
+        f"{', '.join(str(hop) for hop in gateway.chain(model))}); use 'host' or 'auto', or a model a "
+        "provider serves (list_models)",
+    )

@@ -82,9 +82,9 @@ class LegacySampling:
                 raise host_declined("sampling/createMessage", why) from None
             if isinstance(data, dict) and isinstance(data.get(UNREADABLE), str):
                 raise host_error("sampling/createMessage", quoted(data[UNREADABLE])) from None
+            said = f"the host answered with error {err.error.code}"
             raise host_declined(
-                "sampling/createMessage",
-                f"the host answered with error {err.error.code}: {quoted(err.error.message)}",
+                "sampling/createMessage", f"{said}: {quoted(err.error.message)}", brief=said
             ) from None
         except ValidationError as err:
             raise host_error(

@@ -44,8 +44,12 @@ DEFAULT_MAX_TOKENS = 4096
 MAX_TOKENS_LIMIT = 2**31 - 1
 
 # The part and block types a product may send that are not text. They are named in the error so
-# the caller knows exactly which part to remove; nothing is ever dropped silently.
-NON_TEXT_WORDS = ("image", "audio", "file", "document", "video")
+# the caller knows exactly which part to remove; nothing is ever dropped silently. Images and
+# audio are taken where the product sends them to its model (`media` says which parts, where);
+# files, documents and video nowhere: MCP sampling has no content for them.
+MEDIA_WORDS = ("image", "audio")
+NOT_CARRIED_WORDS = ("file", "document", "video")
+NON_TEXT_WORDS = (*MEDIA_WORDS, *NOT_CARRIED_WORDS)
 
 MAX_TOKENS_SCHEMA = {
     "type": "integer",
@@ -151,25 +155,44 @@ def read_max_tokens(args: Mapping[str, Any], name: str = "max_tokens") -> int:
     return value
 
 
-def reject_non_text(kind: str, path: str) -> None:
-    """Raise the one error every dialect gives for a part that is not text."""
+def reject_non_text(kind: str, path: str, media: tuple[str, ...] = ()) -> None:
+    """Raise the error every dialect gives for a part that is not text, true of the part and of
+    the place: `media` names the part types that carry images and audio where it stands (none:
+    that place takes text only)."""
+    if any(word in kind for word in NOT_CARRIED_WORDS):
+        raise caller_error(
+            path,
+            f"part type {ascii(kind)} is not carried: MCP sampling has content for text, images and "
+            "audio only, none for files, documents or video; send what it holds as text instead",
+        )
+    if media:
+        raise caller_error(
+            path_of(path, "type"),
+            f"unsupported part type {ascii(kind)}: images and audio go here as {' or '.join(media)} parts",
+        )
     raise caller_error(
         path,
         f"part type {ascii(kind)} is not taken here: this part of the conversation takes text only "
-        "(inline images and audio are taken where the product sends them to the model: user turns and, "
-        "where it allows, tool results; files and other kinds nowhere)",
+        "(images and audio are taken in user turns and, where the product allows, tool results)",
     )
 
 
-def text_of_part(part: object, path: str, text_types: tuple[str, ...], text_keys: tuple[str, ...]) -> str:
-    """The text of one content part, or an error naming the part."""
+def text_of_part(
+    part: object,
+    path: str,
+    text_types: tuple[str, ...],
+    text_keys: tuple[str, ...],
+    media: tuple[str, ...] = (),
+) -> str:
+    """The text of one content part, or an error naming the part (`media`: the part types that
+    carry images and audio where it stands, read by the caller; none: text only there)."""
     obj = require_object(part, path)
     kind = obj.get("type")
     if not isinstance(kind, str):
         raise caller_error(path_of(path, "type"), f"expected a string part type, got {type_name(kind)}")
     if kind not in text_types:
         if any(word in kind for word in NON_TEXT_WORDS):
-            reject_non_text(kind, path)
+            reject_non_text(kind, path, media)
         allowed = ", ".join(repr(t) for t in text_types)
         raise caller_error(
             path_of(path, "type"), f"unsupported part type {ascii(kind)} (text parts: {allowed})"
@@ -181,16 +204,21 @@ def text_of_part(part: object, path: str, text_types: tuple[str, ...], text_keys
 
 
 def text_of_content(
-    content: object, path: str, text_types: tuple[str, ...], text_keys: tuple[str, ...], joiner: str
+    content: object,
+    path: str,
+    text_types: tuple[str, ...],
+    text_keys: tuple[str, ...],
+    joiner: str,
+    media: tuple[str, ...] = (),
 ) -> str:
-    """A string, or a list of text parts joined by `joiner`."""
+    """A string, or a list of text parts joined by `joiner` (`media`: as for `text_of_part`)."""
     if isinstance(content, str):
         return require_unicode(content, path)
     if not isinstance(content, list):
         raise caller_error(path, f"expected a string or an array of text parts, got {type_name(content)}")
     parts = content
     return joiner.join(
-        text_of_part(part, path_of(path, i), text_types, text_keys) for i, part in enumerate(parts)
+        text_of_part(part, path_of(path, i), text_types, text_keys, media) for i, part in enumerate(parts)
     )
 
 

@@ -32,6 +32,7 @@ from agent_as_model.neutral import EMPTY, Completion, Request
 from agent_as_model.records import Record
 
 if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from agent_as_model.adapters.dialects.hints import Fate
     from agent_as_model.adapters.dialects.options import NativeOutput, Refusal
 
     # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
@@ -58,10 +59,12 @@ class Body(Record):
     callable (`native_output`, `view`) or done by its conversation reader (`Turns.calls_are_items`).
 
     `plain` are the keys of the common body (the conversation and its limits): a body with no
-    other key skips every other reader, the hot path. `hints` are product parameters accepted,
-    type-checked and ignored; `refused` ones change meaning and are refused unless harmless
-    (options.py has the reasons). `request_object` is the persona's request object (spec section
-    5): the tool's parameters, each with its default.
+    other key skips every other reader, the hot path. `hints` are product parameters accepted and
+    type-checked that MCP sampling has no field for; `fates` says what becomes of each of them,
+    and of those nested in a parameter object (hints.py: sent to the host as a hint, not applied,
+    or kept as given; a warning names every one not enforced); `refused` ones change meaning and
+    are refused unless harmless (options.py has the reasons). `request_object` is the persona's
+    request object (spec section 5): the tool's parameters, each with its default.
     """
 
     conversation: str  # the key that carries the conversation, named when it is empty
@@ -77,6 +80,8 @@ class Body(Record):
     # The boolean parameter whose `false` allows one tool call only (chat's and responses').
     parallel_calls: str | None = None
     hints: Mapping[str, str] = EMPTY  # name -> the JSON type it takes
+    # name as the shared readers see it (through the `view`; dotted when nested) -> its fate
+    fates: Mapping[str, Fate] = EMPTY
     refused: Mapping[str, Refusal] = EMPTY
     view: ArgumentView | None = None  # None: the shared readers read the arguments as given
     # The parameters the product's response object echoes exactly as sent (`Request.echo`).
@@ -91,12 +96,14 @@ class Redaction(Record):
 
     `result_keys`: the top-level keys of the result object the dialect renders, so that object is
     read as the server's shape (not as structured output, all of whose strings are text).
-    `structural`: keys whose string values the server or the product writes (ids, enum words,
-    the model), kept. `free`: keys whose values are the caller's or the model's own objects
-    (function arguments and responses), every string in them redacted whatever its key.
+    `echoed`: the keys beside those that the object holds when the caller sent them (the
+    parameters it echoes). `structural`: keys whose string values the server or the product writes
+    (ids, enum words, the model), kept. `free`: keys whose values are the caller's or the model's
+    own objects (function arguments and responses), every string in them redacted whatever its key.
     """
 
     result_keys: frozenset[str] = frozenset()
+    echoed: frozenset[str] = frozenset()
     structural: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
 

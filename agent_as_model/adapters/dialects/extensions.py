@@ -78,7 +78,8 @@ PERSONA: dict[str, Any] = {
 PREVIOUS_RESPONSE_ID: dict[str, Any] = {
     "type": ["string", "null"],
     "description": "Session cursor: '' starts a chain, 'cur_<64 hex>' continues one (checked against the "
-    "history passed back), 'resp_<32 hex>' anchors a new chain. With it, results carry the next cursor.",
+    "history passed back), 'resp_…' (a Responses id) anchors a new chain. With it, results carry the "
+    "next cursor.",
 }
 # A tool without history: the cursor covers the one exchange, and there is nothing to check a
 # `cur_` cursor against.

@@ -1,9 +1,11 @@
 """The parameters beyond the conversation: structured output, stop sequences, repair attempts,
 the product APIs' hint parameters, and the ones that would change meaning (spec sections 1.2, 3).
 
-A product's request body should work unchanged, so every native parameter is known here: a pure
-hint is accepted (type-checked, then ignored: MCP sampling has no place for it), and a parameter
-whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is an error that says so.
+A product's request body should work unchanged, so every native parameter is known here: a hint
+is accepted (type-checked; MCP sampling has no field for it, so what becomes of it is its fate,
+hints.py: sent to the host as a hint, or not applied, and named in the result's warnings either
+way), and a parameter whose meaning cannot be honoured (`stream: true`, `n > 1`, logprobs, ...) is
+an error that says so.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ _JSON_TYPES: dict[str, Callable[[object], bool]] = {
     "array": lambda v: isinstance(v, list),
 }
 
-# Pure hints of the product APIs, by the JSON type they take: accepted and ignored
-# (docs/decisions.md). null is "not given". A dialect picks its own with `hints(...)`.
+# The hints of the product APIs, by the JSON type they take: accepted, and each has a fate
+# (hints.py, docs/decisions.md). null is "not given". A dialect picks its own with `hints(...)`.
 HINTS: dict[str, str] = {
     "user": "string",
     "metadata": "object",
@@ -54,6 +56,8 @@ HINTS: dict[str, str] = {
     "stream_options": "object",
     "reasoning_effort": "string",
     "reasoning": "object",
+    "thinking": "object",
+    "background": "boolean",
     "verbosity": "string",
     "prompt_cache_key": "string",
     "safety_identifier": "string",
@@ -100,13 +104,9 @@ def _unless_text_only(v: object) -> str | None:
     return "only the 'text' modality can be produced (the host is asked for text)"
 
 
-def _unless_disabled(v: object) -> str | None:
-    if isinstance(v, dict) and v.get("type") == "disabled":
-        return None
-    return "extended thinking cannot be honoured (the host returns its answer only); omit it"
-
-
 if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
+    from agent_as_model.adapters.dialects.hints import Fate
+
     Refusal = Callable[[object], str | None]
 # Parameters that change what the caller gets. A harmless value (stream: false, n: 1) is fine;
 # anything else is refused, naming why. null is "not given". A dialect picks its own with
@@ -121,13 +121,11 @@ REFUSED: dict[str, Refusal] = {
     "web_search_options": lambda v: (
         "web search cannot be honoured: the host's model is only asked to complete"
     ),
-    "background": _when_true("background responses need server-side state, and the server keeps none"),
     "conversation": lambda v: (
         "server-side conversations cannot be honoured: pass the history in 'input' "
         "(and previous_response_id for a verified chain)"
     ),
     "prompt": lambda v: "stored prompt templates cannot be honoured: pass the text in 'input'",
-    "thinking": _unless_disabled,
     "mcp_servers": lambda v: (
         "remote MCP servers cannot be honoured: the host's model is only asked to complete"
     ),
@@ -296,11 +294,15 @@ def format_contract(value: object, path: str, *, nested: str | None) -> OutputCo
 # Schema fragments of the products' own parameters (extensions.py has the shared keys').
 
 
-def hint_schemas(hinted: Mapping[str, str]) -> dict[str, Any]:
-    return {
-        n: {"type": [kind, "null"], "description": "Accepted and ignored (a hint)."}
-        for n, kind in hinted.items()
-    }
+def hint_schemas(hinted: Mapping[str, str], fates: Mapping[str, Fate] | None = None) -> dict[str, Any]:
+    """The listed schema of each hint, saying what becomes of it (`fates`: the dialect's, hints.py;
+    a hint with none is said to be accepted)."""
+    return {n: {"type": [kind, "null"], "description": _fate_of(n, fates)} for n, kind in hinted.items()}
+
+
+def _fate_of(name: str, fates: Mapping[str, Fate] | None) -> str:
+    fate = fates.get(name) if fates is not None else None
+    return f"{fate.summary().capitalize()}." if fate is not None else "Accepted (a hint)."
 
 
 def refused_schemas(names: Iterable[str]) -> dict[str, Any]:

@@ -4,8 +4,9 @@ The order is the same for every dialect, so an error names the first problem the
 everywhere: unknown parameters and the product's hints and refusals; the conversation (the
 dialect's own reader); then, for a body beyond the plain one, the output contract, tools and
 tool_choice, the persona, max_tokens under its native name, stop sequences, repair attempts and
-the cursor chain; last the model and the limits. A dialect whose parameters nest (a config
-object) hands those readers its `view` of the arguments, and errors name the caller's paths.
+the cursor chain, and what becomes of the hints (hints.py); last the model and the limits. A
+dialect whose parameters nest (a config object) hands those readers its `view` of the arguments,
+and errors name the caller's paths.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, extensions, media, options
+from agent_as_model.adapters.dialects import common, contracts, extensions, hints, media, options
 from agent_as_model.adapters.dialects.dialect import Dialect
 from agent_as_model.adapters.dialects.turns import Turns
 from agent_as_model.errors import CallError, caller_error
@@ -124,6 +125,7 @@ def _options(
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output, bool(tools)) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
+    hinted, warnings = hints.read(args, body.fates, origins) if body.fates else (EMPTY, ())
     return _request(
         dialect,
         args,
@@ -141,6 +143,8 @@ def _options(
         backend=common.read_backend(args),
         n=common.read_choices(args, body.choices),
         n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
+        hinted=hinted,
+        warnings=warnings,
     )
 
 
@@ -162,9 +166,13 @@ def _request(
     backend: BackendChoice = "auto",
     n: int = 1,
     n_path: str = "n",
+    hinted: Mapping[str, Any] = EMPTY,
+    warnings: tuple[str, ...] = (),
 ) -> Request:
     body = dialect.body
     built = turns.build()
+    if turns.left:  # another model's reasoning was left out of the turns: say where
+        warnings = (*warnings, *hints.left_out(turns.left))
     if not built:
         raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
     return Request(
@@ -191,6 +199,8 @@ def _request(
         media=tuple(turns.media_parts),
         fetched=tuple(turns.fetched_digests),
         plain=turns.plain,
+        hints=hinted,
+        warnings=warnings,
     )
 
 

@@ -35,7 +35,9 @@ class Storage(Record):
     it (an error names it); `keep(resolved, response)`: the value stored under the response's id;
     `stamp(response, identity, previous)`: the response object as stored (its ids made of the
     call's identity, when it has one); `retrieved(stored)` and `deleted(id)`: what the retrieve and
-    delete tools answer; `response_id(arguments)`: the id those tools were given."""
+    delete tools answer; `response_id(arguments)`: the id those tools were given;
+    `asks_to_keep(arguments)`: whether the call asked in so many words for its response to be kept
+    (a server without a store says it kept nothing)."""
 
     plan: Callable[[Stored], Keep | None]
     resolve: Callable[[Stored, Stored], dict[str, Any]]
@@ -46,3 +48,4 @@ class Storage(Record):
     deleted: Callable[[str], dict[str, Any]]
     response_id: Callable[[Stored], str]
     tools: tuple[StaticTool, StaticTool]
+    asks_to_keep: Callable[[Stored], bool]

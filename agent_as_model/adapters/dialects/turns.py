@@ -82,6 +82,8 @@ class Turns:
         # Every turn so far is one text (`text`), every other entry a system piece (`fold`): the
         # common conversation, whose transcript is one comprehension (`transcript`).
         self._plain = True
+        # Another model's reasoning passed back (its path, and what it is): left out (`left_out`).
+        self.left: list[tuple[str, str]] = []
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -141,6 +143,13 @@ class Turns:
     def add(self, block: Block) -> None:
         """A block of the current turn (one `start` made)."""
         self._blocks(len(self._turns) - 1).append(block)
+
+    def left_out(self, path: str, kind: str) -> None:
+        """An item of another model's reasoning in the conversation (a Responses `reasoning` item,
+        an Anthropic `thinking` block, a Gemini thought part): the host's model cannot read it, so
+        it is neither sent nor in the cursor transcript, and nothing else changes (a call after it
+        still joins the turn before it); the result's warnings name it (hints.left_out)."""
+        self.left.append((path, kind))
 
     def media(self, part: Media, path: str) -> None:
         """An inline image or audio part of the current turn (`part.path` names it)."""

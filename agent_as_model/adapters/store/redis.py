@@ -9,6 +9,7 @@ response and a second write of the same id never replaces the first. Every failu
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,6 +17,8 @@ from agent_as_model.adapters.store.base import StoreUnavailable
 from agent_as_model.errors import StartupError
 
 PREFIX = "agent-as-model:response:"
+# The providers' cooldowns, one hash for all: `NAME:failures` and `NAME:until` (epoch seconds).
+COOLDOWNS = "agent-as-model:cooldowns"
 # Seconds a connection or a reply may take before the store counts as unreachable.
 TIMEOUT = 5.0
 
@@ -62,6 +65,40 @@ class RedisStore:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    # The providers' cooldowns (`cooldown.CooldownState`): not sealed, they hold no conversation.
+
+    async def read_cooldowns(self) -> dict[str, tuple[int, float]]:
+        try:
+            fields = await self._client.hgetall(COOLDOWNS)
+        except self._errors as err:
+            raise self._unavailable(err) from None
+        state: dict[str, list[float]] = {}
+        for field, value in fields.items():
+            name, _, part = bytes(field).decode().rpartition(":")
+            entry = state.setdefault(name, [0, 0.0])
+            entry[0 if part == "failures" else 1] = float(value)
+        return {name: (int(failures), until) for name, (failures, until) in state.items()}
+
+    async def cooldown_failed(
+        self, name: str, opens_at: int, seconds: float, at_least: float
+    ) -> tuple[int, float]:
+        try:
+            failures = int(await self._client.hincrby(COOLDOWNS, f"{name}:failures", 1))
+            until = float(await self._client.hget(COOLDOWNS, f"{name}:until") or 0)
+            if failures >= opens_at:
+                until = max(until, time.time() + seconds)
+            until = max(until, at_least)
+            await self._client.hset(COOLDOWNS, f"{name}:until", repr(until))
+        except self._errors as err:
+            raise self._unavailable(err) from None
+        return failures, until
+
+    async def cooldown_succeeded(self, name: str) -> None:
+        try:
+            await self._client.hset(COOLDOWNS, f"{name}:failures", 0)
+        except self._errors as err:
+            raise self._unavailable(err) from None
 
     def _unavailable(self, err: Exception) -> StoreUnavailable:
         return StoreUnavailable(f"{self.where}: {err or type(err).__name__}")

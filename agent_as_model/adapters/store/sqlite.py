@@ -29,6 +29,9 @@ _T = TypeVar("_T")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, expires REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires)",
+    # The providers' cooldowns (adapters/backends/cooldown.py), shared by every process of the file.
+    "CREATE TABLE IF NOT EXISTS cooldowns"
+    " (name TEXT PRIMARY KEY, failures INTEGER NOT NULL, until REAL NOT NULL)",
 )
 
 
@@ -61,6 +64,52 @@ class SqliteStore:
 
     async def aclose(self) -> None:
         await anyio.to_thread.run_sync(self._close)
+
+    # The providers' cooldowns (`cooldown.CooldownState`): not sealed, they hold no conversation.
+
+    async def read_cooldowns(self) -> dict[str, tuple[int, float]]:
+        rows = await anyio.to_thread.run_sync(
+            self._run, "SELECT name, failures, until FROM cooldowns", (), lambda cursor: cursor.fetchall()
+        )
+        return {name: (failures, until) for name, failures, until in rows}
+
+    async def cooldown_failed(
+        self, name: str, opens_at: int, seconds: float, at_least: float
+    ) -> tuple[int, float]:
+        return await anyio.to_thread.run_sync(self._cooldown_failed, name, opens_at, seconds, at_least)
+
+    async def cooldown_succeeded(self, name: str) -> None:
+        await anyio.to_thread.run_sync(
+            self._run, "UPDATE cooldowns SET failures = 0 WHERE name = ?", (name,), lambda cursor: None
+        )
+
+    def _cooldown_failed(
+        self, name: str, opens_at: int, seconds: float, at_least: float
+    ) -> tuple[int, float]:
+        now = time.time()
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute(
+                        "INSERT INTO cooldowns (name, failures, until) VALUES (?, 1, 0) "
+                        "ON CONFLICT (name) DO UPDATE SET failures = failures + 1",
+                        (name,),
+                    )
+                    failures, until = self._db.execute(
+                        "SELECT failures, until FROM cooldowns WHERE name = ?", (name,)
+                    ).fetchone()
+                    if failures >= opens_at:
+                        until = max(until, now + seconds)
+                    until = max(until, at_least)
+                    self._db.execute("UPDATE cooldowns SET until = ? WHERE name = ?", (until, name))
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as err:
+                raise StoreUnavailable(f"{self.where}: {err}") from None
+        return failures, until
 
     def _close(self) -> None:
         with self._lock:

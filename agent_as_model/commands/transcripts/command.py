@@ -83,7 +83,7 @@ def check_record_options(parser: argparse.ArgumentParser, args: argparse.Namespa
 def run_serve_recorded(
     args: argparse.Namespace, provider: Any = None, limits: Limits = DEFAULT_LIMITS
 ) -> int:
-    """`serve --record`; `provider`: the operator's provider settings (its exchanges are recorded too)."""
+    """`serve --record`; `provider`: the operator's gateway (its providers' exchanges are recorded too)."""
     from agent_as_model.commands.transcripts.recorder import serve_recorded
 
     try:
@@ -161,16 +161,21 @@ def _replayed_provider(transcript: Transcript) -> ServerFactory | None:
     """A recording of a provider-served session: the in-process server routes calls as the
     recorded one did and answers the provider from the recorded exchanges, with no network."""
     from agent_as_model.adapters.backends import settings_from_json
+    from agent_as_model.adapters.routes import Gateway, gateway_from_json
     from agent_as_model.server import build_server
 
-    assert transcript.provider_settings is not None
+    recorded = transcript.provider_settings
+    assert recorded is not None
     try:
-        settings = settings_from_json(transcript.provider_settings)
-    except ValueError:
+        if "gateway" in recorded:  # providers and routes of a configuration file
+            gateway = gateway_from_json(recorded["gateway"])
+        else:  # the --provider flags' one provider
+            gateway = Gateway.of_provider(settings_from_json(recorded))
+    except (KeyError, TypeError, ValueError):
         return None
     return partial(
         build_server,
-        provider=settings,
+        gateway=gateway,
         provider_replay=transcript.provider_exchanges,
         replay_redacted=transcript.header.redacted,
     )

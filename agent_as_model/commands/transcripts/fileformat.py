@@ -11,7 +11,9 @@ line's exact text as well whenever re-serialising the parsed frame compactly wou
 the same characters (and alone when the line was not JSON), so the wire can be rebuilt exactly.
 The `protocol` line comes once, when the negotiated version becomes known. With a provider
 configured (docs/providers.md), a `providerSettings` line follows the header (what routes calls:
-no key, no URL), and each provider exchange is a `provider` line: the API request body (never
+no key, no URL; the `--provider` flags' settings, or `{"gateway": ...}`, the named providers and
+routes of a configuration file), and each provider exchange is a `provider` line (`provider`: its
+name): the API request body (never
 the SDK's headers, so never the key) and the `reply` (blocks, model, stopReason) or the
 `failure` (status, what, and `said`: the provider's own message that ends `what`, when it gave
 one; `--redact` makes it a placeholder in both); replay answers the provider from these, with no

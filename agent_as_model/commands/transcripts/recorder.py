@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from agent_as_model import __version__
 from agent_as_model.adapters.backends import is_modern, settings_json
+from agent_as_model.adapters.routes import gateway_json
 from agent_as_model.commands.transcripts.exchange import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
@@ -139,16 +140,22 @@ class Recorder:
 async def serve_recorded(
     stream: TextIO, *, redact: bool, provider: Any = None, limits: Limits = DEFAULT_LIMITS
 ) -> None:
-    """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end)."""
+    """Serve MCP over stdio like `serve`, recording every frame to `stream` (closed at the end);
+    `provider`: the operator's gateway (its providers' exchanges are recorded too)."""
     writer = TranscriptWriter(stream)
     try:
         recorder = Recorder(writer, redactor=Redactor() if redact else None)
         recorder.start(server_name=SERVER_NAME, server_version=__version__)
         tap = None
         if provider is not None:
-            recorder.provider_settings(settings_json(provider))
+            one = provider.one_provider()  # the --provider flags': recorded as they always were
+            # No URL in a recording, as for the --provider flags' settings: replay needs none.
+            unaddressed = provider._replace(
+                providers=tuple(p._replace(base_url=None) for p in provider.providers)
+            )
+            recorder.provider_settings(settings_json(one) if one else {"gateway": gateway_json(unaddressed)})
             tap = recorder.provider_exchange
-        server = build_server(provider=provider, provider_tap=tap, limits=limits)
+        server = build_server(gateway=provider, provider_tap=tap, limits=limits)
         gc.freeze()  # as `serve` does (`transports.freeze_heap`): start-up out of the collector's reach
         # The same hygienic reader as a plain `serve`, over the tapped wire.
         with tapped_wire(recorder.client_line, recorder.server_line) as (wire_in, wire_out):

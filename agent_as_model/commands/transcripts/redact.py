@@ -285,7 +285,11 @@ def _server_shaped(value: Any) -> bool:
     return (
         value.get("object") == "response"
         or set(value) in ({"text", "tool_calls"}, {"completion", "response_id"})
-        or any(set(value) == d.redaction.result_keys for d in DIALECTS.values() if d.redaction is not None)
+        or any(
+            d.redaction.result_keys <= value.keys() <= d.redaction.result_keys | d.redaction.echoed
+            for d in DIALECTS.values()
+            if d.redaction is not None
+        )
     )
 
 
@@ -308,6 +312,10 @@ def dump_like(original: str, parsed: Any, mapped: Any) -> str:
     return json.dumps(mapped, ensure_ascii=False)
 
 
+# The keys of a provider request that carry the conversation and the system prompt, in every API.
+_PROVIDER_CONVERSATION = ("messages", "system", "input", "instructions", "contents", "systemInstruction")
+
+
 class Redactor(Placeholders):
     """Same-length, stable placeholders under a per-recording random key (`Placeholders`)."""
 
@@ -328,19 +336,22 @@ class Redactor(Placeholders):
         return frame
 
     def provider(self, exchange: dict[str, Any]) -> dict[str, Any]:
-        """A provider exchange (docs/providers.md): the request's messages and system prompt and
-        the reply's blocks, as text; models, roles, ids, tool names and definitions kept."""
+        """A provider exchange (docs/providers.md): the request's conversation and system prompt
+        (in each API's words: Chat's and Messages' `messages` and `system`, Responses' `input` and
+        `instructions`, Gemini's `contents` and `systemInstruction`), the reply's blocks and the
+        API's own object, as text; models, roles, ids, tool names and definitions kept."""
         walker = _Walker(self.placeholder, dump_like)
         exchange = dict(exchange)
         request = dict(exchange.get("request") or {})
-        if "messages" in request:
-            request["messages"] = walker.schema(request["messages"])
-        if isinstance(request.get("system"), str):
-            request["system"] = self.placeholder(request["system"])
+        for key in _PROVIDER_CONVERSATION:
+            if key in request:
+                request[key] = walker.schema(request[key])
         exchange["request"] = request
         reply = exchange.get("reply")
         if isinstance(reply, dict) and "blocks" in reply:
             exchange["reply"] = {**reply, "blocks": walker.answer(reply["blocks"])}
+            if isinstance(reply.get("native"), dict):
+                exchange["reply"]["native"] = walker.answer(reply["native"])
         failure = exchange.get("failure")
         if isinstance(failure, dict) and isinstance(failure.get("said"), str) and failure["said"]:
             exchange["failure"] = self._said_in_failure(failure)

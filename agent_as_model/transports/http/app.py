@@ -11,7 +11,8 @@ non-loopback address and whenever a provider backend is configured (the command 
 the rest: `commands/http_options.py`); the SDK's Host/Origin checks against DNS rebinding; the
 SDK's request-body limit. `/healthz` answers without a token so a load balancer can probe it;
 without the token it says only "ok". The Host header's form and each POST's JSON-RPC frame are
-checked before the SDK reads them (`guards.py`); the token, the legacy refusal under several
+checked before the SDK reads them (`guards.py`); legacy sessions that never finish their handshake
+are ended, and make room at the session cap (`sessions.py`); the token, the legacy refusal under several
 workers and the store's closing are `middleware.py`'s. uvicorn builds the app in each worker
 process with `app_from_environment`, from what the parent handed over (`workers.py`).
 """
@@ -31,6 +32,7 @@ from agent_as_model.transports.http import holds, workers
 from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
 from agent_as_model.transports.http.metrics import metrics
 from agent_as_model.transports.http.middleware import BearerAuth, ClosesStore, LegacyNeedsOneProcess
+from agent_as_model.transports.http.sessions import Sessions
 from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
 # Bind addresses that listen on every interface, loopback among them.
@@ -63,7 +65,8 @@ def transport_security(settings: HttpSettings) -> Any:
 def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
     sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
-    and under several workers the legacy refusal."""
+    the legacy sessions' handshake timeout and room at the cap (`sessions.py`), and under several
+    workers the legacy refusal."""
     server = server or build_server()
     security = transport_security(settings)
     routes = [Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])]
@@ -80,7 +83,10 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
         host=settings.host,
         custom_starlette_routes=routes,
     )
-    guarded: ASGIApp = HostForm(FrameCheck(app, settings.path, settings.max_body_bytes, security))
+    sessions = Sessions(
+        app, settings.path, settings.handshake_timeout, settings.max_sessions, settings.session_idle_timeout
+    )
+    guarded: ASGIApp = HostForm(FrameCheck(sessions, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
     if settings.auth_token:
@@ -101,7 +107,7 @@ def app_from_environment() -> ASGIApp:
         from agent_as_model.telemetry import setup
 
         setup.configure(given.telemetry)
-    server = build_server(provider=given.provider, limits=given.limits, store=kept)
+    server = build_server(gateway=given.provider, limits=given.limits, store=kept)
     app = build_app(settings, server)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
     return app if kept is None else ClosesStore(app, kept)

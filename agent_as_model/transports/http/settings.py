@@ -23,6 +23,9 @@ DEFAULT_BODY_TIMEOUT = 60.0  # seconds for a whole body: 4 MiB at about 70 KB/s
 DEFAULT_MAX_CONNECTIONS = 1000  # the descriptor limit is raised to fit them (`workers.fit_descriptors`)
 DEFAULT_SESSION_IDLE_TIMEOUT = 300.0  # nothing in flight; a live legacy host holds a GET stream
 DEFAULT_MAX_SESSIONS = 1000  # legacy sessions, each holding memory while idle (benchmarks/README.md, "HTTP")
+# Seconds a legacy session may take from its `initialize` answer to its next request (a host
+# sends `notifications/initialized` at once); then it is ended (`sessions.py`).
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -42,6 +45,7 @@ class HttpSettings(Record):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
     max_sessions: int = DEFAULT_MAX_SESSIONS
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
     metrics: bool = False  # GET /metrics serves the metrics as Prometheus text
 
     def to_env(self) -> str:

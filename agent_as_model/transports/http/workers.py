@@ -21,7 +21,7 @@ from typing import Any
 
 import uvicorn
 
-from agent_as_model.adapters.backends import ProviderSettings
+from agent_as_model.adapters.routes import gateway_from_json, gateway_json
 from agent_as_model.adapters.store import StoreSettings
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import Limits, limits_json, limits_of_json
@@ -49,8 +49,8 @@ log = logging.getLogger("agent_as_model.http")
 
 
 class HandedOver(Record):
-    """What a worker serves with: the HTTP settings, and the provider, limits and store `serve`
-    was given (None: none configured), and what of telemetry is on."""
+    """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits
+    and store `serve` was given (None: none configured), and what of telemetry is on."""
 
     settings: HttpSettings
     provider: Any
@@ -66,8 +66,8 @@ def hand_off(
     os.environ[SETTINGS_ENV] = settings.to_env()
     if telemetry is not None:
         os.environ[TELEMETRY_SETTINGS_ENV] = json.dumps(telemetry._asdict())
-    if provider is not None:
-        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(provider._asdict())
+    if provider is not None:  # the gateway: its providers (no key, only their variables' names) and routes
+        os.environ[PROVIDER_SETTINGS_ENV] = json.dumps(gateway_json(provider))
     if limits is not None:
         os.environ[LIMITS_ENV] = json.dumps(limits_json(limits))
     if settings.auth_token:
@@ -80,8 +80,7 @@ def handed_over() -> HandedOver:
     """In a worker: the settings `hand_off` left in the environment."""
     provider = None
     if os.environ.get(PROVIDER_SETTINGS_ENV):
-        given = json.loads(os.environ[PROVIDER_SETTINGS_ENV])
-        provider = ProviderSettings(**{**given, "models": tuple(given["models"])})
+        provider = gateway_from_json(json.loads(os.environ[PROVIDER_SETTINGS_ENV]))
     limits = limits_of_json(json.loads(os.environ[LIMITS_ENV])) if os.environ.get(LIMITS_ENV) else Limits()
     store = None
     if os.environ.get(STORE_SETTINGS_ENV):

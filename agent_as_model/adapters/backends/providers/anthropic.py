@@ -46,16 +46,14 @@ ERROR_BASE = "AnthropicError"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
-def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
+def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send:
     anthropic = sdk.AsyncAnthropic(
-        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+        api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
     )
     # Unlike OpenAI's, this SDK builds a client without credentials and fails only on the first
     # request (a TypeError): find it now, as a start-up error.
     if anthropic.api_key is None and anthropic.auth_token is None:
-        raise ProviderUnavailable(
-            f"--provider anthropic: no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)"
-        )
+        raise ProviderUnavailable(f"no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)")
     # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
     # documented extra body field (docs/providers.md).
     temperature_keyword = "temperature" in inspect.signature(anthropic.messages.create).parameters

@@ -46,10 +46,10 @@ KEY_VARIABLE = "OPENAI_API_KEY"
 KEY_HINT = "; any value for a local server that needs no key"
 
 
-def client(sdk: ModuleType, settings: ProviderSettings) -> Send:
+def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send:
     # No key: the SDK raises its own error here, which SdkApi turns into a start-up error.
     openai = sdk.AsyncOpenAI(
-        base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+        api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
     )
 
     async def send(body: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, media, options, usage
+from agent_as_model.adapters.dialects import common, contracts, hints, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
 from agent_as_model.adapters.dialects.writing import (
@@ -92,6 +92,10 @@ _HINTS = options.hints(
     "prompt_cache_retention",
     "prompt_cache_options",
 )
+# What becomes of each (hints.py): `metadata` and `service_tier` are echoed in the ChatCompletion,
+# and metadata is only ever read back; the service tier is still not applied.
+_FATES = hints.fates(*(name for name in _HINTS if name != "metadata"), metadata=hints.ECHOED_METADATA)
+_ECHO = ("metadata", "service_tier")
 _REFUSED = {
     **options.refusals(
         "stream", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
@@ -235,7 +239,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "default": 1,
             "description": "How many independent completions (choices); above 1 needs result 'object'.",
         },
-        **options.hint_schemas(_HINTS),
+        **options.hint_schemas(_HINTS, _FATES),
         **options.refused_schemas(_REFUSED),
         "functions": {"type": "null", "description": "Deprecated by OpenAI: pass tools instead."},
         "function_call": {"type": "null", "description": "Deprecated by OpenAI: pass tool_choice instead."},
@@ -278,7 +282,8 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
     elif content is None:
         raise caller_error(f"{path}.content", "is required")
     else:
-        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+        media_parts = _MEDIA_PARTS if role == "user" else ()
+        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n", media_parts)
     if role == "user":
         turns.text("user", text, path)
     elif role == "tool":
@@ -322,7 +327,7 @@ def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: st
                 media.inline(audio.get("data"), media.AUDIO_FORMATS[fmt], data, media.AUDIO_TYPES), data
             )
         else:
-            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS)))
+            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS, _MEDIA_PARTS)))
 
 
 _CHECKED_ASSISTANT_KEYS = ("tool_calls", "refusal", "audio", "function_call", "annotations")
@@ -458,6 +463,7 @@ def _render_choices(
             "completion_tokens": counted.output_tokens,
             "total_tokens": counted.input_tokens + counted.output_tokens,
         },
+        **request.echo,  # `metadata` and `service_tier`, as the API echoes them: as sent
     }
 
 
@@ -527,7 +533,9 @@ DIALECT = Dialect(
         native_output=_response_format,
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
+        fates=_FATES,
         refused=_REFUSED,
+        echo=_ECHO,
         choices="n",
     ),
     read_conversation=_read_conversation,
@@ -537,6 +545,7 @@ DIALECT = Dialect(
     # The response object of `result: "object"`: its keys, and the words the server writes in it.
     redaction=Redaction(
         result_keys=frozenset(["id", "object", "created", "model", "choices", "usage"]),
+        echoed=frozenset(_ECHO),
         structural=frozenset(["finish_reason"]),
     ),
     EXAMPLE={

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_as_model.adapters.dialects import common, contracts, media, options, usage
+from agent_as_model.adapters.dialects import common, contracts, hints, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
 from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
@@ -63,6 +63,7 @@ _HINTS = options.hints(
     "metadata",
     "top_p",
     "top_k",
+    "thinking",
     "service_tier",
     "cache_control",
     "diagnostics",
@@ -71,15 +72,51 @@ _HINTS = options.hints(
     "user_profile_id",
     "workspace_id",
 )
-_REFUSED = options.refusals("stream", "thinking", "mcp_servers", "container")
+_REFUSED = options.refusals("stream", "mcp_servers", "container")
+_THINKING_KEYS = ("type", "budget_tokens", "display")
+
+
+def _thinking(value: object, path: str) -> dict[str, Any]:
+    """`thinking` ({type: enabled | disabled | adaptive | ..., budget_tokens, display}) as the
+    `reasoning` hint, in Anthropic's own words."""
+    given = common.require_object(value, path)
+    common.reject_unknown(given, _THINKING_KEYS, path)
+    read: dict[str, Any] = {"type": common.require_string(given.get("type"), f"{path}.type")}
+    budget = given.get("budget_tokens")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise caller_error(
+                f"{path}.budget_tokens", f"expected an integer, got {common.type_name(budget)}"
+            )
+        read["budget_tokens"] = budget
+    if given.get("display") is not None:
+        read["display"] = common.require_string(given["display"], f"{path}.display")
+    return read
+
+
+# What becomes of each hint (hints.py). Extended thinking travels as the reasoning hint; its
+# blocks cannot come back, so only `disabled` is served as asked. `output_config.effort` is the
+# same hint's effort (the parameter's format is the output contract, read by `_output_config`).
+_FATES = hints.fates(
+    *(name for name in _HINTS if name != "thinking"),
+    thinking=hints.reasoning(
+        _thinking,
+        "no thinking block can come back: the host answers with its text and tool calls only",
+        applied=lambda v: isinstance(v, dict) and v.get("type") == "disabled",
+    ),
+    **{"output_config.effort": hints.reasoning(hints.effort, hints.NO_REASONING)},
+)
 _STOP = options.StopParameter("stop_sequences")
 _TOOL_FORMS = "{name, description, input_schema}"
 _TOOL_KEYS = (*definitions.SEED_KEYS, "type", "cache_control", "strict")
 _CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'auto'|'any'|'tool'|'none', name}"
-# Block types of the SDK's own Message content that a caller may pass back, and why they cannot
-# go on (docs/decisions.md). Extended thinking is refused as a parameter, so its blocks come from
-# another model's run; server tools ran on Anthropic's side and their blocks have no MCP form.
-_REASONING_BLOCKS = ("thinking", "redacted_thinking")
+# Block types of the SDK's own Message content that a caller may pass back (docs/decisions.md).
+# Thinking blocks are another model's reasoning: left out of an assistant turn, with a warning,
+# each checked as the SDK writes it. Server tools ran on Anthropic's side and their blocks have
+# no MCP form. Documents and search results are sources MCP sampling has no content for.
+_REASONING_BLOCKS = {"thinking": ("type", "thinking", "signature"), "redacted_thinking": ("type", "data")}
+_TEXT_INSTEAD = "put the text it holds in a text block"
+_IMAGE_BLOCKS = ("image",)  # where a user message or a tool result carries images
 _SERVER_BLOCKS = (
     "server_tool_use",
     "web_search_tool_result",
@@ -215,13 +252,17 @@ INPUT_SCHEMA: dict[str, Any] = {
                     "properties": {"type": {"const": "json_schema"}, "schema": {"type": "object"}},
                     "required": ["type", "schema"],
                 },
-                "effort": {"type": ["string", "null"], "description": "Accepted and ignored."},
+                "effort": {
+                    "type": ["string", "null"],
+                    "description": "Sent to the host as a reasoning hint (sampling metadata), named in "
+                    "_meta warnings.",
+                },
             },
             "description": "format {type: 'json_schema', schema}: structured output (as output_schema).",
         },
         "tools": _TOOLS_SCHEMA,
         "tool_choice": _CHOICE_SCHEMA,
-        **options.hint_schemas(_HINTS),
+        **options.hint_schemas(_HINTS, _FATES),
         **options.refused_schemas(_REFUSED),
     },
     "required": ["messages"],
@@ -237,7 +278,7 @@ def _output_config(args: Mapping[str, Any]) -> OutputContract | None:
     config = common.require_object(args["output_config"], "output_config")
     common.reject_unknown(config, ("format", "effort"), "output_config")
     if config.get("effort") is not None:
-        common.require_string(config["effort"], "output_config.effort")  # a hint: checked, ignored
+        common.require_string(config["effort"], "output_config.effort")  # a hint (`_FATES`)
     fmt = config.get("format")
     if fmt is None:
         return None
@@ -299,7 +340,7 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
         elif kind == "image":
             images.append((len(texts), _image(raw, where, turns), where))
         else:
-            texts.append(_text(raw, where, ("text",)))
+            texts.append(_text(raw, where, ("text",), _IMAGE_BLOCKS))
     if images:
         # Images in their place among the texts; texts between them join as before.
         turns.start("user", path)
@@ -342,8 +383,12 @@ def _read_assistant(blocks: list[Any], path: str, turns: Turns) -> None:
     calls: list[ToolUse] = []
     for j, raw in enumerate(blocks):
         where = f"{path}.content[{j}]"
-        if _kind(raw, where) == "tool_use":
+        kind = _kind(raw, where)
+        if kind == "tool_use":
             calls.append(_tool_use(raw, where))
+        elif isinstance(kind, str) and kind in _REASONING_BLOCKS:
+            _reasoning_block(raw, kind, where)
+            turns.left_out(where, f"{kind} blocks")
         else:
             texts.append(_text(raw, where, ("text",)))
     turns.start("assistant", path)
@@ -357,24 +402,44 @@ def _kind(raw: object, path: str) -> object:
     return common.require_object(raw, path).get("type")
 
 
-def _text(raw: Any, path: str, allowed: tuple[str, ...]) -> str:
+def _text(raw: Any, path: str, allowed: tuple[str, ...], media_blocks: tuple[str, ...] = ()) -> str:
+    """A text block; `media_blocks`: the block types that carry images where it stands."""
     if raw.get("type") in ("tool_use", "tool_result"):
         side = "an assistant" if raw["type"] == "tool_use" else "a user"
         raise caller_error(f"{path}.type", f"a {raw['type']} block belongs in {side} message")
     _refuse_sdk_block(raw.get("type"), path)
-    text = common.text_of_part(raw, path, allowed, _TEXT_KEYS)
+    text = common.text_of_part(raw, path, allowed, _TEXT_KEYS, media_blocks)
     common.reject_unknown(raw, _TEXT_BLOCK_KEYS, path)
     return text
 
 
+def _reasoning_block(raw: Any, kind: str, path: str) -> None:
+    """A thinking or redacted_thinking block passed back, checked as the SDK writes it."""
+    keys = _REASONING_BLOCKS[kind]
+    common.reject_unknown(raw, keys, path)
+    for key in keys[1:]:
+        common.require_string(raw.get(key), f"{path}.{key}")
+
+
 def _refuse_sdk_block(kind: object, path: str) -> None:
     """The SDK's block types that are not text, named with the reason they cannot be passed on."""
-    if kind in _REASONING_BLOCKS:
+    if isinstance(kind, str) and kind in _REASONING_BLOCKS:  # a type may be any JSON value
         raise caller_error(
             path,
-            f"a {kind} block (the model's own reasoning) cannot be passed to the host's model: it "
-            "takes text, tool_use and tool_result blocks only, and extended thinking is not "
-            "honoured here; remove the block",
+            f"a {kind} block is the model's own reasoning and belongs in an assistant message (where "
+            "it is left out of what the host's model sees); a user message cannot carry it",
+        )
+    if kind == "document":
+        raise caller_error(
+            path,
+            f"a document block is not carried: MCP sampling has content for text, images and audio "
+            f"only, and none for a document (PDF or text source); {_TEXT_INSTEAD}",
+        )
+    if kind == "search_result":
+        raise caller_error(
+            path,
+            "a search_result block is not carried: MCP sampling has no content for a search result "
+            f"and its citations; {_TEXT_INSTEAD}",
         )
     if kind in _SERVER_BLOCKS:
         raise caller_error(
@@ -431,11 +496,17 @@ def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
             if _kind(raw, where) == "image":
                 read.append(_image(raw, where, turns))
             else:
-                read.append(Text(_text(raw, where, _TEXT_TYPES)))
+                read.append(Text(_text(raw, where, _TEXT_TYPES, _IMAGE_BLOCKS)))
         parts = tuple(read)
         text = "\n".join(p.text for p in parts if isinstance(p, Text))
     else:
-        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n")
+        blocks = content if isinstance(content, list) else None
+        if blocks is not None:  # a document or a search result is told as such (`_refuse_sdk_block`)
+            for j, raw in enumerate(blocks):
+                _refuse_sdk_block(raw.get("type") if isinstance(raw, dict) else None, f"{path}.content[{j}]")
+        text = common.text_of_content(
+            content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n", _IMAGE_BLOCKS
+        )
     is_error = block.get("is_error")
     if is_error is None:  # null is absent
         is_error = False
@@ -466,7 +537,7 @@ def _read_choice(value: Mapping[str, Any], path: str, kind: str) -> tuple[ToolCh
     """`{type: auto|any|tool|none, name?, disable_parallel_tool_use?}`; `any` is MCP's `required`.
 
     `disable_parallel_tool_use: true` allows one tool call at most. MCP sampling has no such
-    switch, so the host's model is not told; an answer with more calls is a host violation.
+    switch, so the host's model is told in the system prompt and the answer is kept to it.
     """
     mode = _ANTHROPIC_MODES.get(kind)
     if mode is None:
@@ -596,6 +667,7 @@ DIALECT = Dialect(
         stop=_STOP,
         native_output=_output_config,
         hints=_HINTS,
+        fates=_FATES,
         refused=_REFUSED,
     ),
     read_conversation=_read_conversation,

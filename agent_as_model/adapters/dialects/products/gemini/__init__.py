@@ -15,7 +15,7 @@ caller's side, for the fuzzer and the property tests). This module builds the `D
 from __future__ import annotations
 
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
-from agent_as_model.adapters.dialects.products.gemini.config import config_view, read_output
+from agent_as_model.adapters.dialects.products.gemini.config import FATES, config_view, read_output
 from agent_as_model.adapters.dialects.products.gemini.input_schema import (
     CHOICE_SCHEMA,
     INPUT_SCHEMA,
@@ -68,6 +68,7 @@ DIALECT = Dialect(
         stop=STOP,
         native_output=read_output,
         hints=HINTS,
+        fates=FATES,
         refused=REFUSED,
         view=config_view,
         choices="candidateCount",

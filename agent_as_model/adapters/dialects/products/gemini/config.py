@@ -11,7 +11,7 @@ from collections import ChainMap
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common
+from agent_as_model.adapters.dialects import common, hints
 from agent_as_model.adapters.dialects.products.gemini.keys import (
     CONFIG_HINTS,
     CONFIG_KEYS,
@@ -27,8 +27,9 @@ from agent_as_model.schemas import check_object_schema
 
 # Every name the view answers itself, null when not set: Gemini has no such key at the top level
 # (the unknown-key check refused one there), so a shared reader never reads one from there.
-# `max_tokens` is the shared limit's own name; Gemini's is generationConfig.maxOutputTokens.
-_LIFTED = (*LIFTED_CONFIG, "max_tokens", "tool_choice")
+# `max_tokens` is the shared limit's own name; Gemini's is generationConfig.maxOutputTokens. The
+# config's hints are lifted too, for their fates (`FATES`), named as the caller wrote them.
+_LIFTED = (*LIFTED_CONFIG, *CONFIG_HINTS, "max_tokens", "tool_choice")
 
 
 def config_view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, str]]:
@@ -42,7 +43,7 @@ def config_view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str
     if raw_config is not None:
         config = Object(raw_config, written, CONFIG_KEYS, "a generationConfig key")
         config.check(CONFIG_HINTS, CONFIG_REFUSED)
-        for name in LIFTED_CONFIG:
+        for name in (*LIFTED_CONFIG, *CONFIG_HINTS):
             lifted[name] = config.get(name)
             origins[name] = config.at(name)
     raw_tool_config, written = top_level(args, "toolConfig")
@@ -142,3 +143,63 @@ def _declared_names(tools: object) -> set[str]:
         entries = declarations if isinstance(declarations, list) else [tool]
         names.update(d["name"] for d in entries if isinstance(d, dict) and isinstance(d.get("name"), str))
     return names
+
+
+# -- what becomes of the hints (hints.py) ------------------------------------------------------------
+
+_THINKING_KEYS = ("includeThoughts", "thinkingBudget", "thinkingLevel")
+
+
+def _thinking(value: object, path: str) -> dict[str, Any]:
+    """`thinkingConfig` ({thinkingBudget, includeThoughts, thinkingLevel}, either spelling) as the
+    `reasoning` hint: a budget is `budget_tokens`, a level the `effort` it names (lower case, as
+    the other products write efforts)."""
+    config = Object(
+        value, path, _THINKING_KEYS, "thinkingConfig is {thinkingBudget, includeThoughts, thinkingLevel}"
+    )
+    read: dict[str, Any] = {}
+    budget = config.get("thinkingBudget")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise caller_error(
+                config.at("thinkingBudget"), f"expected an integer, got {common.type_name(budget)}"
+            )
+        read["budget_tokens"] = budget
+    include = config.get("includeThoughts")
+    if include is not None:
+        if not isinstance(include, bool):
+            raise caller_error(
+                config.at("includeThoughts"), f"expected a boolean, got {common.type_name(include)}"
+            )
+        read["include_thoughts"] = include
+    level = config.get("thinkingLevel")
+    if level is not None:
+        read["effort"] = common.require_string(level, config.at("thinkingLevel")).lower()
+    return read
+
+
+_ROUTING = "how Google's service picks a model for the request; the host's model answers"
+# By the names the view gives them (generationConfig's, lifted), and the top-level ones in both
+# spellings; a warning names each as the caller wrote it.
+FATES: dict[str, hints.Fate] = {
+    "topP": hints.FATES["top_p"],
+    "topK": hints.FATES["top_k"],
+    "seed": hints.FATES["seed"],
+    "presencePenalty": hints.FATES["presence_penalty"],
+    "frequencyPenalty": hints.FATES["frequency_penalty"],
+    "thinkingConfig": hints.reasoning(
+        _thinking, "no thought parts come back: the host answers with its text and calls only"
+    ),
+    "mediaResolution": hints.not_applied("how Gemini reads media; the host's model reads it as it does"),
+    "routingConfig": hints.not_applied(_ROUTING),
+    "modelSelectionConfig": hints.not_applied(_ROUTING),
+    "enableEnhancedCivicAnswers": hints.not_applied(
+        "a behaviour of Google's service, not of the host's model"
+    ),
+    "safetySettings": hints.forwarded("safety_settings", "the host's model has its own safety settings"),
+    "safety_settings": hints.forwarded("safety_settings", "the host's model has its own safety settings"),
+    "labels": hints.not_applied("billing labels of Google's service; nothing here is billed"),
+    "serviceTier": hints.FATES["service_tier"],
+    "service_tier": hints.FATES["service_tier"],
+    "store": hints.FATES["store"],
+}

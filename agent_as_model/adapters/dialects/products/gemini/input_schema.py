@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_as_model.adapters.dialects import common, options
+from agent_as_model.adapters.dialects.products.gemini.config import FATES
 from agent_as_model.adapters.dialects.products.gemini.keys import (
     HINTS,
     MODES,
@@ -95,18 +96,27 @@ _CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "temperature, maxOutputTokens, stopSequences (up to 5), responseMimeType "
     "('application/json' for structured output) with responseSchema (Gemini's Schema) or "
-    "responseJsonSchema (JSON Schema); topP, topK, seed, penalties, thinkingConfig: accepted and "
-    "ignored; candidateCount asks for that many candidates (above 1 needs result 'object'); "
-    "logprobs and non-text modalities are refused.",
+    "responseJsonSchema (JSON Schema); topP, topK, seed, penalties, thinkingConfig: sent to the host "
+    "as hints (sampling metadata), named in _meta warnings; candidateCount asks for that many "
+    "candidates (above 1 needs result 'object'); logprobs and non-text modalities are refused.",
     "properties": {
-        "candidateCount": {"type": "integer", "minimum": 1, "default": 1},
+        "candidateCount": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "How many independent candidates; above 1 needs result 'object'.",
+        },
         "temperature": common.temperature_schema(2),
         "maxOutputTokens": {
             **common.MAX_TOKENS_SCHEMA,
             "description": "Maximum tokens the host may generate.",
         },
         "stopSequences": options.stop_schema(STOP),
-        "responseMimeType": {"type": "string", "enum": ["text/plain", "application/json"]},
+        "responseMimeType": {
+            "type": "string",
+            "enum": ["text/plain", "application/json"],
+            "description": "application/json: structured output (validated JSON text).",
+        },
         "responseSchema": _SCHEMA_FRAGMENT,
         "responseJsonSchema": {"type": "object", "description": "A JSON Schema with root type object."},
     },
@@ -151,7 +161,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "generationConfig": _CONFIG_SCHEMA,
         "tools": TOOLS_SCHEMA,
         "toolConfig": CHOICE_SCHEMA,
-        **options.hint_schemas(HINTS),
+        **options.hint_schemas(HINTS, FATES),
         **options.refused_schemas(REFUSED),
         **{
             snake: _same_as(camel)

@@ -196,7 +196,10 @@ def _cached(value: object) -> str:
 
 
 def _continued(value: object) -> str:
-    return "a continuation token resumes a response held on Google's servers, and this server keeps none"
+    return (
+        "a continuation token resumes a response held on Google's servers, which the host's model "
+        "cannot reach: send the conversation in 'contents'"
+    )
 
 
 # `serviceTier` and `store` are request-level settings of Google's service: accepted and ignored

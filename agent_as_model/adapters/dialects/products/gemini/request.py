@@ -96,9 +96,10 @@ def _role(content: Object) -> str:
     raise caller_error(where, f"expected 'user' or 'model', got {role!r}")
 
 
-def _part(raw: object, path: str, fetching: bool = False) -> tuple[str, Object]:
+def _part(raw: object, path: str, fetching: bool = False, model: bool = False) -> tuple[str, Object]:
     """A part and which of text, functionCall or functionResponse it carries (exactly one); with
-    `fetching` (a user content, `serve --fetch-media`) a fileData part too."""
+    `fetching` (a user content, `serve --fetch-media`) a fileData part too. A thought part (the
+    model's own reasoning) is `thought` in a model content, and refused anywhere else."""
     obj = common.require_object(raw, path)
     for key in obj:
         name = camel(key)
@@ -119,14 +120,20 @@ def _part(raw: object, path: str, fetching: bool = False) -> tuple[str, Object]:
         raise caller_error(
             path, f"a part holds exactly one of text, functionCall or functionResponse ({found})"
         )
-    if part.get("thought") is not None and part.get("thought") is not False:
-        raise caller_error(
-            part.at("thought"),
-            "thought parts (the model's own reasoning) cannot be passed to the host's model: remove them",
-        )
     if part.get("thoughtSignature") is not None:  # passed back by the SDK; nothing to verify it with
         common.require_string(part.get("thoughtSignature"), part.at("thoughtSignature"))
     part.check(PART_HINTS, PART_REFUSED)
+    thought = part.get("thought")
+    if thought is not None and not isinstance(thought, bool):
+        raise caller_error(part.at("thought"), f"expected a boolean, got {common.type_name(thought)}")
+    if thought:
+        if not model:
+            raise caller_error(
+                part.at("thought"),
+                "a thought part is the model's own reasoning and belongs in a model content (where it "
+                "is left out of what the host's model sees); a user content cannot carry it",
+            )
+        return "thought", part
     return kinds[0], part
 
 
@@ -137,7 +144,10 @@ def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _
     # in their order, as that answer was rendered, so its transcript entry is the one minted.
     mixed: list[Text | Media] = []
     for j, raw in enumerate(parts):
-        kind, part = _part(raw, common.path_of(path, j))
+        kind, part = _part(raw, common.path_of(path, j), model=True)
+        if kind == "thought":  # another model's reasoning: left out, with a warning
+            turns.left_out(part.path, "thought parts")
+            continue
         if kind == "text":
             text = common.require_string(part.get("text"), part.at("text"))
             texts.append(text)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_as_model.adapters.dialects import common, contracts, options
+from agent_as_model.adapters.dialects import common, contracts, hints, options
 from agent_as_model.adapters.dialects.dialect import Body, Dialect
 from agent_as_model.adapters.dialects.products.responses import storage
-from agent_as_model.adapters.dialects.products.responses.render import describe, render
+from agent_as_model.adapters.dialects.products.responses.render import ECHOED, describe, render
 from agent_as_model.adapters.dialects.products.responses.request import (
     ITEM_KEYS,
     ROLES,
@@ -80,8 +80,18 @@ _HINTS = options.hints(
     "background_options",
     "context_management",
     "image",
+    "background",
 )
-_REFUSED = options.refusals("stream", "background", "top_logprobs", "conversation", "prompt", "moderation")
+# What becomes of each (hints.py). The Response echoes `metadata`, which is all it is for; `store`
+# is honoured by a server started with --store, and a server without one says so when a call
+# asks for it (states/commit.py); `text.verbosity` is the verbosity hint.
+_FATES = hints.fates(
+    *(name for name in _HINTS if name not in ("metadata", "store")),
+    metadata=hints.ECHOED_METADATA,
+    store=hints.KEPT,
+    **{"text.verbosity": hints.FATES["verbosity"]},
+)
+_REFUSED = options.refusals("stream", "top_logprobs", "conversation", "prompt", "moderation")
 _TOOL_FORMS = "{name, description, input_schema} or {type: 'function', name, description, parameters}"
 _TOOL_KEYS = ("type", *definitions.FUNCTION_KEYS)
 _CHOICE_FORMS = "'auto', 'required', 'none' or {type: 'function', name}"
@@ -157,7 +167,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "properties": {"format": options.format_schema(nested=False), "verbosity": {"type": "string"}},
             "description": "format: json_schema (as output_schema), json_object or text; verbosity: a hint.",
         },
-        **options.hint_schemas(_HINTS),
+        **options.hint_schemas(_HINTS, _FATES),
         **options.refused_schemas(_REFUSED),
     },
     "required": ["input"],
@@ -207,8 +217,9 @@ DIALECT = Dialect(
         native_output=read_text_format,
         parallel_calls="parallel_tool_calls",
         hints=_HINTS,
+        fates=_FATES,
         refused=_REFUSED,
-        echo=("instructions", "text", "tools", "max_output_tokens", "max_tokens"),
+        echo=("instructions", "text", "tools", "max_output_tokens", "max_tokens", *ECHOED),
     ),
     read_conversation=read_conversation,
     render=render,

@@ -74,9 +74,28 @@ def render(completion: Completion, request: Request, cursor: str | None) -> str 
     }
     if "text" in echo:
         response["text"] = echo["text"]
+    response.update((key, echo[key]) for key in ECHOED if key in echo)
     if status == "incomplete":
         response["incomplete_details"] = _INCOMPLETE
     return response
+
+
+# The request's parameters the Response echoes as sent, when sent (the API's own echo: a caller
+# reads `response.metadata` back). Absent when not sent: the object then says nothing of them.
+ECHOED = (
+    "metadata",
+    "top_p",
+    "user",
+    "service_tier",
+    "truncation",
+    "store",
+    "background",
+    "reasoning",
+    "max_tool_calls",
+    "prompt_cache_key",
+    "prompt_cache_retention",
+    "safety_identifier",
+)
 
 
 def _sent_tools(echo: Mapping[str, Any], request: Request) -> list[Any]:

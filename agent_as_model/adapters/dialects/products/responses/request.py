@@ -2,8 +2,9 @@
 content}` (`type: "message"` or no type), `function_call` items (joining the assistant turn
 before them) and `function_call_output` items (one user turn of tool results), spec section 1.2;
 `instructions` leads the system prompt. `read_text_format` reads `text.format`, the product's
-own way to ask for JSON. Output items of the SDK's Response that cannot be passed back are
-refused with the reason.
+own way to ask for JSON. A `reasoning` item (another model's reasoning) is left out of the
+turns, with a warning; the other item types of the SDK that cannot be passed back are refused
+with the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ ROLES = ("user", "assistant", "system", "developer")
 # The real API names the text key `text`; the reference server used `input_text`. Both are accepted.
 TEXT_TYPES = ("input_text", "output_text", "text")
 _TEXT_KEYS = ("text", "input_text")
+_IMAGES = ("input_image",)  # where a user message or a function's output carries images
 # The keys of the SDK's own item types (output items dumped and passed back as input): `phase`,
 # `async` (`async_` in a pydantic dump), `caller` and `namespace` are accepted when null, or with
 # a value that changes nothing (`_check_item_extras`).
@@ -75,6 +77,9 @@ def _read_items(items: list[Any], turns: Turns) -> None:
         path = f"input[{i}]"
         item = common.require_object(raw, path)
         kind = item.get("type", "message")
+        if kind == "reasoning":
+            _reasoning_item(item, path, turns)
+            continue
         _refuse_sdk_item(kind, path)
         if not isinstance(kind, str) or kind not in ITEM_KEYS:
             expected = ", ".join(repr(k) for k in ITEM_KEYS)
@@ -99,20 +104,28 @@ def _read_items(items: list[Any], turns: Turns) -> None:
 def _call_output(ident: str, output: object, path: str, turns: Turns) -> ToolResult:
     """A function's output: text, or a list of parts; `input_image` parts keep their place among the texts."""
     if type(output) is not list or not any(_is_image(part) for part in output):
-        return ToolResult(ident, common.text_of_content(output, path, TEXT_TYPES, _TEXT_KEYS, "\n"))
+        return ToolResult(ident, common.text_of_content(output, path, TEXT_TYPES, _TEXT_KEYS, "\n", _IMAGES))
     parts = tuple(_image_or_text(part, f"{path}[{j}]", turns) for j, part in enumerate(output))
     return ToolResult(ident, "\n".join(p.text for p in parts if isinstance(p, Text)), parts=parts)
+
+
+# A reasoning item as the SDK writes it (an output item passed back, or a ResponseReasoningItemParam).
+_REASONING_KEYS = ("type", "id", "summary", "content", "encrypted_content", "status")
+
+
+def _reasoning_item(item: Mapping[str, Any], path: str, turns: Turns) -> None:
+    """A reasoning item: another model's reasoning, left out of what the host sees (with a
+    warning); a call after it still joins the assistant turn before it."""
+    common.reject_unknown(item, _REASONING_KEYS, path)
+    for key in ("summary", "content"):
+        if item.get(key) is not None:
+            common.require_list(item[key], f"{path}.{key}")
+    turns.left_out(path, "reasoning items")
 
 
 def _refuse_sdk_item(kind: object, path: str) -> None:
     """Output item types of the SDK's Response that are not messages or function calls, named with
     the reason they cannot be passed back (docs/decisions.md)."""
-    if kind == "reasoning":
-        raise caller_error(
-            path,
-            "a reasoning item (the model's own reasoning, often encrypted) cannot be passed to the host's "
-            "model: it takes messages and function calls only; remove the item",
-        )
     if kind == "item_reference":
         raise caller_error(
             path,
@@ -124,6 +137,24 @@ def _refuse_sdk_item(kind: object, path: str) -> None:
             path,
             "a compaction item is the API's encrypted summary of earlier turns and cannot be read "
             "here: pass the turns themselves",
+        )
+    if kind == "compaction_trigger":
+        raise caller_error(
+            path,
+            "a compaction_trigger item asks OpenAI's service to compact the context; nothing compacts "
+            "it here and the whole input is always sent: remove the item",
+        )
+    if kind == "additional_tools":
+        raise caller_error(
+            path,
+            "an additional_tools item offers tools added in the middle of the conversation; MCP sampling "
+            "offers one tool list for the whole request: pass these tools in 'tools'",
+        )
+    if kind == "configuration_update":
+        raise caller_error(
+            path,
+            "a configuration_update item changes the settings of later responses on OpenAI's side; here "
+            "each call carries its own: give reasoning and text as this call's parameters",
         )
     if isinstance(kind, str) and kind in _TOOL_ITEMS:
         raise caller_error(
@@ -207,7 +238,10 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     if role == "user" and type(content) is list and any(_is_image(part) for part in content):
         _read_images(content, f"{path}.content", turns, path)
         return
-    text = common.text_of_content(item["content"], f"{path}.content", TEXT_TYPES, _TEXT_KEYS, "\n")
+    media_parts = _IMAGES if role == "user" else ()
+    text = common.text_of_content(
+        item["content"], f"{path}.content", TEXT_TYPES, _TEXT_KEYS, "\n", media_parts
+    )
     if role in ("system", "developer"):
         turns.fold(role, text)
     else:
@@ -232,7 +266,7 @@ def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> N
 
 def _image_or_text(part: Any, where: str, turns: Turns) -> Text | Media:
     if not _is_image(part):
-        return Text(common.text_of_part(part, where, TEXT_TYPES, _TEXT_KEYS))
+        return Text(common.text_of_part(part, where, TEXT_TYPES, _TEXT_KEYS, _IMAGES))
     common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
     if part.get("file_id") is not None:
         raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")

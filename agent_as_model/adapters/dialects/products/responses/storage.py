@@ -99,7 +99,9 @@ def response_id(args: Mapping[str, Any]) -> str:
     value = require_string(args.get(RESPONSE_ID), RESPONSE_ID)
     previous = cursors.read_previous(value, TOOL)
     if previous is None or previous.form != "anchor":
-        raise caller_error(RESPONSE_ID, f"expected a Responses id, '{cursors.ANCHOR_PREFIX}' + 32 hex digits")
+        raise caller_error(
+            RESPONSE_ID, f"expected a Responses id, '{cursors.ANCHOR_PREFIX}' and letters and digits"
+        )
     return value
 
 
@@ -151,4 +153,5 @@ STORAGE = Storage(
     deleted=deleted,
     response_id=response_id,
     tools=(RETRIEVE, DELETE),
+    asks_to_keep=lambda args: args.get(STORE) is True,
 )
