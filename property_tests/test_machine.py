@@ -43,15 +43,18 @@ from agent_as_model.adapters.backends.base import (
 )
 from agent_as_model.adapters.callers import Ticket
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.dialects.media import IMAGE_TYPES, Fetched
 from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, STATES, TABLE, TERMINAL, IllegalTrigger, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
+from agent_as_model.limits import FetchPolicy, Limits
 from agent_as_model.neutral import Request
 from agent_as_model.states.call import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
 from property_tests.strategies import TOOLS, texts
+from tests.test_media import PNG64
 
 VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "chat_complete": {"messages": [{"role": "user", "content": "hi"}]},
@@ -272,6 +275,8 @@ SCENARIOS: dict[str, Callable[[], CallRecord]] = {
     "carried proven retry": lambda: stored_record(
         {"input": "hi", "previous_response_id": RESP}, STORED, ProvingRouter(())
     ),
+    # remote media the reading met, fetched in the machine's own state (`serve --fetch-media`)
+    "fetches media": lambda: fetching_record(),
     # a retry proven only once its arguments are read, with the media they fetched
     "proven as read": lambda: CallRecord(
         FETCHING, VALID_ARGUMENTS["generate"], ProvingRouter((), media=True)
@@ -313,7 +318,7 @@ class ProvingRouter:
         self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
         self.media = media  # the state binds fetched media: it proves nothing before they are
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         return self.served
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
@@ -520,6 +525,34 @@ def _with_fetched_media(args: Mapping[str, Any], turns: Any) -> None:
 
 # Reads as if the arguments' media had been fetched (`serve --fetch-media`).
 FETCHING: Dialect = StandInDialect(read_conversation=_with_fetched_media)
+
+
+REMOTE = "https://images.example/pixel.png"
+
+
+def _with_remote_media(args: Mapping[str, Any], turns: Any) -> None:
+    DIALECTS["generate"].read_conversation(args, turns)
+    turns.media(turns.remote(REMOTE, "prompt", IMAGE_TYPES), "prompt")
+
+
+class FetchedOnAwait(dict[str, Fetched]):
+    """What the driver will have fetched when `fetched` fires: nothing yet while the arguments
+    are read, so the reading leaves a stand-in."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default
+
+
+def fetching_record() -> CallRecord:
+    route = Route(FakeEra(ANSWER), SamplingSupport(declared=True))
+    record = CallRecord(
+        StandInDialect(read_conversation=_with_remote_media),
+        VALID_ARGUMENTS["generate"],
+        route,
+        Limits(fetch=FetchPolicy(enabled=True)),
+    )
+    record.fetched = FetchedOnAwait({REMOTE: Fetched("image/png", PNG64)})
+    return record
 
 
 def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:

@@ -55,11 +55,12 @@ from agent_as_model.states.stored import (
     reads_stored,
     stamps_response,
     stores_response,
+    take_fetched,
     take_kept,
     validate_continued,
     warn_unkept,
 )
-from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
+from agent_as_model.states.validate import large_input, validate_call, validates_off_loop, wants_media
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -129,7 +130,9 @@ TABLE = Table(
         State("store_planned", NOTHING_SENT, then="validate", first=("load", "carry", "resume")),
         State("awaiting_store_read", NOTHING_SENT, awaits="store_read"),
         State("continued", NOTHING_SENT, then="validate", first=("resume",)),
-        State("validated", NOTHING_SENT, then="build", first=("fan_out", "resume")),
+        State("validated", NOTHING_SENT, then="build", first=("fetch", "fan_out", "resume")),
+        # remote media fetched for the call (`serve --fetch-media`), before anything is built
+        State("awaiting_media", NOTHING_SENT, awaits="media"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, awaits="host"),
         State("answered", ASKED, then="interpret", on_error="repair"),
@@ -162,6 +165,11 @@ TABLE = Table(
             validate_call,
             off_loop=validates_off_loop,
         ),
+        # remote media the reading met (`serve --fetch-media`): the one I/O this server does on a
+        # caller's behalf, before anything is built; the fetched parts take the place of what
+        # stood in for them in the request, the arguments not read again
+        Transition("fetch", "validated", "awaiting_media", guard=wants_media),
+        Transition("fetched", "awaiting_media", "validated", take_fetched),
         # who serves the call, chosen from the parsed request (the era, the operator's provider),
         # then what it is sent
         Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
@@ -239,6 +247,7 @@ TABLE = Table(
                 "awaiting_store_read",
                 "continued",
                 "validated",
+                "awaiting_media",
                 "payload_ready",
                 "awaiting_choices",
             ),
@@ -258,6 +267,7 @@ TABLE = Table(
                 "awaiting_store_read",
                 "continued",
                 "validated",
+                "awaiting_media",
                 "payload_ready",
                 "awaiting_host",
                 "resumed",
@@ -278,7 +288,8 @@ TABLE = Table(
 # admission (admitted: a refusal is a caller error, the way out), the backend's exchange (an
 # answer, or on 2026-07-28 the round that asks), the completions of a call that asked for several
 # (all answered, or some still to be asked), the stored response a call continues (read: a
-# failure is a caller error, the way out), and the response kept (or not).
+# failure is a caller error, the way out), the response kept (or not), and the call's remote
+# media (fetched: a failure is a caller error, the way out).
 AWAITED: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "admission": ("enter",),
@@ -286,6 +297,7 @@ AWAITED: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "choices": ("answer", "suspend"),
         "store_read": ("read",),
         "store_write": ("kept", "unkept"),
+        "media": ("fetched",),
     }
 )
 

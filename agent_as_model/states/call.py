@@ -22,6 +22,7 @@ from agent_as_model.records import Record
 if TYPE_CHECKING:
     from agent_as_model.adapters.callers import Gate, Ticket, Visit
     from agent_as_model.adapters.dialects import Dialect
+    from agent_as_model.adapters.dialects.parse import Unfetched
     from agent_as_model.adapters.dialects.storage import Keep
     from agent_as_model.adapters.store import SealedStore
 
@@ -76,6 +77,7 @@ class CallRecord:
         "large",
         "resumption",
         "fetched",
+        "unfetched",
         "choices",
         "asked",
         "store",
@@ -113,6 +115,9 @@ class CallRecord:
         # Remote media (`serve --fetch-media`): None while it is refused; else what the driver
         # fetched for this call so far, by URL (validate reads the arguments with it).
         self.fetched: dict[str, Fetched] | None = {} if limits.fetch.enabled else None
+        # validate: the remote media its reading met, still to fetch (the driver fetches them in
+        # `awaiting_media`, and `take_fetched` puts them in the request).
+        self.unfetched: Unfetched | None = None
         # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router

@@ -65,7 +65,7 @@ def _proven(record: CallRecord, fetched: tuple[str, ...]) -> Resumption:
 
 def _resume(record: CallRecord, round_one: HostPlan | None) -> None:
     request = record.request
-    route = record.route = record.router.route(request)
+    route = record.route = record.router.route(request, record.resumption)
     check_sampling(route)
     # Round one's plan, when its host took tools as this one does (the plan is a function of the
     # request and that): nothing per tool is worked out again.

@@ -292,7 +292,7 @@ class Route(Record):
     # what the call makes from it is the same on a repeated retry. None: this request is the call.
     identity: str | None = None
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
@@ -313,7 +313,10 @@ class Router(Protocol):
     """Chooses the route of one call from its parsed request; raises the caller error of a call
     that asked for what this server cannot give (nothing has been sent)."""
 
-    def route(self, request: Request) -> Route: ...
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
+        """`proven`: the resumption `proven` gave a 2026-07-28 retry (resume passes it), whose
+        route is the round trip that proved it, chosen by round one for these very arguments."""
+        ...
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         """The resumption of a 2026-07-28 retry whose sealed state binds the host's answers to

@@ -144,16 +144,17 @@ class CallRouter:
             self._ctx.session, self._ctx.request_id, self._limits, progress_token(self._params)
         )
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         support = self._support
+        if proven is not None:
+            # A retry the round trip proved is the round trip's: round one chose it for these
+            # very arguments, and the host's answers it binds are this call's. `proven` built it.
+            made = self._made
+            assert made is not None and made.resumption is proven
+            return Route(made, support, made.identity)
         declined = False
         if self._state is not None and is_modern(self._ctx.protocol_version):
-            proven = self._round_trip(request.fetched)
-            if proven.resumption is not None:
-                # A retry the round trip proved is the round trip's: round one chose it for these
-                # very arguments, and the host's answers it binds are this call's.
-                return Route(proven, support, proven.identity)
-            declined = proven.declined
+            declined = self._round_trip(request.fetched).declined
         pool = self._pool
         if pool is None:  # the host alone: no provider configured
             if request.backend == "provider":
