@@ -21,7 +21,7 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import observed, stored_responses
+from agent_as_model.engine import admission, observed, stored_responses
 from agent_as_model.engine.driver import drive, refuse
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
@@ -30,6 +30,7 @@ from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import Pool
+    from agent_as_model.adapters.callers import Gate, Visit
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore
 
@@ -45,6 +46,7 @@ def call_handler(
     store: SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, Any]],
+    gate: Gate | None = None,
 ) -> CallHandler:
     """The `tools/call` handler of one server (`server.build_server` says what each is)."""
 
@@ -80,11 +82,19 @@ def call_handler(
         if pool is not None:
             await pool.cooldowns.refresh()
         router = backends.CallRouter(ctx, params, pool, limits)
-        record = CallRecord(dialect, arguments, router, limits, responses, carried)
+        watch = telemetry.WATCH
+        # The caller the door named, for the limits and the tool span: read only for them.
+        visit = None if gate is None and watch is None else _visit(ctx)
+        record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, visit)
         # A state this server cannot open ends the call by the table's way out, before its walk.
         walk = drive if refusal is None else partial(refuse, err=refusal, told=stored_responses.ANSWER_UNUSED)
-        watch = telemetry.WATCH
-        result = await (walk(record) if watch is None else _drive_watched(watch, record, walk))
+        if gate is None:
+            result = await (walk(record) if watch is None else _drive_watched(watch, record, walk))
+        else:  # callers' limits: admitted by the machine, settled here however the call ends
+            try:
+                result = await (walk(record) if watch is None else _drive_watched(watch, record, walk))
+            finally:
+                await admission.settle(record)
         if not isinstance(result, InputRequiredResult):
             return result
         if record.stored is not None:
@@ -97,6 +107,14 @@ def call_handler(
         return backends.wire_result(result)
 
     return call_tool
+
+
+def _visit(ctx: ServerRequestContext[Any]) -> Visit | None:
+    """The caller the HTTP door found for this request (None: no door, as in-process)."""
+    from agent_as_model.adapters.callers import VISIT_KEY
+
+    scope = getattr(ctx.request, "scope", None)
+    return None if scope is None else scope.get(VISIT_KEY)
 
 
 async def _drive_watched(

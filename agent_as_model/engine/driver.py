@@ -2,9 +2,10 @@
 
 It holds no path of its own: from each state it does what the table says (fire the next trigger
 the state names, or in an I/O state await what the state names and fire the trigger of its
-outcome) until the call ends. What it awaits: the backend's exchange, the completions of a call
-that asked for several, the store of stored responses (`engine/stored_responses.py`), and the
-call's remote media (`serve --fetch-media`, adapters/fetching.py).
+outcome) until the call ends. What it awaits: a caller's admission (`engine/admission.py`), the
+backend's exchange, the completions of a call that asked for several, the store of stored
+responses (`engine/stored_responses.py`), and the call's remote media (`serve --fetch-media`,
+adapters/fetching.py).
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
@@ -26,7 +27,7 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine import observed, stored_responses
+from agent_as_model.engine import admission, observed, stored_responses
 from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -204,6 +205,7 @@ async def fetch_media(record: CallRecord) -> tuple[str, Any]:
 
 # What the driver awaits in each I/O state of the table (`machine.AWAITED` names the outcomes).
 AWAITING: dict[str, Callable[[CallRecord], Awaitable[tuple[str, Any]]]] = {
+    "admission": admission.admit,
     "host": exchange,
     "choices": walk_choices,
     "store_read": stored_responses.read_stored,

@@ -20,6 +20,7 @@ from agent_as_model.neutral import EMPTY, Completion, Request
 from agent_as_model.records import Record
 
 if TYPE_CHECKING:
+    from agent_as_model.adapters.callers import Gate, Ticket, Visit
     from agent_as_model.adapters.dialects import Dialect
     from agent_as_model.adapters.dialects.parse import Unfetched
     from agent_as_model.adapters.dialects.storage import Keep
@@ -85,6 +86,10 @@ class CallRecord:
         "given",
         "stored",
         "to_keep",
+        "gate",
+        "visit",
+        "ticket",
+        "answered",
         "_request",
         "_payload",
         "_host_answer",
@@ -100,6 +105,8 @@ class CallRecord:
         limits: Limits = DEFAULT_LIMITS,
         store: SealedStore | None = None,
         carried: Mapping[str, Any] | None = None,
+        gate: Gate | None = None,
+        visit: Visit | None = None,
     ) -> None:
         self.dialect = dialect
         self.arguments = arguments
@@ -150,6 +157,14 @@ class CallRecord:
         self.given: Mapping[str, Any] = arguments
         # keep: what is written under the response's id (its input and the Response object).
         self.to_keep: dict[str, Any] | None = None
+        # Callers' limits (`serve --http` with [limits]): the server's gate, and the caller the
+        # door found for this request (None: no door named one; the gate's anonymous caller).
+        self.gate = gate
+        self.visit = visit
+        # admit: the call's place in its caller's counters, given back when the call ends.
+        self.ticket: Ticket | None = None
+        # answer: each answer this request took, in order (what its caller is counted for).
+        self.answered: tuple[HostAnswer, ...] = ()
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None

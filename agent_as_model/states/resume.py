@@ -113,3 +113,4 @@ def take_bound_answer(record: CallRecord) -> None:
     if isinstance(answer, CallError):
         raise answer
     record.host_answer = answer
+    record.answered += (answer,)

@@ -299,6 +299,9 @@ class Route(Record):
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         return None  # a fixed route carries no rounds across requests
 
+    def continues(self) -> bool:
+        return False
+
     def choices(self, n: int) -> list[Route]:
         return [self] * n
 
@@ -320,6 +323,12 @@ class Router(Protocol):
         the payloads of these very arguments, read with media of these digests (`fetched`: none
         before the arguments are read); None for any other request (mrtr.py says what binds it).
         Only the host's round trip on 2026-07-28 carries rounds across requests."""
+        ...
+
+    def continues(self) -> bool:
+        """Whether this request carries the state of a call an earlier request of it began (a
+        2026-07-28 retry: the SDK unsealed its state and bound it to these very arguments before
+        the call is read), whether or not the state proves the host's answers."""
         ...
 
     def choices(self, n: int) -> list[Router]:

@@ -123,6 +123,9 @@ class CallRouter:
             return None
         return self._round_trip(fetched).resumption
 
+    def continues(self) -> bool:
+        return self._state is not None and is_modern(self._ctx.protocol_version)
+
     def _round_trip(self, fetched: tuple[str, ...] = ()) -> ModernRoundTrip:
         """This request's 2026-07-28 round trip, read from its state once (the proof is asked
         before the arguments are read, the route after), and again only when the reading fetched
