@@ -69,6 +69,9 @@ class Passing(Record):
     arguments: Mapping[str, Any]
     contract: Mapping[str, Any] | None = None
     repairs: tuple[SamplingMessage, ...] = ()
+    # The call's token limit as the server read it (its default when the caller gave none), for
+    # an API that requires one the caller's product lets it leave out.
+    max_tokens: int | None = None
 
 
 class ProviderApi(Protocol):
@@ -179,7 +182,11 @@ class ProviderBackend:
         )
 
     def serving(
-        self, model: str, product: str | None = None, arguments: Mapping[str, Any] | None = None
+        self,
+        model: str,
+        product: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> ProviderCall:
         """This provider as the backend of one call, asking for `model` (the route's, or the
         caller's as `model_for` allows it); when its API speaks `product`, the caller's
@@ -191,7 +198,7 @@ class ProviderBackend:
             and self.settings.pass_through
             and self._api.speaks(product)
         ):
-            passing = Passing(product, arguments)
+            passing = Passing(product, arguments, max_tokens=max_tokens)
         return ProviderCall(self, model, passing)
 
     # The `--provider` flags' one provider serves as a backend itself, asking for the caller's model.

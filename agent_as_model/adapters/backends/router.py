@@ -204,7 +204,7 @@ class CallRouter:
                 refused.append(err)
                 passed.append(passed_over(f"provider:{provider.label}", err.reason))
                 continue
-            serving = provider.serving(model, product, own)
+            serving = provider.serving(model, product, own, request.max_tokens)
             if host_only is not None and serving.passing is None:
                 passed.append(passed_over(serving.source(model), f"{host_only.path}: {host_only.reason}"))
                 continue

@@ -175,8 +175,12 @@ def product_client(sdk: ModuleType, settings: ProviderSettings, key: str | None,
 
 
 def passed_body(passing: Any, model: str) -> dict[str, Any]:
-    """The caller's body as written, asking for `model`."""
-    return {**passing.arguments, "model": model}
+    """The caller's body as written, asking for `model`; the API requires `max_tokens`, which the
+    tool lets a caller leave out: then the server's limit is sent."""
+    body = {**passing.arguments, "model": model}
+    if body.get("max_tokens") is None and passing.max_tokens is not None:
+        body["max_tokens"] = passing.max_tokens
+    return body
 
 
 def read_passed(product: str, response: Any) -> Reply:
