@@ -320,3 +320,11 @@ def test_the_telemetry_variables_win_over_the_file(tmp_path: Path) -> None:
     assert read(tmp_path, text).otel is True
     args = read(tmp_path, text, env={"AGENT_AS_MODEL_OTEL": "0", "AGENT_AS_MODEL_OTEL_CONTENT": "redacted"})
     assert args.otel is None and args.otel_content is None  # the flag's reader finds the variable
+
+
+def test_the_telemetry_docs_config_block_loads(tmp_path: Path) -> None:
+    """docs/telemetry.md's [serve] block is a file `serve --config` reads, each key its flag's."""
+    text = (ROOT / "docs" / "telemetry.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    args = read(tmp_path, block)
+    assert (args.otel, args.otel_content, args.http, args.metrics) == (True, "redacted", True, True)
