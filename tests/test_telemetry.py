@@ -155,6 +155,7 @@ async def test_a_provider_round_carries_its_trace_context_and_its_retry(
     assert attributes["gen_ai.provider.name"] == "openai"
     assert attributes["gen_ai.request.model"] == "model-one"
     assert attributes["agent_as_model.usage.source"] == "provider"
+    assert attributes["gen_ai.response.id"] == "chatcmpl-standin"  # the provider's own id of its answer
     (retry,) = [e for e in round_.events if e.name == "agent_as_model.provider.retry"]
     assert (retry.attributes or {})["error.type"] == "429"
     assert (retry.attributes or {})["agent_as_model.attempt"] == 1

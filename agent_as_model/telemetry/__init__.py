@@ -197,6 +197,7 @@ class Answered(Record):
     round_no: int = 0
     provider: str = names.HOST_PROVIDER
     asked_model: str = ""
+    response_id: str | None = None  # the answerer's own id of the answer, when it gave one
 
 
 class CallSeen(Record):
@@ -323,6 +324,8 @@ def _answers_attributes(answers: Sequence[Answered]) -> dict[str, Any]:
     conventions' array is one per choice) and the tokens summed (the source is `estimated` if any
     completion's count is)."""
     attributes = _answer_attributes(answers[0], None)
+    # The tool span's id is the result's (the product object's id), set by `call_ended`.
+    attributes.pop(names.RESPONSE_ID, None)
     attributes[names.ANSWERED_ROUND] = max(a.round_no for a in answers)
     if len(answers) > 1:
         reasons = [a.stop_reason for a in answers if a.stop_reason]
@@ -344,6 +347,8 @@ def _answer_attributes(answer: Answered, content: Content | None) -> dict[str, A
     attributes: dict[str, Any] = {}
     if answer.model:
         attributes[names.RESPONSE_MODEL] = answer.model
+    if answer.response_id:
+        attributes[names.RESPONSE_ID] = answer.response_id
     if answer.stop_reason:
         attributes[names.FINISH_REASONS] = [answer.stop_reason]
     usage = answer.usage

@@ -45,6 +45,7 @@ class Reply(Record):
     usage: Usage | None = None  # the API's own token counts, when its reply has them
     # The API's own response object, as JSON, when the call's body went through as written.
     native: dict[str, Any] | None = None
+    response_id: str | None = None  # the API's own id of its answer, when it gave one
 
 
 class Failure(Record):
@@ -237,6 +238,7 @@ class ProviderBackend:
             source,
             reply.usage,
             native=reply.native,
+            response_id=reply.response_id or _native_id(reply.native),
         )
 
     def check(self, payload: CreateMessageRequestParams, model: str, passing: Passing | None) -> None:
@@ -321,3 +323,11 @@ def provider_said(body: object) -> str | None:
 
 def first_line(err: Exception) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+def _native_id(native: dict[str, Any] | None) -> str | None:
+    """The id of a provider's own response object (`id`; Gemini's `responseId`), if it has one."""
+    if native is None:
+        return None
+    found = native.get("id", native.get("responseId"))
+    return found if isinstance(found, str) else None

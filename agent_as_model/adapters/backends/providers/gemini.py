@@ -197,7 +197,8 @@ def read_reply(response: Any) -> Reply:
     model = response.model_version
     if not isinstance(model, str):
         raise ValueError("modelVersion is missing")
-    return Reply(tuple(blocks), model, stop, _usage(response))
+    found = response.response_id
+    return Reply(tuple(blocks), model, stop, _usage(response), response_id=found if isinstance(found, str) else None)
 
 
 def _usage(response: Any) -> Usage | None:
