@@ -250,6 +250,7 @@ class Round:
                 names.MAX_TOKENS: asked.max_tokens,
                 names.OUTPUT_TYPE: "json" if asked.structured else "text",
                 names.TOOL_NAME: asked.tool,
+                names.BACKEND: asked.source,
                 names.ROUND: asked.round_no,
                 names.REPAIR: asked.round_no > 0,
             }
@@ -280,6 +281,7 @@ class Round:
             provider, model = names.provider_and_model(answer.source, self._asked.model)
             if (provider, model) != (self._provider, self._model):  # the host declined; a provider answered
                 span.set_attributes({names.PROVIDER: provider, names.REQUEST_MODEL: model})
+            span.set_attribute(names.BACKEND, answer.source)
             span.set_attributes(_answer_attributes(answer, self._watch.content))
 
     def suspended(self) -> None:

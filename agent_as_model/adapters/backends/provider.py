@@ -32,6 +32,7 @@ from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
+from agent_as_model.telemetry import conventions
 
 log = logging.getLogger("agent_as_model")
 
@@ -164,6 +165,7 @@ class ProviderBackend:
         self.settings = settings
         self.label = settings.label
         self._api = api
+        conventions.provider_named(self.label, settings.provider)
         self.who = f"The provider {self.label} (not the host)"
 
     def speaks(self, product: str | None) -> bool:
