@@ -65,3 +65,19 @@ async def test_a_named_providers_round_names_its_api_its_backend_its_id_and_carr
     tokens = observed.points("gen_ai.client.token.usage")
     assert tokens and all(p.attributes["gen_ai.provider.name"] == registered for p in tokens)
 
+
+async def test_a_route_falling_from_one_provider_to_the_next_is_an_event_and_a_count(
+    era: str, observed: Observed, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    providers["a"].script.append(Status(500, "boom"))  # `fast` is a/a-fast, then b/claude-fast
+    async with connect(era, ScriptedHost("never asked"), server=server(tmp_path, providers)) as client:
+        result = await client.call_tool("generate", {"prompt": "q", "model": "fast"})
+    assert not result.is_error, result.content[0].text
+    assert meta_of(result)["backend"] == "provider:b/claude-fast"
+    (round_,) = observed.rounds()
+    (event,) = [e for e in round_.events if e.name == "agent_as_model.fallback"]
+    assert dict(event.attributes or {}) == {"agent_as_model.fallback.from": "a", "agent_as_model.fallback.to": "b"}
+    assert (round_.attributes or {})["gen_ai.provider.name"] == "anthropic"  # who answered in the end
+    (fallback,) = observed.points("agent_as_model.fallbacks")
+    assert fallback.value == 1
+    assert dict(fallback.attributes) == {"agent_as_model.fallback.from": "a", "agent_as_model.fallback.to": "b"}

@@ -435,17 +435,17 @@ def retried(attempt: int, error_type: str, wait: float) -> None:
     )
 
 
-def fell_back(provider: str) -> None:
-    """The host declined the round, and the provider is asked instead."""
+def fell_back(failed: str, asked: str) -> None:
+    """A backend of the route (`host`, or a provider's configured name) gave the round no answer,
+    and the next one is asked instead."""
     watch = WATCH
     if watch is None:
         return
+    attributes = {names.FALLBACK_FROM: failed, names.FALLBACK_TO: asked}
     if watch.tracer is not None:
-        trace.get_current_span().add_event(
-            names.FALLBACK_EVENT, {names.FALLBACK_FROM: "host", names.FALLBACK_TO: provider}
-        )
+        trace.get_current_span().add_event(names.FALLBACK_EVENT, attributes)
     if watch.metrics is not None:
-        _add(watch.metrics.fallbacks, 1, {names.FALLBACK_FROM: "host", names.FALLBACK_TO: provider})
+        _add(watch.metrics.fallbacks, 1, attributes)
 
 
 def store_operation(operation: str, error_type: str | None = None) -> None:
