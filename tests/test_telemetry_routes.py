@@ -76,8 +76,14 @@ async def test_a_route_falling_from_one_provider_to_the_next_is_an_event_and_a_c
     assert meta_of(result)["backend"] == "provider:b/claude-fast"
     (round_,) = observed.rounds()
     (event,) = [e for e in round_.events if e.name == "agent_as_model.fallback"]
-    assert dict(event.attributes or {}) == {"agent_as_model.fallback.from": "a", "agent_as_model.fallback.to": "b"}
+    assert dict(event.attributes or {}) == {
+        "agent_as_model.fallback.from": "a",
+        "agent_as_model.fallback.to": "b",
+    }
     assert (round_.attributes or {})["gen_ai.provider.name"] == "anthropic"  # who answered in the end
     (fallback,) = observed.points("agent_as_model.fallbacks")
     assert fallback.value == 1
-    assert dict(fallback.attributes) == {"agent_as_model.fallback.from": "a", "agent_as_model.fallback.to": "b"}
+    assert dict(fallback.attributes) == {
+        "agent_as_model.fallback.from": "a",
+        "agent_as_model.fallback.to": "b",
+    }

@@ -2,10 +2,11 @@
 
 The parameters are the SDKs' own (`sdk.create_keys`, and for Gemini every body path a
 `GenerateContentConfig` field lands at, `sdk.gemini_keys`), and every other one a dialect
-declares it accepts or refuses (`parameter_keys`: `stream`, and keys an SDK no longer types); what becomes of each is read from the
-dialect's declaration: a refusal and its reason (`Body.refused`, Gemini's config and top-level
-refusals), a fate (`Body.fates`, adapters/dialects/hints.py), an echo (`Body.echo`), or else
-what the tool's listed schema says of it. The corpus's counts close the page.
+declares it accepts or refuses (`parameter_keys`: `stream`, and keys an SDK no longer types);
+what becomes of each is read from the dialect's declaration: a refusal and its reason
+(`Body.refused`, Gemini's config and top-level refusals), a fate (`Body.fates`,
+adapters/dialects/hints.py), an echo (`Body.echo`), or else what the tool's listed schema says
+of it. The corpus's counts close the page.
 
 `python -m tests.corpus.parameters --write docs/parameters.md` writes it (`make docs`);
 tests/test_corpus.py fails while the page is stale.

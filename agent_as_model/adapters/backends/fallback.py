@@ -127,7 +127,7 @@ class Route:
             if left <= 0:
                 passed.append(passed_over(source, "the call's deadline had passed (serve --route-deadline)"))
                 break
-            if index > start and self._failed:  # the link asked last gave no answer: this one is asked instead
+            if index > start and self._failed:  # the one asked last gave no answer: this one is asked
                 telemetry.fell_back(_named(self._failed[-1]), _named(link))
             self._at = index
             outcome = await _asked(backend, link, payload, round_no, findings, left, self._host_errors_pass)

@@ -197,8 +197,8 @@ def read_reply(response: Any) -> Reply:
     model = response.model_version
     if not isinstance(model, str):
         raise ValueError("modelVersion is missing")
-    found = response.response_id
-    return Reply(tuple(blocks), model, stop, _usage(response), response_id=found if isinstance(found, str) else None)
+    ident = response.response_id if isinstance(response.response_id, str) else None
+    return Reply(tuple(blocks), model, stop, _usage(response), response_id=ident)
 
 
 def _usage(response: Any) -> Usage | None:
