@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile bench-store soak clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile bench-store bench-callers soak clean
 
 install: $(STAMP)
 
@@ -70,6 +70,10 @@ bench-hostile: $(STAMP)
 # against the same history passed back (issue 23).
 bench-store: $(STAMP)
 	$(BIN)/python benchmarks/bench_store.py
+
+# What callers' limits add to a call: memory, SQLite and a real redis-server against no limits.
+bench-callers: $(STAMP)
+	$(BIN)/python benchmarks/bench_callers.py
 
 # Garbage in, on every tool, on both eras, over stdio (issue 13): 20,000 hypothesis-generated calls
 # counted as ok / clear error / opaque error / hang / dead, with the server's RSS. Not part of `make test`.

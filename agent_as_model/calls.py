@@ -10,6 +10,7 @@ only listed never needs them; the first call imports them once.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcp.server import ServerRequestContext
@@ -20,8 +21,8 @@ from agent_as_model.adapters import backends
 from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.tools import models
 from agent_as_model.arguments import reject_unknown
-from agent_as_model.engine import observed, stored_responses
-from agent_as_model.engine.driver import drive
+from agent_as_model.engine import admission, observed, stored_responses
+from agent_as_model.engine.driver import drive, refuse
 from agent_as_model.errors import CallError
 from agent_as_model.limits import Limits
 from agent_as_model.states.call import CallRecord
@@ -29,6 +30,7 @@ from agent_as_model.states.commit import error_result, tool_result
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import Pool
+    from agent_as_model.adapters.callers import Gate, Visit
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.store import SealedStore
 
@@ -44,6 +46,7 @@ def call_handler(
     store: SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, Any]],
+    gate: Gate | None = None,
 ) -> CallHandler:
     """The `tools/call` handler of one server (`server.build_server` says what each is)."""
 
@@ -63,13 +66,14 @@ def call_handler(
         schemas.remember_per_request()
         responses = store if dialect.storage is not None else None  # a product that keeps responses
         carried = None
+        refusal = None
         if responses is not None:
             # A continued call's retry carries the stored response in its (sealed) state: the
             # backend gets its own state back, and the call continues the one carried.
             try:
                 opened = stored_responses.unwrap(params.request_state)
             except CallError as err:
-                return error_result(err.message(params.name, stored_responses.ANSWER_UNUSED))
+                opened, refusal = None, err
             if opened is not None:
                 inner, carried = opened
                 params = params.model_copy(update={"request_state": inner})
@@ -78,9 +82,19 @@ def call_handler(
         if pool is not None:
             await pool.cooldowns.refresh()
         router = backends.CallRouter(ctx, params, pool, limits)
-        record = CallRecord(dialect, arguments, router, limits, responses, carried)
         watch = telemetry.WATCH
-        result = await (drive(record) if watch is None else _drive_watched(watch, record))
+        # The caller the door named, for the limits and the tool span: read only for them.
+        visit = None if gate is None and watch is None else _visit(ctx)
+        record = CallRecord(dialect, arguments, router, limits, responses, carried, gate, visit)
+        # A state this server cannot open ends the call by the table's way out, before its walk.
+        walk = drive if refusal is None else partial(refuse, err=refusal, told=stored_responses.ANSWER_UNUSED)
+        if gate is None:
+            result = await (walk(record) if watch is None else _drive_watched(watch, record, walk))
+        else:  # callers' limits: admitted by the machine, settled here however the call ends
+            try:
+                result = await (walk(record) if watch is None else _drive_watched(watch, record, walk))
+            finally:
+                await admission.settle(record)
         if not isinstance(result, InputRequiredResult):
             return result
         if record.stored is not None:
@@ -95,12 +109,24 @@ def call_handler(
     return call_tool
 
 
-async def _drive_watched(watch: telemetry.Watch, record: CallRecord) -> CallToolResult | InputRequiredResult:
+def _visit(ctx: ServerRequestContext[Any]) -> Visit | None:
+    """The caller the HTTP door found for this request (None: no door, as in-process)."""
+    from agent_as_model.adapters.callers import VISIT_KEY
+
+    scope = getattr(ctx.request, "scope", None)
+    return None if scope is None else scope.get(VISIT_KEY)
+
+
+async def _drive_watched(
+    watch: telemetry.Watch,
+    record: CallRecord,
+    walk: Callable[[CallRecord], Awaitable[CallToolResult | InputRequiredResult]],
+) -> CallToolResult | InputRequiredResult:
     """The call, counted in flight while it runs, and its tool span told what it ended with."""
     watch.in_flight(record.tool, 1)
     result = None
     try:
-        result = await drive(record)
+        result = await walk(record)
         return result
     finally:
         watch.in_flight(record.tool, -1)

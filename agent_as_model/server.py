@@ -38,6 +38,7 @@ from agent_as_model.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends import Pool, ProviderSettings, Tap
+    from agent_as_model.adapters.callers import Gate
     from agent_as_model.adapters.dialects.storage import Storage
     from agent_as_model.adapters.routes import Gateway
     from agent_as_model.calls import CallHandler
@@ -166,6 +167,7 @@ def build_server(
     replay_redacted: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     store: stores.SealedStore | None = None,
+    gate: Gate | None = None,
 ) -> Server[Any]:
     """The MCP server. `gateway`: the operator's providers and routes (spec section 15), or
     `provider`: the `--provider` flags' one provider (spec section 8); None, the default, reads no
@@ -173,7 +175,8 @@ def build_server(
     `backends.ProviderUnavailable`. `provider_tap` and `provider_replay` record and replay the
     providers' exchanges (`serve --record`, `replay`). `store`: the operator's response store
     (spec section 13, `open_store`), which also keeps the providers' cooldowns; None, the
-    default, keeps nothing."""
+    default, keeps nothing. `gate`: the callers' limits (spec section 17,
+    `adapters.callers.open_gate`); None, the default, limits no one."""
     pool = None
     if provider is not None and gateway is None:
         from agent_as_model.adapters.routes import Gateway
@@ -215,7 +218,7 @@ def build_server(
         # wire mapping (`CallHandler`), which the runner takes as it takes a model (see `list_tools`).
         nonlocal handler
         if handler is None:  # the first call: the call path is imported now (calls.py says why)
-            handler = _call_handler(pool, limits, store, stored_tools, listed_models)
+            handler = _call_handler(pool, limits, store, stored_tools, listed_models, gate)
         return handler(ctx, params)
 
     server: Server[Any] = Server(
@@ -231,7 +234,7 @@ def build_server(
     # layer for both explanations, as every request crosses each layer.
     server.middleware.append(ExplainRefusals(security))
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))
-    _report_to_a_configured_sdk(server)
+    _report_to_a_configured_sdk(server, gate)
     return server
 
 
@@ -241,9 +244,10 @@ def build_server(
 _SDK_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.sdk.metrics")
 
 
-def _report_to_a_configured_sdk(server: Server[Any]) -> None:
+def _report_to_a_configured_sdk(server: Server[Any], gate: Gate | None) -> None:
     """Report spans and metrics when this process has an OpenTelemetry SDK configured
-    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)."""
+    (docs/telemetry.md); with metrics on, measure every MCP request (`mcp.server.operation.duration`)
+    and export the callers' limits."""
     if not any(name in sys.modules for name in _SDK_MODULES):
         return
     from agent_as_model import telemetry
@@ -251,6 +255,10 @@ def _report_to_a_configured_sdk(server: Server[Any]) -> None:
     watch = telemetry.watch_configured()
     if watch is not None and watch.metrics is not None:
         server.middleware.insert(0, telemetry.MeasuredRequests(watch))
+        if gate is not None:
+            from agent_as_model.telemetry.conventions import OTHER_CALLERS
+
+            watch.caller_limits(gate.settings.bounds(OTHER_CALLERS))
 
 
 # A 2026-07-28 retry carries the host's answer to an earlier round: the host was asked then.
@@ -356,6 +364,7 @@ def _call_handler(
     store: stores.SealedStore | None,
     stored_tools: dict[str, tuple[Storage, models.StaticTool]],
     listed_models: list[dict[str, Any]],
+    gate: Gate | None,
 ) -> CallHandler:
     first = "agent_as_model.calls" not in sys.modules
     from agent_as_model.calls import call_handler
@@ -365,4 +374,4 @@ def _call_handler(
         # modules made lives as long, so the collector need not walk it either. What else is
         # live now is this call's, freed by its counts as before; only a cycle it made is kept.
         gc.freeze()
-    return call_handler(pool, limits, store, stored_tools, listed_models)
+    return call_handler(pool, limits, store, stored_tools, listed_models, gate)

@@ -41,16 +41,20 @@ from agent_as_model.adapters.backends.base import (
     SamplingSupport,
     Suspension,
 )
+from agent_as_model.adapters.callers import Ticket
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.dialects.media import IMAGE_TYPES, Fetched
 from agent_as_model.engine import checked, machine
 from agent_as_model.engine.driver import drive
 from agent_as_model.engine.machine import INITIAL, STATES, TABLE, TERMINAL, IllegalTrigger, Transition
 from agent_as_model.errors import CallError, MissingCapability, host_error
+from agent_as_model.limits import FetchPolicy, Limits
 from agent_as_model.neutral import Request
 from agent_as_model.states.call import CallRecord
 from property_tests.budget import budget
 from property_tests.results import completion_text
 from property_tests.strategies import TOOLS, texts
+from tests.test_media import PNG64
 
 VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "chat_complete": {"messages": [{"role": "user", "content": "hi"}]},
@@ -150,6 +154,7 @@ AWAITED_OUTCOMES: dict[tuple[str, str], Any] = {
     ("store_read", "read"): STORED,
     ("store_write", "kept"): None,
     ("store_write", "unkept"): "the store is down",
+    ("admission", "enter"): Ticket("0" * 16, "alice"),
 }
 
 
@@ -270,11 +275,27 @@ SCENARIOS: dict[str, Callable[[], CallRecord]] = {
     "carried proven retry": lambda: stored_record(
         {"input": "hi", "previous_response_id": RESP}, STORED, ProvingRouter(())
     ),
+    # remote media the reading met, fetched in the machine's own state (`serve --fetch-media`)
+    "fetches media": lambda: fetching_record(),
     # a retry proven only once its arguments are read, with the media they fetched
     "proven as read": lambda: CallRecord(
         FETCHING, VALID_ARGUMENTS["generate"], ProvingRouter((), media=True)
     ),
+    # callers' limits (`serve --http` with [limits]): a call admitted first, one kept after its
+    # admission, and a 2026-07-28 retry, admitted with its round one, which passes by
+    "limited": lambda: limited(new_record("chat_complete", WALK_ARGUMENTS["chat_complete"])),
+    "limited stored": lambda: limited(stored_record({"input": "hi"})),
+    "limited proven retry": lambda: limited(proven_record(())),
 }
+
+
+def limited(record: CallRecord) -> CallRecord:
+    """The record on a server whose callers have limits: the gate itself is the driver's to
+    await, so the states see only that there is one."""
+    record.gate = object()  # type: ignore[assignment]
+    return record
+
+
 RESP = "resp_" + "ab" * 16
 
 
@@ -297,11 +318,14 @@ class ProvingRouter:
         self.served = Route(FakeEra(SUSPENSION), SamplingSupport(declared=True))
         self.media = media  # the state binds fetched media: it proves nothing before they are
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         return self.served
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         return self.resumption if bool(fetched) == self.media else None
+
+    def continues(self) -> bool:
+        return True
 
     def choices(self, n: int) -> list[ProvingRouter]:
         return [self] * n
@@ -426,6 +450,17 @@ def test_random_triggers_follow_the_table_on_every_kind_of_call(
             step(record, data.draw(any_or_legal(record.state), label=record.state))
 
 
+def moving(record: CallRecord) -> list[str]:
+    """The legal triggers from where `record` stands that move it: a guarded one whose guard
+    says no for this call (a store, a retry, a caller's limits it does not have) leaves it there."""
+    state = record.state
+    return [
+        trigger
+        for trigger in sorted(MOVES[state])
+        if (guard := GUARDS.get((trigger, state))) is None or guard(record, *trigger_args(state, trigger))
+    ]
+
+
 @budget(200)
 @given(tool=st.sampled_from(TOOLS), data=st.data())
 def test_a_legal_walk_ends_in_a_terminal_state_that_refuses_everything(
@@ -435,7 +470,7 @@ def test_a_legal_walk_ends_in_a_terminal_state_that_refuses_everything(
         for _ in range(4 * len(STATES)):  # the repair cycle is bounded by repair_attempts
             if record.state in TERMINAL:
                 break
-            step(record, data.draw(st.sampled_from(sorted(MOVES[record.state])), label=record.state))
+            step(record, data.draw(st.sampled_from(moving(record)), label=record.state))
         assert record.state in TERMINAL, f"a legal walk stopped in {record.state}"
         for trigger in TRIGGERS:
             step(record, trigger)  # every one of them is illegal here, so each raises and stays
@@ -490,6 +525,34 @@ def _with_fetched_media(args: Mapping[str, Any], turns: Any) -> None:
 
 # Reads as if the arguments' media had been fetched (`serve --fetch-media`).
 FETCHING: Dialect = StandInDialect(read_conversation=_with_fetched_media)
+
+
+REMOTE = "https://images.example/pixel.png"
+
+
+def _with_remote_media(args: Mapping[str, Any], turns: Any) -> None:
+    DIALECTS["generate"].read_conversation(args, turns)
+    turns.media(turns.remote(REMOTE, "prompt", IMAGE_TYPES), "prompt")
+
+
+class FetchedOnAwait(dict[str, Fetched]):
+    """What the driver will have fetched when `fetched` fires: nothing yet while the arguments
+    are read, so the reading leaves a stand-in."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default
+
+
+def fetching_record() -> CallRecord:
+    route = Route(FakeEra(ANSWER), SamplingSupport(declared=True))
+    record = CallRecord(
+        StandInDialect(read_conversation=_with_remote_media),
+        VALID_ARGUMENTS["generate"],
+        route,
+        Limits(fetch=FetchPolicy(enabled=True)),
+    )
+    record.fetched = FetchedOnAwait({REMOTE: Fetched("image/png", PNG64)})
+    return record
 
 
 def broken_work(tool: str, broken: str) -> tuple[CallRecord, HostAnswer, BrokenWork]:

@@ -126,16 +126,20 @@ async def http_client(
     *,
     token: str | None = None,
     on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
+    connections: int | None = None,
 ) -> AsyncIterator[Client]:
     """An SDK Client over streamable HTTP on `mode`, declaring sampling when a host is given;
-    `on_response` sees every HTTP response (its headers: the session id)."""
+    `on_response` sees every HTTP response (its headers: the session id); `connections` raises
+    httpx's pool of 100 (a test that has more requests in flight at once)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     kwargs: dict[str, Any] = {"mode": mode}
     if host is not None:
         kwargs["sampling_callback"] = host
     hooks = {"response": [on_response]} if on_response else {}
+    pool = {} if connections is None else {"limits": httpx2.Limits(max_connections=connections)}
+    timeout = httpx2.Timeout(30, read=300)
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300), event_hooks=hooks) as http,
+        httpx2.AsyncClient(headers=headers, timeout=timeout, event_hooks=hooks, **pool) as http,
         Client(streamable_http_client(url, http_client=http), **kwargs) as client,
     ):
         yield client

@@ -153,9 +153,13 @@ def test_the_commented_example_in_docs_loads() -> None:
         ('[serve]\nconfig = "other.toml"\n', ":2: serve.config: a configuration file cannot name another"),
         (
             "[serv]\nhttp = true\n",
-            ":1: serv: unknown section (sections: serve, providers, routes); did you mean [serve]?",
+            ":1: serv: unknown section (sections: serve, providers, routes, limits, callers); "
+            "did you mean [serve]?",
         ),
-        ("http = true\n", ":1: http: unknown key outside any section (sections: serve, providers, routes)"),
+        (
+            "http = true\n",
+            ":1: http: unknown key outside any section (sections: serve, providers, routes, limits, callers)",
+        ),
         (
             "[serve]\nport = 9000\n",
             ":2: serve.port: is for serving HTTP and would be ignored over stdio: set "
@@ -251,19 +255,19 @@ def test_providers_and_routes_errors_name_the_line(tmp_path: Path, text: str, sa
 def test_a_section_is_added_by_one_registration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
 
-    def read_callers(section: Section) -> dict[str, Any]:
+    def read_teams(section: Section) -> dict[str, Any]:
         for name, value in section.value.items():
             if not isinstance(value, dict):
                 raise section.error(name, message="expected a table")
         seen.append(section.reading("routes"))
         return dict(section.value)
 
-    monkeypatch.setitem(config_file.SECTIONS, "callers", f"{__name__}:_reader")
-    monkeypatch.setattr(f"{__name__}._reader", read_callers, raising=False)
-    args = read(tmp_path, '[routes]\nx = "host"\n[callers.ci]\nrpm = 60\n')
-    assert args.config_file.sections["callers"] == {"ci": {"rpm": 60}}
+    monkeypatch.setitem(config_file.SECTIONS, "teams", f"{__name__}:_reader")
+    monkeypatch.setattr(f"{__name__}._reader", read_teams, raising=False)
+    args = read(tmp_path, '[routes]\nx = "host"\n[teams.ci]\nrpm = 60\n')
+    assert args.config_file.sections["teams"] == {"ci": {"rpm": 60}}
     assert seen == [(RouteRule("x", (Hop(HOST),)),)]
-    assert refused(tmp_path, "[callers]\nci = 1\n").endswith(":2: callers.ci: expected a table")
+    assert refused(tmp_path, "[teams]\nci = 1\n").endswith(":2: teams.ci: expected a table")
 
 
 _reader = None  # replaced by the test that registers a section

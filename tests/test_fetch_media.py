@@ -23,13 +23,24 @@ from openai.types.chat import (
 )
 from openai.types.responses import EasyInputMessageParam, ResponseInputImageParam, ResponseInputTextParam
 
+from agent_as_model.adapters.dialects import parse
 from agent_as_model.adapters.fetching import why_refused
 from agent_as_model.commands import cli
 from agent_as_model.commands.limit_options import limits_of
 from agent_as_model.limits import FetchPolicy, Limits
 from agent_as_model.server import build_server
+from agent_as_model.states import validate
 from tests.scripted_host import ScriptedHost, connect
-from tests.test_media import IMAGE, PNG, WAV, BytesHost, completion
+from tests.test_media import (
+    IMAGE,
+    PNG,
+    PNG64,
+    WAV,
+    BytesHost,
+    completion,
+    responses_tool_history,
+    seen_blocks,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -471,3 +482,65 @@ async def test_a_gemini_file_data_part_stays_refused_by_default(era: str) -> Non
         "contents[0].parts[1].fileData: a fileData part: remote media is not fetched"
         in result.content[0].text
     )
+
+
+# -- the arguments are read once: the fetched parts take their stand-ins' places ------------------
+
+
+@pytest.mark.parametrize("tool", list(BODIES))
+async def test_a_fetching_call_reads_its_arguments_once_a_request(
+    era: str, tool: str, site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reading leaves a stand-in where remote media is; the machine fetches it in its own
+    state (`awaiting_media`) and puts the fetched part in its place: the arguments are not read
+    again (on 2026-07-28, once in each of the call's two requests)."""
+    reads: list[str] = []
+
+    def counted(dialect: Any, args: Any, fetched: Any = None) -> Any:
+        reads.append(dialect.NAME)
+        return parse.read_request(dialect, args, fetched)
+
+    monkeypatch.setattr(validate, "read_request", counted)
+    async with connect(era, BytesHost(), server=fetching()) as client:
+        result = await client.call_tool(tool, BODIES[tool](f"{base(site)}/pixel.png"))
+    assert not result.is_error, result.content[0].text
+    assert json.loads(completion(tool, result)) == [["text", "what is this?"], IMAGE]
+    assert reads == [tool] * (2 if era == "2026-07-28" else 1)
+
+
+async def test_a_fetched_image_in_a_tool_result_reaches_the_host_as_an_inline_one(
+    era: str, site: Any
+) -> None:
+    inline = responses_tool_history()
+    remote = responses_tool_history()
+    remote["input"][2]["output"][1]["image_url"] = f"{base(site)}/pixel.png"
+    answers = []
+    for arguments, server in ((inline, None), (remote, fetching())):
+        host = ScriptedHost(lambda params: json.dumps(seen_blocks(params.messages[-1].content_as_list)))
+        async with connect(era, host, tools=True, server=server) as client:
+            result = await client.call_tool("responses_create", arguments)
+        assert not result.is_error, result.content[0].text
+        answers.append(json.loads(completion("responses_create", result)))
+    assert answers[0] == answers[1] == [["tool_result", "t1", [["text", "drawn"], IMAGE]]]
+    assert len(site.seen) == (2 if era == "2026-07-28" else 1)
+
+
+async def test_a_cursor_over_a_fetched_image_commits_to_its_bytes(era: str, site: Any) -> None:
+    """The cursor's transcript is made from the conversation with the fetched part in place: the
+    same as over the same bytes sent inline, and the chain continues from it."""
+    cursors = []
+    for url in (f"data:image/png;base64,{PNG64}", f"{base(site)}/pixel.png"):
+        async with connect(era, ScriptedHost("a pixel"), server=fetching()) as client:
+            result = await client.call_tool("chat_complete", {**chat_with(url), "previous_response_id": ""})
+        assert not result.is_error, result.content[0].text
+        cursors.append(json.loads(result.content[0].text)["response_id"])
+    assert cursors[0] == cursors[1]
+    history = [*chat_with(f"{base(site)}/pixel.png")["messages"], {"role": "assistant", "content": "a pixel"}]
+    arguments = {
+        "messages": [*history, {"role": "user", "content": "and now?"}],
+        "previous_response_id": cursors[1],
+    }
+    async with connect(era, ScriptedHost("still a pixel"), server=fetching()) as client:
+        result = await client.call_tool("chat_complete", arguments)
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text)["completion"] == "still a pixel"

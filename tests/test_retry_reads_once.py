@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, CreateMessageRequestParams, InputRequiredR
 
 from agent_as_model import cursors
 from agent_as_model.adapters.dialects import DIALECTS
-from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.parse import parse_request, read_request
 from agent_as_model.server import build_server
 from agent_as_model.states import recall, validate
 from tests.helpers import server_params, text_of
@@ -50,9 +50,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     def counted(d: Any, args: Any, fetched: Any = None) -> Any:
         seen.append(d.NAME)
-        return parse_request(d, args, fetched)
+        return read_request(d, args, fetched)
 
-    monkeypatch.setattr(validate, "parse_request", counted)
+    monkeypatch.setattr(validate, "read_request", counted)
     recall.forget_all()
     yield seen
     recall.forget_all()

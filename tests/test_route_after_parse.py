@@ -43,7 +43,7 @@ class RecordingRouter:
     def proven(self, fetched: tuple[str, ...] = ()) -> None:
         return None
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Any = None) -> Route:
         self.requests.append(request)
         raise caller_error("backend", "refused by the test's router")
 

@@ -24,9 +24,9 @@ from agent_as_model import server as aam_server
 from agent_as_model.errors import StartupError
 from agent_as_model.server import STATE_KEY_ENV, STATE_KEY_FALLBACKS_ENV
 from tests import http_servers
+from tests.helpers import COMMAND, server_params
 from tests.http_servers import HttpServer, http_client
 from tests.scripted_host import ScriptedHost, text_answer
-from tests.test_provider_cli import COMMAND
 
 KEY_A = "key-of-the-first-deployment-0123456789abcdef"
 KEY_B = "key-of-the-second-deployment-0123456789abcde"
@@ -49,7 +49,7 @@ def stdio(
     store: Path | None = None, *, key: str | None = None, older: str | None = None
 ) -> StdioServerParameters:
     args = ["serve", "--store", f"sqlite:{store}"] if store is not None else ["serve"]
-    return StdioServerParameters(command=str(COMMAND), args=args, env=environment(key, older))
+    return server_params(*args, env=environment(key, older))
 
 
 async def store_one(params: StdioServerParameters, era: str, words: str, previous: str | None = None) -> Any:

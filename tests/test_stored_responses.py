@@ -415,13 +415,13 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     from agent_as_model.states import recall, validate
 
     seen: list[dict[str, Any]] = []
-    real = validate.parse_request
+    real = validate.read_request
 
     def counted(d: Any, args: Any, fetched: Any = None) -> Any:
         seen.append(dict(args))
         return real(d, args, fetched)
 
-    monkeypatch.setattr(validate, "parse_request", counted)
+    monkeypatch.setattr(validate, "read_request", counted)
     recall.forget_all()
     return seen
 

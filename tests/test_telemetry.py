@@ -398,3 +398,47 @@ def test_a_test_that_stopped_watching_leaves_the_servers_after_it_reporting_noth
     assert isinstance(trace.get_tracer_provider(), TracerProvider)  # the process has an SDK ...
     build_server()
     assert telemetry.WATCH is None  # ... and a server built now reports nothing to it
+
+
+async def test_a_continued_calls_state_it_cannot_open_is_a_refusal(observed: Observed, tmp_path: Any) -> None:
+    """A retry whose sealed state holds this server's envelope for a continued stored call, but a
+    malformed one, is refused by the table's way out: the tool span and the refusals metric see
+    it as every refusal. Only 2026-07-28 has a requestState (legacy never reaches it)."""
+    from mcp.server.request_state import RequestStateSecurity
+
+    from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.server import open_store
+    from tests.test_eras import MODERN, ForeignStateCodec
+
+    malformed = json.dumps({"kind": "agent-as-model/kept", "v": 2}, separators=(",", ":"))
+    store = open_store(StoreSettings(url=f"sqlite:{tmp_path / 'store.db'}"))
+    try:
+        codec = ForeignStateCodec(lambda state: malformed)
+        server = build_server(store=store, security=RequestStateSecurity(codec=codec))
+        async with connect(MODERN, ScriptedHost(), server=server) as client:
+            arguments = {"input": "q"}
+            first = await client.session.call_tool("responses_create", arguments, allow_input_required=True)
+            assert first.request_state is not None
+            result = await client.session.call_tool(
+                "responses_create",
+                arguments,
+                input_responses={"completion": text_answer("unused")},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+    finally:
+        await store.aclose()
+    assert result.is_error
+    assert result.content[0].text == (
+        "responses_create: requestState: this server's state for a continued stored call is malformed. "
+        "The host's answer (inputResponses) was not used: call the tool again without requestState."
+    )
+    tool = observed.tool_spans()[-1].attributes or {}
+    assert tool["agent_as_model.refusal.reason"] == "invalid_request"
+    assert tool["agent_as_model.refusal.path"] == "requestState"
+    (refused,) = observed.points("agent_as_model.refusals")
+    assert refused.value == 1
+    assert dict(refused.attributes) == {
+        "gen_ai.tool.name": "responses_create",
+        "agent_as_model.refusal.reason": "invalid_request",
+    }

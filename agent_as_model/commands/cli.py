@@ -1,5 +1,5 @@
 """`agent-as-model`: serve over stdio (the default, what hosts run), the newcomer's demo, and the
-subcommands (export-tools, replay, fuzz).
+subcommands (export-tools, callers, replay, fuzz).
 
 A host runs the command with no arguments at all, and start-up is what it waits for. That
 invocation is served without building the parser: argparse and the options of every subcommand
@@ -69,7 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     from agent_as_model.adapters.dialects import DIALECTS
-    from agent_as_model.commands import config_file, export_tools, fuzz, http_options, route_options
+    from agent_as_model.commands import (
+        callers_command,
+        config_file,
+        export_tools,
+        fuzz,
+        http_options,
+        route_options,
+    )
     from agent_as_model.commands.limit_options import add_limit_options
     from agent_as_model.commands.provider_options import LATE_DESCRIPTION, add_provider_options
     from agent_as_model.commands.store_options import add_store_options
@@ -122,6 +129,7 @@ def _parser() -> argparse.ArgumentParser:
         "providers (OpenAI-compatible, Anthropic, Gemini). Needs no host, no key and no network.",
     )
     export_tools.add_parser(commands)
+    callers_command.add_parser(commands)
     transcripts.add_replay_command(commands)
     fuzz.add_parser(commands)
     _COMMANDS.clear()
@@ -230,7 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent_as_model.server import state_security
 
             state_security()  # a bad sealing key is found now, not on the first 2026-07-28 call
-        http_settings = http_options.settings_from_args(parser, args)
+        from agent_as_model.commands.callers_options import named_callers
+
+        named = named_callers(getattr(args, "config_file", None))
+        http_settings = http_options.settings_from_args(parser, args, named_callers=named)
         return _run(parser, args, http_settings)
     except StartupError as err:
         return _startup_failed(err)
@@ -251,6 +262,9 @@ def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, give
     keyed = config_file.keyed_actions(serve).values()
     config_file.apply(config, args, config_file.named_on_command_line(parser, given, keyed))
     config_file.refuse_http_only(config, args, _HTTP_ONLY)
+    from agent_as_model.commands.callers_options import refuse_without_http
+
+    refuse_without_http(config, args)
     args.config_file = config
 
 
@@ -284,7 +298,7 @@ def _serve_as_hosts_run_it() -> int:
 def _run(
     parser: argparse.ArgumentParser, args: argparse.Namespace, http_settings: HttpSettings | None
 ) -> int:
-    from agent_as_model.commands import export_tools, fuzz
+    from agent_as_model.commands import callers_command, export_tools, fuzz
     from agent_as_model.commands.limit_options import limits_of
     from agent_as_model.commands.route_options import gateway_settings
     from agent_as_model.commands.store_options import store_settings
@@ -302,6 +316,8 @@ def _run(
         return transcripts.run_replay(args)
     if args.command == fuzz.COMMAND:
         return fuzz.run(args)
+    if args.command == callers_command.COMMAND:
+        return callers_command.run(args, _COMMANDS["serve"])
     settings = gateway_settings(parser, args)  # None (the default): no provider, no key read
     offload.share_the_gil()
     store = store_settings(parser, args)  # None (the default): the server keeps nothing
@@ -324,9 +340,15 @@ def _run(
             except StartupError as err:  # a Redis store without the state key
                 return _startup_failed(err)
             anyio.run(open_store(store).aclose)
+        from agent_as_model.commands.callers_options import callers_settings, checked
         from agent_as_model.transports.http import workers
 
-        return workers.serve(http_settings, settings, limits_of(args), store, observe)
+        callers = callers_settings(
+            getattr(args, "config_file", None), None if store is None else store.url, http_settings.auth_token
+        )
+        if callers is not None:
+            callers = checked(callers, http_settings.workers)
+        return workers.serve(http_settings, settings, limits_of(args), store, observe, callers)
     _configure_telemetry(observe)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))

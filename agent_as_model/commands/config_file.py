@@ -1,4 +1,5 @@
-"""`serve --config FILE`: every setting of `serve` in one TOML file, with named providers and routes.
+"""`serve --config FILE`: every setting of `serve` in one TOML file, with named providers and routes,
+and callers with their limits.
 
 The file has sections. `[serve]` holds `serve`'s flags, each under its own name without the
 leading dashes (`schema-timeout = 0.5`, `http = true`, `allowed-host = ["a.example"]`): its keys
@@ -8,7 +9,8 @@ the file, and so does a flag's `AGENT_AS_MODEL_*` variable when it is set (`ENVI
 
 Every other section is read by its reader, registered in `SECTIONS` by one line: a name and the
 import path of a function that takes the `Section` and returns what it read (`[providers]` and
-`[routes]` are `gateway_options`'). What a reader returned is `ConfigFile.sections[name]`.
+`[routes]` are `gateway_options`', `[limits]` and `[callers]` `callers_options`'). What a reader
+returned is `ConfigFile.sections[name]`.
 
 An unknown section or key, or a bad value, is a start-up error naming the file, the line and the
 key (`ConfigError`), before anything is served. tomllib keeps no positions: `toml_lines` finds
@@ -50,6 +52,8 @@ SERVE = "serve"
 SECTIONS: dict[str, str] = {
     "providers": "agent_as_model.commands.gateway_options:read_providers",
     "routes": "agent_as_model.commands.gateway_options:read_routes",
+    "limits": "agent_as_model.commands.callers_options:read_limits",
+    "callers": "agent_as_model.commands.callers_options:read_callers",
 }
 # Flags that are no setting of the file: the file itself, and the help.
 _NOT_KEYS = frozenset({"config", "help"})
@@ -305,7 +309,8 @@ def add_config_option(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--config",
         metavar="FILE.toml",
-        help="read serve's settings, named providers and routes from a TOML file (docs/config.example.toml); "
+        help="read serve's settings, named providers and routes, and callers and their limits from a TOML "
+        "file (docs/config.example.toml, docs/deploy.md); "
         f"a flag given here, or its AGENT_AS_MODEL_* variable, wins over the file ({CONFIG_ENV})",
     )
 

@@ -224,9 +224,12 @@ def provider_configured(args: argparse.Namespace) -> str | None:
     return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
 
 
-def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HttpSettings | None:
+def settings_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, *, named_callers: bool = False
+) -> HttpSettings | None:
     """The HTTP settings, or None when serving stdio. Refuses (exit 2) what would be unsafe or
-    meaningless, each with the reason."""
+    meaningless, each with the reason. `named_callers`: the configuration file names callers, each
+    with its token, which stand in for `--auth-token`."""
     if not getattr(args, "http", False):
         return None
     if getattr(args, "record", None):
@@ -245,7 +248,7 @@ def settings_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace
     if args.metrics and args.path == METRICS_PATH:
         parser.error(f"--path {METRICS_PATH} is where --metrics serves the metrics: choose another --path")
     token = args.auth_token or os.environ.get(AUTH_TOKEN_ENV) or None
-    if token is None:
+    if token is None and not named_callers:
         if not is_loopback(args.host):
             parser.error(
                 f"--host {args.host} is not a loopback address: set a bearer token with --auth-token or "

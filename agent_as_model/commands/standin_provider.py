@@ -6,7 +6,8 @@ do, for `demo` and the tests.
 It speaks real HTTP, so the official SDK clients talk to it exactly as to a hosted API. It keeps
 every request it got (path, headers, JSON body), and answers from a script: a reply body, an HTTP
 status (with a Retry-After), a slow answer, one that trickles in a byte at a time, or garbage;
-with nothing scripted it echoes the last user text.
+with nothing scripted it echoes the last user text. A test may hold every answer until it lets
+them go, and see how many waited at once.
 """
 
 from __future__ import annotations
@@ -73,11 +74,30 @@ class Seen:
 
 @dataclass
 class StandInProvider:
-    """The server's script and what it saw; `url` is set once it listens."""
+    """The server's script and what it saw; `url` is set once it listens. While `hold` is set to
+    an unset event, every request waits for it before it is answered (a test holds calls in
+    flight), and `held` / `most_held` say how many wait now and at most."""
 
     script: list[Scripted] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
     url: str = ""
+    hold: threading.Event | None = None
+    held: int = 0
+    most_held: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_if_held(self) -> None:
+        hold = self.hold
+        if hold is None:
+            return
+        with self._lock:
+            self.held += 1
+            self.most_held = max(self.most_held, self.held)
+        try:
+            hold.wait()
+        finally:
+            with self._lock:
+                self.held -= 1
 
     @property
     def openai_base_url(self) -> str:
@@ -249,6 +269,7 @@ def _handler(provider: StandInProvider) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {"unreadable": raw.decode("utf-8", "replace")}
             provider.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            provider.wait_if_held()
             known = self.path in (OPENAI_PATH, RESPONSES_PATH, ANTHROPIC_PATH)
             if not known and not (
                 self.path.startswith(GEMINI_PREFIX) and self.path.endswith(":generateContent")

@@ -2,8 +2,10 @@
 
 It holds no path of its own: from each state it does what the table says (fire the next trigger
 the state names, or in an I/O state await what the state names and fire the trigger of its
-outcome) until the call ends. What it awaits: the backend's exchange, the completions of a call
-that asked for several, and the store of stored responses (`engine/stored_responses.py`).
+outcome) until the call ends. What it awaits: a caller's admission (`engine/admission.py`), the
+backend's exchange, the completions of a call that asked for several, the store of stored
+responses (`engine/stored_responses.py`), and the call's remote media (`serve --fetch-media`,
+adapters/fetching.py).
 
 This is also the edge where errors become what the client sees: a `CallError` becomes an
 `isError` tool result, a `MissingCapability` the JSON-RPC error -32021, and anything else a
@@ -24,9 +26,8 @@ from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, CallToolResult, InputR
 
 from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Suspension
-from agent_as_model.adapters.dialects.media import Wanted
 from agent_as_model.adapters.fetching import fetch_all
-from agent_as_model.engine import observed, stored_responses
+from agent_as_model.engine import admission, observed, stored_responses
 from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
@@ -62,13 +63,6 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
                         release_later()  # large work leaves a large heap behind, ended or not
                 else:
                     fire(record, trigger)
-            except Wanted as want:
-                # Remote media to fetch (`serve --fetch-media`): the one place this server does
-                # I/O on a caller's behalf, before anything is built; then the arguments are read
-                # again with the bytes, as inline media (adapters/fetching.py).
-                assert record.fetched is not None  # wanted only while fetching is on
-                await fetch_all(want.wanted, record.limits, record.fetched)
-                continue
             except CallError as err:
                 # The table decides whether this may be tried again (a repair while
                 # repair_attempts last): a guarded transition, not a decision of the driver's.
@@ -115,6 +109,17 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
         return _naming_backend(
             record, error_result(f"{record.tool}: internal error in the server (see its log). {sent}")
         )
+
+
+async def refuse(record: CallRecord, err: CallError, told: str) -> CallToolResult:
+    """A call refused before its walk (a continued call's state this server cannot open): the
+    table's way out taken from where it is, and telemetry told, as for a refusal the walk meets;
+    `told` says what became of the host's answer the request brought."""
+    take_way_out(record, err.kind)
+    message = err.message(record.tool, told)
+    log.info("%s", message)
+    observed.refused(record, err.kind, err.path)
+    return error_result(message)
 
 
 def _naming_backend(record: CallRecord, result: CallToolResult) -> CallToolResult:
@@ -190,12 +195,22 @@ async def walk_choices(record: CallRecord) -> tuple[str, Any]:
     return "answer", None
 
 
+async def fetch_media(record: CallRecord) -> tuple[str, Any]:
+    """awaiting_media: the remote media the reading met, fetched (adapters/fetching.py)."""
+    unfetched = record.unfetched
+    assert unfetched is not None and record.fetched is not None  # the row's guard said so
+    await fetch_all(unfetched.wanted, record.limits, record.fetched)
+    return "fetched", None
+
+
 # What the driver awaits in each I/O state of the table (`machine.AWAITED` names the outcomes).
 AWAITING: dict[str, Callable[[CallRecord], Awaitable[tuple[str, Any]]]] = {
+    "admission": admission.admit,
     "host": exchange,
     "choices": walk_choices,
     "store_read": stored_responses.read_stored,
     "store_write": stored_responses.write_stored,
+    "media": fetch_media,
 }
 
 

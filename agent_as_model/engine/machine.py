@@ -26,6 +26,7 @@ from typing import Any
 
 from agent_as_model.errors import NOTHING_SENT
 from agent_as_model.records import Record
+from agent_as_model.states.admission import must_admit, take_admission
 from agent_as_model.states.build import build_payload_for
 from agent_as_model.states.call import CallRecord
 from agent_as_model.states.choices import asks_several, split_choices, take_asked
@@ -54,11 +55,12 @@ from agent_as_model.states.stored import (
     reads_stored,
     stamps_response,
     stores_response,
+    take_fetched,
     take_kept,
     validate_continued,
     warn_unkept,
 )
-from agent_as_model.states.validate import large_input, validate_call, validates_off_loop
+from agent_as_model.states.validate import large_input, validate_call, validates_off_loop, wants_media
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -118,13 +120,19 @@ TABLE = Table(
     states=(
         # State(name, what a call that stops here tells its caller about the host, what the driver
         #       does next from here)
-        State("received", NOTHING_SENT, then="validate", first=("plan_store", "resume")),
+        State("received", NOTHING_SENT, then="validate", first=("admit", "plan_store", "resume")),
+        # callers' limits (`serve --http` with [limits]): the caller's use counted, or the call
+        # refused, before anything else is done for it
+        State("awaiting_admission", NOTHING_SENT, awaits="admission"),
+        State("admitted", NOTHING_SENT, then="validate", first=("plan_store",)),
         # stored responses (`serve --store`): which stored response the call continues, read
         # from the store (or carried by a 2026-07-28 retry's state) before the arguments are read
         State("store_planned", NOTHING_SENT, then="validate", first=("load", "carry", "resume")),
         State("awaiting_store_read", NOTHING_SENT, awaits="store_read"),
         State("continued", NOTHING_SENT, then="validate", first=("resume",)),
-        State("validated", NOTHING_SENT, then="build", first=("fan_out", "resume")),
+        State("validated", NOTHING_SENT, then="build", first=("fetch", "fan_out", "resume")),
+        # remote media fetched for the call (`serve --fetch-media`), before anything is built
+        State("awaiting_media", NOTHING_SENT, awaits="media"),
         State("payload_ready", NOTHING_SENT, then="dispatch"),
         State("awaiting_host", MAY_HAVE_ASKED, awaits="host"),
         State("answered", ASKED, then="interpret", on_error="repair"),
@@ -146,9 +154,22 @@ TABLE = Table(
     ),
     transitions=(
         # Transition(trigger, source(s), dest, work, guard, off_loop)
+        # a caller with limits is admitted first (a 2026-07-28 retry was, with its call's round
+        # one): at a limit, refused with nothing sent
+        Transition("admit", "received", "awaiting_admission", guard=must_admit),
+        Transition("enter", "awaiting_admission", "admitted", take_admission),
         Transition(
-            "validate", ("received", "store_planned"), "validated", validate_call, off_loop=validates_off_loop
+            "validate",
+            ("received", "admitted", "store_planned"),
+            "validated",
+            validate_call,
+            off_loop=validates_off_loop,
         ),
+        # remote media the reading met (`serve --fetch-media`): the one I/O this server does on a
+        # caller's behalf, before anything is built; the fetched parts take the place of what
+        # stood in for them in the request, the arguments not read again
+        Transition("fetch", "validated", "awaiting_media", guard=wants_media),
+        Transition("fetched", "awaiting_media", "validated", take_fetched),
         # who serves the call, chosen from the parsed request (the era, the operator's provider),
         # then what it is sent
         Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
@@ -168,7 +189,9 @@ TABLE = Table(
         # stored one read (or carried by a 2026-07-28 retry's state), its items leading the input
         # the arguments are then read with, once; after the answer, the response stamped with its
         # id and kept, or, when the store fails, returned with a warning
-        Transition("plan_store", "received", "store_planned", plan_store, guard=keeps_responses),
+        Transition(
+            "plan_store", ("received", "admitted"), "store_planned", plan_store, guard=keeps_responses
+        ),
         Transition("load", "store_planned", "awaiting_store_read", guard=reads_stored),
         Transition("read", "awaiting_store_read", "continued", continue_stored),
         Transition("carry", "store_planned", "continued", continue_carried, guard=carries_stored),
@@ -218,10 +241,13 @@ TABLE = Table(
             "reject",
             (
                 "received",
+                "awaiting_admission",
+                "admitted",
                 "store_planned",
                 "awaiting_store_read",
                 "continued",
                 "validated",
+                "awaiting_media",
                 "payload_ready",
                 "awaiting_choices",
             ),
@@ -235,10 +261,13 @@ TABLE = Table(
             "fault",
             (
                 "received",
+                "awaiting_admission",
+                "admitted",
                 "store_planned",
                 "awaiting_store_read",
                 "continued",
                 "validated",
+                "awaiting_media",
                 "payload_ready",
                 "awaiting_host",
                 "resumed",
@@ -255,16 +284,20 @@ TABLE = Table(
     ways_out=WaysOut({"caller": "reject", "capability": "reject", "host": "violate"}, otherwise="fault"),
 )
 
-# What the driver awaits in an I/O state, and the triggers its outcomes fire: the backend's
-# exchange (an answer, or on 2026-07-28 the round that asks), the completions of a call that
-# asked for several (all answered, or some still to be asked), the stored response a call
-# continues (read: a failure is a caller error, the way out), and the response kept (or not).
+# What the driver awaits in an I/O state, and the triggers its outcomes fire: the caller's
+# admission (admitted: a refusal is a caller error, the way out), the backend's exchange (an
+# answer, or on 2026-07-28 the round that asks), the completions of a call that asked for several
+# (all answered, or some still to be asked), the stored response a call continues (read: a
+# failure is a caller error, the way out), the response kept (or not), and the call's remote
+# media (fetched: a failure is a caller error, the way out).
 AWAITED: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
+        "admission": ("enter",),
         "host": ("answer", "suspend"),
         "choices": ("answer", "suspend"),
         "store_read": ("read",),
         "store_write": ("kept", "unkept"),
+        "media": ("fetched",),
     }
 )
 

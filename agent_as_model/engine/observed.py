@@ -10,6 +10,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 
 from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Backend, HostAnswer, HostDeclined, Suspension
+from agent_as_model.adapters.callers.base import ANONYMOUS
 from agent_as_model.adapters.dialects import usage
 from agent_as_model.errors import CallError
 from agent_as_model.neutral import Usage
@@ -86,10 +87,12 @@ def error_type(err: BaseException) -> str:
 def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult | None) -> CallSeen:
     """What the tool span says of a call, from where its record ended (a call of several
     completions: from its completions' records, each routed and answered on its own)."""
+    visit = record.visit
+    caller = visit.caller if visit is not None else ANONYMOUS if record.gate is not None else None
     try:
         request = record.request
-    except Unset:  # refused before its arguments were read
-        return CallSeen(None, None, None, record.round_no)
+    except Unset:  # refused before its arguments were read (by its caller's limits, too)
+        return CallSeen(None, None, None, record.round_no, caller=caller)
     model = request.model
     walked = record.choices or (record,)
     backend = next((r.backend for r in walked if r.backend is not None), None)
@@ -105,7 +108,7 @@ def call_seen(record: CallRecord, result: CallToolResult | InputRequiredResult |
         response_id = next((v for k in _RESPONSE_IDS if isinstance(v := found.get(k), str)), None)
     answers = tuple(a for a in (_retry_answer(r, model) for r in walked) if a is not None)
     repairs = sum(r.round_no for r in walked)
-    return CallSeen(route, source, model, repairs, request.n, response_id, answers)
+    return CallSeen(route, source, model, repairs, request.n, response_id, answers, caller)
 
 
 # Where a result names its response: a product object's `id` (`chatcmpl-`, `resp_`, a cursor as a

@@ -20,7 +20,9 @@ from agent_as_model.neutral import EMPTY, Completion, Request
 from agent_as_model.records import Record
 
 if TYPE_CHECKING:
+    from agent_as_model.adapters.callers import Gate, Ticket, Visit
     from agent_as_model.adapters.dialects import Dialect
+    from agent_as_model.adapters.dialects.parse import Unfetched
     from agent_as_model.adapters.dialects.storage import Keep
     from agent_as_model.adapters.store import SealedStore
 
@@ -75,6 +77,7 @@ class CallRecord:
         "large",
         "resumption",
         "fetched",
+        "unfetched",
         "choices",
         "asked",
         "store",
@@ -83,6 +86,10 @@ class CallRecord:
         "given",
         "stored",
         "to_keep",
+        "gate",
+        "visit",
+        "ticket",
+        "answered",
         "_request",
         "_payload",
         "_host_answer",
@@ -98,6 +105,8 @@ class CallRecord:
         limits: Limits = DEFAULT_LIMITS,
         store: SealedStore | None = None,
         carried: Mapping[str, Any] | None = None,
+        gate: Gate | None = None,
+        visit: Visit | None = None,
     ) -> None:
         self.dialect = dialect
         self.arguments = arguments
@@ -106,6 +115,9 @@ class CallRecord:
         # Remote media (`serve --fetch-media`): None while it is refused; else what the driver
         # fetched for this call so far, by URL (validate reads the arguments with it).
         self.fetched: dict[str, Fetched] | None = {} if limits.fetch.enabled else None
+        # validate: the remote media its reading met, still to fetch (the driver fetches them in
+        # `awaiting_media`, and `take_fetched` puts them in the request).
+        self.unfetched: Unfetched | None = None
         # Chooses who serves this call from its parsed request (the build step). A `Route` is
         # the router of a call it always serves.
         self.router = router
@@ -145,6 +157,14 @@ class CallRecord:
         self.given: Mapping[str, Any] = arguments
         # keep: what is written under the response's id (its input and the Response object).
         self.to_keep: dict[str, Any] | None = None
+        # Callers' limits (`serve --http` with [limits]): the server's gate, and the caller the
+        # door found for this request (None: no door named one; the gate's anonymous caller).
+        self.gate = gate
+        self.visit = visit
+        # admit: the call's place in its caller's counters, given back when the call ends.
+        self.ticket: Ticket | None = None
+        # answer: each answer this request took, in order (what its caller is counted for).
+        self.answered: tuple[HostAnswer, ...] = ()
         self._request: Request | None = None
         self._payload: CreateMessageRequestParams | None = None
         self._host_answer: HostAnswer | None = None

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 def take_answer(record: CallRecord, answer: HostAnswer) -> None:
     record.host_answer = answer
+    record.answered += (answer,)
 
 
 def checks_output(record: CallRecord) -> bool:

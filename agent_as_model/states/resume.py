@@ -65,7 +65,7 @@ def _proven(record: CallRecord, fetched: tuple[str, ...]) -> Resumption:
 
 def _resume(record: CallRecord, round_one: HostPlan | None) -> None:
     request = record.request
-    route = record.route = record.router.route(request)
+    route = record.route = record.router.route(request, record.resumption)
     check_sampling(route)
     # Round one's plan, when its host took tools as this one does (the plan is a function of the
     # request and that): nothing per tool is worked out again.
@@ -113,3 +113,4 @@ def take_bound_answer(record: CallRecord) -> None:
     if isinstance(answer, CallError):
         raise answer
     record.host_answer = answer
+    record.answered += (answer,)

@@ -15,7 +15,7 @@ retry that brings the host's answer continues that, and does not read the store 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp_types import CallToolResult
@@ -24,7 +24,7 @@ from agent_as_model.adapters.dialects.storage import Storage
 from agent_as_model.errors import CallError
 from agent_as_model.states.call import CallRecord
 from agent_as_model.states.commit import add_warning, commit_result, tool_result
-from agent_as_model.states.validate import validate_call
+from agent_as_model.states.validate import put_fetched, validate_call
 
 
 def _storage(record: CallRecord) -> Storage:
@@ -73,8 +73,21 @@ def continue_carried(record: CallRecord) -> None:
 def validate_continued(record: CallRecord) -> None:
     """continued -> validated: the arguments read as any call's, an error naming the path as the
     caller wrote it (the stored items lead the input it reads)."""
+    _as_written(record, validate_call)
+
+
+def take_fetched(record: CallRecord, _: object = None) -> None:
+    """awaiting_media -> validated: the fetched media put in the request (`validate.put_fetched`);
+    for a continued call, an error naming the path as the caller wrote it."""
+    if record.stored is None:
+        put_fetched(record)
+    else:
+        _as_written(record, put_fetched)
+
+
+def _as_written(record: CallRecord, work: Callable[[CallRecord], None]) -> None:
     try:
-        validate_call(record)
+        work(record)
     except CallError as err:
         assert record.stored is not None  # continued
         path = _storage(record).caller_path(err.path, record.given, record.stored)

@@ -16,7 +16,7 @@ naming the turn, before anything is sent, on both eras alike:
 from __future__ import annotations
 
 from agent_as_model import cursors
-from agent_as_model.adapters.dialects.parse import parse_request
+from agent_as_model.adapters.dialects.parse import read_request, with_fetched
 from agent_as_model.adapters.tools.definitions import known_tools
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Request, ToolResult, ToolUse, Turn, has_tool_blocks
@@ -37,7 +37,7 @@ def read_arguments(record: CallRecord) -> Request:
     if bound < LARGE_ENTRIES or large_input(record):
         # Before the reading: a conversation far over the bound is not read at all.
         counted = check_written(record.arguments.get(key), key, bound)
-    request = parse_request(record.dialect, record.arguments, record.fetched)
+    request, record.unfetched = read_request(record.dialect, record.arguments, record.fetched)
     if not request.plain:  # tool calls, whose arguments' values count too
         if counted is None:  # no more than LARGE_ENTRIES as written: within the bound
             counted = check_written(record.arguments.get(key), key, bound)
@@ -51,6 +51,22 @@ def read_arguments(record: CallRecord) -> Request:
     if request.media:
         check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
     return request
+
+
+def wants_media(record: CallRecord) -> bool:
+    """The reading met remote media still to fetch (`serve --fetch-media`)."""
+    return record.unfetched is not None
+
+
+def put_fetched(record: CallRecord) -> None:
+    """The fetched media in the request, in the place of what stood in
+    for them, checked as inline media is (the arguments are not read again)."""
+    unfetched = record.unfetched
+    assert unfetched is not None and record.fetched is not None  # wanted only while fetching is on
+    request = with_fetched(record.request, unfetched, record.fetched)
+    record.unfetched = None
+    check_media(request, record.limits.max_media_bytes, record.limits.max_media_call_bytes)
+    record.request = request
 
 
 def check_media(request: Request, part_bound: int, call_bound: int) -> None:

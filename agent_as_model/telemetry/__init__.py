@@ -85,6 +85,17 @@ class Metrics:
             m.create_counter(names.FALLBACKS, "{call}", "Rounds a provider answered after the host declined")
             for m in meters
         ]
+        self.caller_calls = [
+            m.create_counter(
+                names.CALLER_CALLS, "{call}", "Calls each caller began: admitted, or refused by a limit"
+            )
+            for m in meters
+        ]
+        self.caller_tokens = [
+            m.create_counter(names.CALLER_TOKENS, "{token}", "Tokens counted against each caller's day")
+            for m in meters
+        ]
+        self.meters = list(meters)  # the callers' limits are observed on them when a gate is built
 
 
 def _record(instruments: list[Any], value: float, attributes: Mapping[str, Any]) -> None:
@@ -123,6 +134,8 @@ class Watch:
                 attributes[names.CHOICE_COUNT] = seen.choices
             if seen.response_id is not None:
                 attributes[names.RESPONSE_ID] = self._cursor(seen.response_id)
+            if seen.caller is not None:
+                attributes[names.CALLER] = seen.caller
             span.set_attributes(attributes)
         answers = seen.answers
         if answers:  # a 2026-07-28 retry took the host's answers to an earlier request's round
@@ -142,6 +155,25 @@ class Watch:
             span.set_attribute(names.REFUSAL_REASON, reason)
             if path:
                 span.set_attribute(names.REFUSAL_PATH, path)
+
+    def caller_limits(self, limits: Mapping[str, Mapping[str, int]]) -> None:
+        """Each caller's bounds (`agent_as_model.caller.limits`), read whenever metrics are
+        collected: caller -> limit -> bound, the unlimited left out."""
+        if self.metrics is None:
+            return
+        from opentelemetry.metrics import Observation
+
+        def observe(options: Any) -> list[Any]:
+            return [
+                Observation(bound, {names.CALLER: caller, names.CALLER_LIMIT: limit})
+                for caller, bounds in limits.items()
+                for limit, bound in bounds.items()
+            ]
+
+        for meter in self.metrics.meters:
+            meter.create_observable_gauge(
+                names.CALLER_LIMITS, [observe], "{unit}", "Each caller's bound, by limit"
+            )
 
     def in_flight(self, tool: str, delta: int) -> None:
         if self.metrics is not None:
@@ -211,6 +243,8 @@ class CallSeen(Record):
     response_id: str | None = None
     # A 2026-07-28 retry's answers to an earlier request's round: one, or one per completion.
     answers: tuple[Answered, ...] = ()
+    # Who called, as the HTTP door named it; None without a door (stdio, in-process).
+    caller: str | None = None
 
 
 class Round:
@@ -446,6 +480,32 @@ def fell_back(failed: str, asked: str) -> None:
         trace.get_current_span().add_event(names.FALLBACK_EVENT, attributes)
     if watch.metrics is not None:
         _add(watch.metrics.fallbacks, 1, attributes)
+
+
+def caller_counted(caller: str, refused_by: str | None = None) -> None:
+    """A caller's call admitted by its limits, or refused by the one named."""
+    watch = WATCH
+    if watch is None or watch.metrics is None:
+        return
+    attributes = {names.CALLER: caller, names.CALLER_OUTCOME: "admitted" if refused_by is None else "refused"}
+    if refused_by is not None:
+        attributes[names.CALLER_LIMIT] = refused_by
+    _add(watch.metrics.caller_calls, 1, attributes)
+
+
+def caller_spent(caller: str, tokens: int, estimated: int) -> None:
+    """The tokens a caller's call was counted for, `estimated` of them estimated."""
+    watch = WATCH
+    if watch is None or watch.metrics is None:
+        return
+    if tokens > estimated:
+        _add(
+            watch.metrics.caller_tokens,
+            tokens - estimated,
+            {names.CALLER: caller, names.TOKENS_ESTIMATED: False},
+        )
+    if estimated:
+        _add(watch.metrics.caller_tokens, estimated, {names.CALLER: caller, names.TOKENS_ESTIMATED: True})
 
 
 def store_operation(operation: str, error_type: str | None = None) -> None:

@@ -50,6 +50,13 @@ ANSWERED_ROUND = "agent_as_model.answered_round"  # a 2026-07-28 retry: the roun
 STORE_OPERATION = "agent_as_model.store.operation"
 FALLBACK_FROM = "agent_as_model.fallback.from"
 FALLBACK_TO = "agent_as_model.fallback.to"
+CALLER = "agent_as_model.caller"  # who called, as the HTTP door named it (docs/deploy.md)
+CALLER_LIMIT = "agent_as_model.caller.limit"  # requests-per-minute | concurrent-calls | tokens-per-day
+CALLER_OUTCOME = "agent_as_model.caller.outcome"  # admitted | refused
+TOKENS_ESTIMATED = "agent_as_model.tokens.estimated"  # whether nobody counted them
+# The limits' gauge names the caller a limit applies to; this one stands for every caller the
+# configuration does not name (the defaults).
+OTHER_CALLERS = "*"
 
 # Span events.
 RETRY_EVENT = "agent_as_model.provider.retry"  # a provider attempt failed and another follows
@@ -91,6 +98,9 @@ IN_FLIGHT = "agent_as_model.calls.in_flight"
 REFUSALS = "agent_as_model.refusals"
 STORE_OPERATIONS = "agent_as_model.store.operations"
 FALLBACKS = "agent_as_model.fallbacks"
+CALLER_CALLS = "agent_as_model.caller.calls"
+CALLER_TOKENS = "agent_as_model.caller.tokens"
+CALLER_LIMITS = "agent_as_model.caller.limits"
 
 
 # The conventions' registered `gen_ai.provider.name` of each provider API (a provider's kind).

@@ -294,12 +294,15 @@ class Route(Record):
     # what the call makes from it is the same on a repeated retry. None: this request is the call.
     identity: str | None = None
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         """A route is the router of a call it always serves (tests, the fuzzer's stand-ins)."""
         return self
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         return None  # a fixed route carries no rounds across requests
+
+    def continues(self) -> bool:
+        return False
 
     def choices(self, n: int) -> list[Route]:
         return [self] * n
@@ -312,13 +315,22 @@ class Router(Protocol):
     """Chooses the route of one call from its parsed request; raises the caller error of a call
     that asked for what this server cannot give (nothing has been sent)."""
 
-    def route(self, request: Request) -> Route: ...
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
+        """`proven`: the resumption `proven` gave a 2026-07-28 retry (resume passes it), whose
+        route is the round trip that proved it, chosen by round one for these very arguments."""
+        ...
 
     def proven(self, fetched: tuple[str, ...] = ()) -> Resumption | None:
         """The resumption of a 2026-07-28 retry whose sealed state binds the host's answers to
         the payloads of these very arguments, read with media of these digests (`fetched`: none
         before the arguments are read); None for any other request (mrtr.py says what binds it).
         Only the host's round trip on 2026-07-28 carries rounds across requests."""
+        ...
+
+    def continues(self) -> bool:
+        """Whether this request carries the state of a call an earlier request of it began (a
+        2026-07-28 retry: the SDK unsealed its state and bound it to these very arguments before
+        the call is read), whether or not the state proves the host's answers."""
         ...
 
     def choices(self, n: int) -> list[Router]:

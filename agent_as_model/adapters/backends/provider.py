@@ -8,7 +8,7 @@ Off by default: nothing here runs, and no key is read, unless the operator confi
 reader, its SDK, the SDK's error base class and its key variable, and for the products it speaks,
 their pass-through) and one line in `adapters/provider_names.py`. What they share lives once:
 here the backend of one configured provider and of one call it serves (the model it is asked for,
-how a failure is told, and whether it passes the call on); in `sdk_api.py` the SDK's import,
+how a failure is reported, and whether it passes the call on); in `sdk_api.py` the SDK's import,
 client set-up, requests and error reading; in `recorded.py` record and replay.
 
 A model name is never silently mapped: `agent-default` is the configured model, a route names the

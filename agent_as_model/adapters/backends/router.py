@@ -123,6 +123,9 @@ class CallRouter:
             return None
         return self._round_trip(fetched).resumption
 
+    def continues(self) -> bool:
+        return self._state is not None and is_modern(self._ctx.protocol_version)
+
     def _round_trip(self, fetched: tuple[str, ...] = ()) -> ModernRoundTrip:
         """This request's 2026-07-28 round trip, read from its state once (the proof is asked
         before the arguments are read, the route after), and again only when the reading fetched
@@ -141,16 +144,17 @@ class CallRouter:
             self._ctx.session, self._ctx.request_id, self._limits, progress_token(self._params)
         )
 
-    def route(self, request: Request) -> Route:
+    def route(self, request: Request, proven: Resumption | None = None) -> Route:
         support = self._support
+        if proven is not None:
+            # A retry the round trip proved is the round trip's: round one chose it for these
+            # very arguments, and the host's answers it binds are this call's. `proven` built it.
+            made = self._made
+            assert made is not None and made.resumption is proven
+            return Route(made, support, made.identity)
         declined = False
         if self._state is not None and is_modern(self._ctx.protocol_version):
-            proven = self._round_trip(request.fetched)
-            if proven.resumption is not None:
-                # A retry the round trip proved is the round trip's: round one chose it for these
-                # very arguments, and the host's answers it binds are this call's.
-                return Route(proven, support, proven.identity)
-            declined = proven.declined
+            declined = self._round_trip(request.fetched).declined
         pool = self._pool
         if pool is None:  # the host alone: no provider configured
             if request.backend == "provider":

@@ -48,15 +48,6 @@ if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up
     RemoteReader = Callable[[str, str, tuple[str, ...]], Media]
 
 
-class Wanted(Exception):
-    """The conversation names remote media that fetching is on for but that is not fetched yet:
-    each `(url, path, allowed types)`. The driver fetches them and reads the arguments again."""
-
-    def __init__(self, wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> None:
-        super().__init__(f"{len(wanted)} remote media part(s) to fetch")
-        self.wanted = wanted
-
-
 def is_remote(url: str) -> bool:
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     return scheme in ("http", "https")

@@ -27,17 +27,23 @@ from agent_as_model.neutral import (
     ToolChoice,
     ToolSpec,
 )
+from agent_as_model.records import Record
 
 if TYPE_CHECKING:
     from agent_as_model.neutral import BackendChoice
 
 
-def parse_request(
-    dialect: Dialect, args: Mapping[str, Any], fetched: Mapping[str, media.Fetched] | None = None
-) -> Request:
-    """`fetched`: None while remote media is refused (the default); with `serve --fetch-media`,
-    what was fetched so far, by URL. Remote media not fetched yet ends the reading in
-    `media.Wanted` (the driver fetches it and reads again)."""
+def parse_request(dialect: Dialect, args: Mapping[str, Any]) -> Request:
+    """The arguments read with remote media refused (the default)."""
+    return read_request(dialect, args, None)[0]
+
+
+def read_request(
+    dialect: Dialect, args: Mapping[str, Any], fetched: Mapping[str, media.Fetched] | None
+) -> tuple[Request, Unfetched | None]:
+    """`fetched`: None while remote media is refused; with `serve --fetch-media`, what was
+    fetched so far, by URL. Remote media not fetched yet leaves a stand-in in the request, and
+    what `with_fetched` needs to put the fetched parts in their place once they are."""
     body = dialect.body
     plain = args.keys() <= body.plain
     if not plain:
@@ -46,13 +52,34 @@ def parse_request(
     turns = Turns()
     turns.fetched = fetched
     dialect.read_conversation(args, turns)
-    if fetched is None:
-        return _read(dialect, args, turns, plain)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain)
-    if turns.wanted:
-        raise media.Wanted(tuple(turns.wanted))
-    return request
+    if fetched is None or not turns.wanted:
+        return request, None
+    return request, Unfetched(tuple(turns.wanted), turns)
+
+
+class Unfetched(Record):
+    """A reading that met remote media to fetch: each `(url, path, allowed types)`, and the
+    reading's conversation, whose stand-ins the fetched parts replace."""
+
+    wanted: tuple[tuple[str, str, tuple[str, ...]], ...]
+    turns: Turns
+
+
+def with_fetched(request: Request, unfetched: Unfetched, fetched: Mapping[str, media.Fetched]) -> Request:
+    """The request with the fetched parts in the place of their stand-ins, checked as inline
+    media is; what the reading derived from the conversation made again from it, the arguments
+    not read again."""
+    turns = unfetched.turns
+    turns.take_fetched(fetched)
+    chain = request.chain
+    return request._replace(
+        turns=tuple(turns.build()),
+        media=tuple(turns.media_parts),
+        fetched=tuple(turns.fetched_digests),
+        chain=None if chain is None else chain._replace(history=turns.transcript()),
+    )
 
 
 def _read(dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool) -> Request:

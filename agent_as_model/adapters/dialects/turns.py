@@ -76,6 +76,9 @@ class Turns:
         self.fetched: Mapping[str, media_parts.Fetched] | None = None
         self.wanted: list[tuple[str, str, tuple[str, ...]]] = []
         self.fetched_digests: list[str] = []  # `Request.fetched`
+        # What stands in for each wanted URL's part until it is fetched, and its place among
+        # `fetched_digests` (`take_fetched`).
+        self._stand_ins: list[tuple[Media, int]] = []
         # Every turn so far is one text (`text`), every other entry a system piece (`fold`): the
         # common conversation, whose transcript is one comprehension (`transcript`).
         self._plain = True
@@ -155,20 +158,43 @@ class Turns:
 
     def remote(self, url: str, path: str, allowed: tuple[str, ...]) -> Media:
         """An http(s) URL of media at `path`: refused while fetching is off; else its fetched
-        bytes, checked as inline ones are (a stand-in while they are still to be fetched, when
-        the reading ends in `media.Wanted`)."""
+        bytes, checked as inline ones are (a stand-in while they are still to be fetched, which
+        `take_fetched` replaces)."""
         if self.fetched is None:
             raise caller_error(path, media_parts.REMOTE)
         got = self.fetched.get(url)
         if got is None:
+            # Never sent: `take_fetched` puts the fetched part in its place.
+            stand_in = Media("image", "", "", "", 0, path)
             self.wanted.append((url, path, allowed))
-            return Media("image", "", "", "", 0, path)  # never sent: the reading is done again
-        try:
-            part = media_parts.inline(got.data, got.mime_type, path, allowed)
-        except CallError as err:
-            raise caller_error(path, f"the media fetched from {ascii(url)}: {err.reason}") from None
+            self._stand_ins.append((stand_in, len(self.fetched_digests)))
+            self.fetched_digests.append("")
+            return stand_in
+        part = _fetched_part(got, url, path, allowed)
         self.fetched_digests.append(part.digest)
         return part
+
+    def take_fetched(self, fetched: Mapping[str, media_parts.Fetched]) -> None:
+        """Each wanted URL's part, fetched now, in the place of what stood in for it, checked as
+        inline media is, in the order the reading met them: the conversation is not read again."""
+        parts: dict[int, Media] = {}
+        for (url, path, allowed), (stand_in, at) in zip(self.wanted, self._stand_ins, strict=True):
+            part = parts[id(stand_in)] = _fetched_part(fetched[url], url, path, allowed)
+            self.fetched_digests[at] = part.digest
+        self.wanted, self._stand_ins = [], []
+
+        def put(block: Any) -> Any:
+            if type(block) is Media:
+                return parts.get(id(block), block)
+            if type(block) is ToolResult and block.parts:
+                return block._replace(parts=tuple(put(p) for p in block.parts))
+            return block
+
+        self.media_parts = [put(part) for part in self.media_parts]
+        for _, blocks, _ in self._turns:
+            if type(blocks) is list:  # a turn of one text (a tuple) holds no media
+                blocks[:] = [put(block) for block in blocks]
+        self._order = [put(item) if type(item) is ToolResult else item for item in self._order]
 
     def tool_call(self, call: ToolUse, path: str) -> None:
         """A call item joins the assistant turn right before it, or starts one."""
@@ -296,3 +322,10 @@ def input_object(value: object, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise caller_error(path, f"expected an object, got {type_name(value)}")
     return value
+
+
+def _fetched_part(got: media_parts.Fetched, url: str, path: str, allowed: tuple[str, ...]) -> Media:
+    try:
+        return media_parts.inline(got.data, got.mime_type, path, allowed)
+    except CallError as err:
+        raise caller_error(path, f"the media fetched from {ascii(url)}: {err.reason}") from None

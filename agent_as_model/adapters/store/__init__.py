@@ -40,14 +40,14 @@ class StoreSettings(Record):
 
 def store_kind(url: str) -> str:
     """ "sqlite" or "redis"; a ValueError naming the accepted forms otherwise."""
-    if url.startswith("sqlite:") and _sqlite_path(url):
+    if url.startswith("sqlite:") and sqlite_path(url):
         return "sqlite"
     if url.startswith(("redis://", "rediss://")):
         return "redis"
     raise ValueError(f"expected {FORMS}, got {url!r}")
 
 
-def _sqlite_path(url: str) -> str:
+def sqlite_path(url: str) -> str:
     path = url[len("sqlite:") :]
     # sqlite:///abs/path (the URL form) is sqlite:/abs/path
     return path[2:] if path.startswith("///") else path
@@ -59,7 +59,7 @@ def kept_state_key(settings: StoreSettings) -> str | None:
     in-memory database, which a restart empties anyway). A `StartupError` when it cannot."""
     if store_kind(settings.url) != "sqlite":
         return None
-    path = _sqlite_path(settings.url)
+    path = sqlite_path(settings.url)
     if path in ("", ":memory:"):
         return None
     return kept_key(Path(path + KEY_SUFFIX), settings.url)
@@ -73,7 +73,7 @@ def open_store(settings: StoreSettings, secret: str | None, older: Sequence[str]
     if store_kind(settings.url) == "sqlite":
         from agent_as_model.adapters.store.sqlite import SqliteStore
 
-        store = SqliteStore(_sqlite_path(settings.url))
+        store = SqliteStore(sqlite_path(settings.url))
     else:
         from agent_as_model.adapters.store.redis import RedisStore
 

@@ -25,7 +25,7 @@ TIMEOUT = 5.0
 
 class RedisStore:
     def __init__(self, url: str) -> None:
-        self.where = _without_password(url)
+        self.where = without_password(url)
         try:
             import redis.asyncio
             from redis.exceptions import RedisError
@@ -104,7 +104,7 @@ class RedisStore:
         return StoreUnavailable(f"{self.where}: {err or type(err).__name__}")
 
 
-def _without_password(url: str) -> str:
+def without_password(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url

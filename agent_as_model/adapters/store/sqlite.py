@@ -39,7 +39,7 @@ class SqliteStore:
     def __init__(self, path: str) -> None:
         self.where = f"sqlite:{path}"
         try:
-            _create_private(path)
+            create_private(path)
             self._db = sqlite3.connect(
                 path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
@@ -160,7 +160,7 @@ class SqliteStore:
                 raise StoreUnavailable(f"{self.where}: {err}") from None
 
 
-def _create_private(path: str) -> None:
+def create_private(path: str) -> None:
     """Create the file for its owner alone (0600) before SQLite opens it, so there is no moment
     when another user could read it; a file that exists keeps the permissions it has."""
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)

@@ -12,8 +12,9 @@ the rest: `commands/http_options.py`); the SDK's Host/Origin checks against DNS 
 SDK's request-body limit. `/healthz` answers without a token so a load balancer can probe it;
 without the token it says only "ok". The Host header's form and each POST's JSON-RPC frame are
 checked before the SDK reads them (`guards.py`); legacy sessions that never finish their handshake
-are ended, and make room at the session cap (`sessions.py`); the token, the legacy refusal under several
-workers and the store's closing are `middleware.py`'s. uvicorn builds the app in each worker
+are ended, and make room at the session cap (`sessions.py`); the door (the callers' tokens, spec
+section 17), `Retry-After`, the legacy refusal under several workers and the store's closing are
+`middleware.py`'s. uvicorn builds the app in each worker
 process with `app_from_environment`, from what the parent handed over (`workers.py`).
 """
 
@@ -25,13 +26,20 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from agent_as_model.adapters.callers import CallersSettings, open_gate, token_table
 from agent_as_model.engine import offload
 from agent_as_model.server import build_server, open_store
 from agent_as_model.transports import freeze_heap
 from agent_as_model.transports.http import holds, workers
 from agent_as_model.transports.http.guards import FrameCheck, HostForm, health
 from agent_as_model.transports.http.metrics import metrics
-from agent_as_model.transports.http.middleware import BearerAuth, ClosesStore, LegacyNeedsOneProcess
+from agent_as_model.transports.http.middleware import (
+    BearerAuth,
+    ClosesStore,
+    LegacyNeedsOneProcess,
+    OpenDoor,
+    RetryAfter,
+)
 from agent_as_model.transports.http.sessions import Sessions
 from agent_as_model.transports.http.settings import HEALTH_PATH, METRICS_PATH, HttpSettings, is_loopback
 
@@ -62,14 +70,17 @@ def transport_security(settings: HttpSettings) -> Any:
     )
 
 
-def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
+def build_app(settings: HttpSettings, server: Any = None, callers: CallersSettings | None = None) -> ASGIApp:
     """The ASGI app: the SDK's streamable HTTP app of `build_server()`, stateful with SSE for legacy
-    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the token check,
-    the legacy sessions' handshake timeout and room at the cap (`sessions.py`), and under several
-    workers the legacy refusal."""
+    sampling (2026-07-28 requests are stateless whatever this says), `/healthz`, the door (the
+    callers' tokens and `--auth-token`'s; with limits, `Retry-After` on a refusal), the legacy
+    sessions' handshake timeout and room at the cap (`sessions.py`), and under several workers the
+    legacy refusal. `server` is built with the callers' gate, if any."""
+    tokens = token_table(callers, settings.auth_token)
+    limited = callers is not None and callers.limited()
     server = server or build_server()
     security = transport_security(settings)
-    routes = [Route(HEALTH_PATH, health(settings.auth_token), methods=["GET"])]
+    routes = [Route(HEALTH_PATH, health(tokens), methods=["GET"])]
     if settings.metrics:
         routes.append(Route(METRICS_PATH, metrics, methods=["GET"]))
     app: ASGIApp = server.streamable_http_app(
@@ -89,9 +100,11 @@ def build_app(settings: HttpSettings, server: Any = None) -> ASGIApp:
     guarded: ASGIApp = HostForm(FrameCheck(sessions, settings.path, settings.max_body_bytes, security))
     if settings.workers > 1:
         guarded = LegacyNeedsOneProcess(guarded, settings.path, settings.workers)
-    if settings.auth_token:
-        return BearerAuth(guarded, settings.auth_token)
-    return guarded
+    if limited:
+        guarded = RetryAfter(guarded)
+    if tokens:
+        return BearerAuth(guarded, tokens)
+    return OpenDoor(guarded) if limited else guarded
 
 
 def app_from_environment() -> ASGIApp:
@@ -107,7 +120,9 @@ def app_from_environment() -> ASGIApp:
         from agent_as_model.telemetry import setup
 
         setup.configure(given.telemetry)
-    server = build_server(gateway=given.provider, limits=given.limits, store=kept)
-    app = build_app(settings, server)
+    gate = None if given.callers is None else open_gate(given.callers)  # its counters, likewise
+    server = build_server(gateway=given.provider, limits=given.limits, store=kept, gate=gate)
+    app = build_app(settings, server, given.callers)
     freeze_heap()  # as on stdio: start-up's objects leave the collector's walk
-    return app if kept is None else ClosesStore(app, kept)
+    closing = [opened for opened in (kept, gate) if opened is not None]
+    return ClosesStore(app, *closing) if closing else app

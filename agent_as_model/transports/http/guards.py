@@ -17,7 +17,6 @@ JSON-RPC frame of each POST (transports/frame_checks.py, the same judgement as o
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 import os
@@ -33,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent_as_model import __version__
+from agent_as_model.adapters.callers import TokenTable
 from agent_as_model.transports import frame_checks
 
 log = logging.getLogger("agent_as_model.http")
@@ -226,14 +226,13 @@ def _with_length(scope: Scope, length: int) -> Scope:
     return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
-def health(token: str | None) -> Any:
+def health(tokens: TokenTable) -> Any:
     """`/healthz`: "ok" to anyone (a load balancer's probe); the version and pid only to a caller
-    that carries the bearer token, since they tell an attacker what to aim at."""
-    expected = f"Bearer {token}".encode() if token else None
+    that carries a bearer token the server takes, since they tell an attacker what to aim at."""
 
     async def healthz(request: Any) -> Any:
         given = request.headers.get("authorization", "").encode("latin-1")
-        if expected is not None and hmac.compare_digest(given, expected):
+        if tokens and tokens.caller_of(given) is not None:
             return JSONResponse({"status": "ok", "version": __version__, "pid": os.getpid()})
         return JSONResponse({"status": "ok"})
 

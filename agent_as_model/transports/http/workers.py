@@ -21,6 +21,7 @@ from typing import Any
 
 import uvicorn
 
+from agent_as_model.adapters.callers import CallersSettings, counters_shown
 from agent_as_model.adapters.routes import gateway_from_json, gateway_json
 from agent_as_model.adapters.store import StoreSettings
 from agent_as_model.errors import StartupError
@@ -36,6 +37,8 @@ SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_SETTINGS"
 PROVIDER_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_PROVIDER_SETTINGS"
 LIMITS_ENV = "AGENT_AS_MODEL_HTTP_LIMITS"
 STORE_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_STORE_SETTINGS"
+# The callers (their names, their tokens' digests, never a token) and their limits.
+CALLERS_ENV = "AGENT_AS_MODEL_HTTP_CALLERS"
 TELEMETRY_SETTINGS_ENV = "AGENT_AS_MODEL_HTTP_TELEMETRY_SETTINGS"
 # What uvicorn loads by path in each worker: the app factory, the guarded h11 protocol and the
 # paced accept loop (transports/http/holds.py).
@@ -49,18 +52,24 @@ log = logging.getLogger("agent_as_model.http")
 
 
 class HandedOver(Record):
-    """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits
-    and store `serve` was given (None: none configured), and what of telemetry is on."""
+    """What a worker serves with: the HTTP settings, and the gateway (providers and routes), limits,
+    store and callers `serve` was given (None: none configured), and what of telemetry is on."""
 
     settings: HttpSettings
     provider: Any
     limits: Limits
     store: Any
     telemetry: Any
+    callers: CallersSettings | None = None
 
 
 def hand_off(
-    settings: HttpSettings, provider: Any, limits: Limits | None, store: Any, telemetry: Any = None
+    settings: HttpSettings,
+    provider: Any,
+    limits: Limits | None,
+    store: Any,
+    telemetry: Any = None,
+    callers: CallersSettings | None = None,
 ) -> None:
     """Leave the settings in this process's environment, which uvicorn's workers inherit."""
     os.environ[SETTINGS_ENV] = settings.to_env()
@@ -74,6 +83,8 @@ def hand_off(
         os.environ[AUTH_TOKEN_ENV] = settings.auth_token
     if store is not None:
         os.environ[STORE_SETTINGS_ENV] = json.dumps(store._asdict())
+    if callers is not None:
+        os.environ[CALLERS_ENV] = callers.to_json()
 
 
 def handed_over() -> HandedOver:
@@ -85,11 +96,12 @@ def handed_over() -> HandedOver:
     store = None
     if os.environ.get(STORE_SETTINGS_ENV):
         store = StoreSettings(**json.loads(os.environ[STORE_SETTINGS_ENV]))
+    callers = CallersSettings.from_json(os.environ[CALLERS_ENV]) if os.environ.get(CALLERS_ENV) else None
     settings = HttpSettings.from_env(os.environ[SETTINGS_ENV], os.environ.get(AUTH_TOKEN_ENV))
     telemetry = TelemetrySettings(metrics=settings.metrics)
     if os.environ.get(TELEMETRY_SETTINGS_ENV):
         telemetry = TelemetrySettings(**json.loads(os.environ[TELEMETRY_SETTINGS_ENV]))
-    return HandedOver(settings, provider, limits, store, telemetry)
+    return HandedOver(settings, provider, limits, store, telemetry, callers)
 
 
 def fit_descriptors(max_connections: int) -> int:
@@ -114,10 +126,16 @@ def fit_descriptors(max_connections: int) -> int:
     return max_connections
 
 
-def banner(settings: HttpSettings) -> str:
+def banner(settings: HttpSettings, callers: CallersSettings | None = None) -> str:
     """The one start-up line: where to point a host, and what it must bring."""
     eras = "both eras" if settings.workers == 1 else f"2026-07-28 only, {settings.workers} workers"
-    token = "; every request needs the bearer token" if settings.auth_token else ""
+    named = 0 if callers is None else len(callers.callers)
+    token = "; every request needs the bearer token" if settings.auth_token and not named else ""
+    if named:
+        count = named + bool(settings.auth_token)
+        token = f"; every request needs the bearer token of one of its {count} callers"
+    if callers is not None and callers.limited():
+        token += f", each with its limits, counted in {counters_shown(callers.counters)}"
     return (
         f"agent-as-model: serving MCP over streamable HTTP at {endpoint(settings)} ({eras}; "
         f"GET {HEALTH_PATH} for probes{token}); Ctrl-C stops"
@@ -155,7 +173,12 @@ def check_can_listen(settings: HttpSettings) -> None:
 
 
 def serve(
-    settings: HttpSettings, provider: Any = None, limits: Any = None, store: Any = None, telemetry: Any = None
+    settings: HttpSettings,
+    provider: Any = None,
+    limits: Any = None,
+    store: Any = None,
+    telemetry: Any = None,
+    callers: CallersSettings | None = None,
 ) -> int:
     """Serve over HTTP with uvicorn until stopped: `settings.workers` processes, each building its
     app with `app.app_from_environment` from what this process hands over."""
@@ -167,8 +190,8 @@ def serve(
         # for this family of processes (a restart makes another: rounds in flight then fail).
         os.environ[STATE_KEY_ENV] = secrets.token_urlsafe(32)
         log.warning("%s not set: made one for the %d workers of this run", STATE_KEY_ENV, settings.workers)
-    hand_off(settings, provider, limits, store, telemetry)
-    print(banner(settings), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
+    hand_off(settings, provider, limits, store, telemetry, callers)
+    print(banner(settings, callers), file=sys.stderr, flush=True)  # stderr: stdout stays free for pipes
     try:
         uvicorn.run(
             APP_FACTORY,
