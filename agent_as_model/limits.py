@@ -30,12 +30,12 @@ DEFAULT_PROGRESS_INTERVAL = 5.0
 # sampling request of its own, so a caller could otherwise make the host answer without bound.
 DEFAULT_MAX_N = 8
 # The most entries one request's conversation may hold: its messages (items, contents), their
-# parts and tool calls and a tool result's parts, each one, and the values in tool calls'
-# arguments, twenty to an entry (states/entries.py). The MCP SDK shapes, validates and serialises
-# every entry of a sampling request on the event loop, in C that holds the GIL, so a request's
-# entries hold every other request for a time in proportion to their count: the default is sized
-# from that cost, measured, so that a request within it does not hold a concurrent call
-# noticeably (docs/security.md).
+# parts and a tool result's parts, each one, each tool call and tool result weighed as several,
+# and the values in tool calls' arguments, twenty to an entry (states/entries.py). The MCP SDK
+# shapes, validates and serialises every entry of a sampling request on the event loop, in C that
+# holds the GIL, so a request's entries hold every other request for a time in proportion to their
+# count: the default is sized from that cost, measured, so that a request within it does not hold
+# a concurrent call noticeably (docs/security.md).
 DEFAULT_MAX_ENTRIES = 2_000
 # Decoded bytes of inline media: one image or audio part, and all of one call's
 # together. Sized for ordinary photos (a 12-megapixel JPEG is 3-6 MiB) and short clips; the call's

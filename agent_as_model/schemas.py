@@ -30,7 +30,11 @@ exactly when that engine does, and when its compiled size is within `patterns.MA
 Every keyword the validator applies is one step of the check's budget (`--schema-steps`), counted
 inside the validator (`_counted`), as is every pattern it searches (`patterns`), so a check that
 would take exponential time or memory (`$ref` fan-out, nested `oneOf`, patterns over many
-properties) raises `patterns.TooManySteps` and stops where it is. `uniqueItems` is our own: linear
+properties) raises `patterns.TooManySteps` and stops where it is. Checking a caller's schema
+against the draft's meta-schema is jsonschema's own check run with those counted keywords
+(`_meta_validator`), within a budget of its own of as many steps: the meta-schema applies some
+thirty keywords to each subschema, so a schema of many properties is refused, not checked for
+seconds. `uniqueItems` is our own: linear
 in the array (jsonschema's compares unhashable items pairwise). No message a step makes grows with
 a value: jsonschema writes the value it checks into every error it makes, so the check reads
 quiet copies (`quieted`) whose repr is a constant, and a reason quotes a schema's values only as
@@ -63,7 +67,7 @@ from agent_as_model.caches import BoundedCache
 from agent_as_model.errors import caller_error
 
 if TYPE_CHECKING:  # imported where first used (see the module's docstring)
-    from jsonschema.exceptions import SchemaError, ValidationError
+    from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
     from referencing import Registry, Resource
 
@@ -101,6 +105,20 @@ def _schema_formats() -> Any:
     formats = copy.copy(Draft202012Validator.FORMAT_CHECKER)
     formats.checkers = {**formats.checkers, "regex": (patterns.compiles, patterns.pattern_error())}
     return formats
+
+
+@functools.cache
+def _meta_schema() -> dict[str, Any]:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator.META_SCHEMA  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _meta_validator() -> Validator:
+    """The draft's meta-schema compiled with the counted keywords (`_draft202012`), as
+    `check_schema` compiles it with jsonschema's own."""
+    return _draft202012()(_meta_schema(), format_checker=_schema_formats())  # type: ignore[no-any-return]
 
 
 # Schema-side values (enum members, const, patterns) are quoted in reasons only up to this length.
@@ -151,18 +169,22 @@ def _count(what: str) -> None:
 
 
 def _check_in_full(value: dict[str, Any], path: str) -> None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
+    # jsonschema's own check against the draft's meta-schema (`check_schema`: its first error),
+    # with every keyword counted against the check's budget as a validation is: the meta-schema
+    # applies some thirty keywords to each subschema of the caller's, so a schema of many
+    # properties would otherwise cost seconds outside every bound.
     try:
-        Draft202012Validator.check_schema(value, format_checker=_schema_formats())
-    except SchemaError as err:
-        raise caller_error(_schema_path(path, err.absolute_path), _schema_reason(err)) from None
+        with patterns.bounded(_meta_schema(), timed=False):
+            error = next(_meta_validator().iter_errors(value), None)
+    except patterns.TooManySteps as err:
+        raise caller_error(path, _too_large(err.bound)) from None
     except patterns.PatternTooLarge as err:
         where = patterns.where(value, err.pattern)
         raise caller_error(_schema_path(path, _pointer_parts(where)), err.reason()) from None
     except RecursionError:
         raise caller_error(path, "the schema is nested too deeply to check") from None
+    if error is not None:
+        raise caller_error(_schema_path(path, error.absolute_path), _schema_reason(error))
     root_type = value.get("type")
     if root_type != "object":
         got = "no 'type'" if "type" not in value else f"type {_quote(root_type)}"
@@ -384,9 +406,8 @@ def _keep_class(validators: Any, counted: Any) -> None:
     default): every keyword under such a subschema would then be jsonschema's own and count no
     step, so a `$ref` fan-out whose definitions each name a `$schema` (the draft's own, or another)
     ran with no budget at all. Within the counted class, the check stays in it: every subschema is
-    read as draft 2020-12 (as the spec says a caller's schema is), and everything else asks
-    jsonschema as before (checking a schema against the draft's meta-schema, linear in its size,
-    among them)."""
+    read as draft 2020-12 (as the spec says a caller's schema is, and as the draft's own
+    meta-schema is), and everything else asks jsonschema as before."""
     original = validators.validator_for
     if getattr(original, "keeps", None) is counted:
         return
@@ -591,7 +612,15 @@ def _schema_path(path: str, parts: Iterable[str | int]) -> str:
     return path
 
 
-def _schema_reason(err: SchemaError) -> str:
+def _too_large(bound: int) -> str:
+    return (
+        f"the schema could not be checked within its budget: checking it against the draft's "
+        f"meta-schema took more than {bound} steps ({patterns.STEPS_SETTING}; each keyword applied "
+        "is one, some thirty for each property or other subschema of the schema)"
+    )
+
+
+def _schema_reason(err: ValidationError) -> str:
     """jsonschema's own message: it quotes the schema, which is the caller's, so it may be shown."""
     message = str(err.message)
     return message if len(message) <= 200 else message[:199] + "…"

@@ -11,7 +11,8 @@ thread spent on the call is read from /proc (`schedstat`, in nanoseconds): the t
 every other request, however busy the machine. docs/security.md states both; the default of
 `--max-entries` is the count whose worst wait stays within the 100 ms line with room to spare.
 
-Kinds (each counted as `states/entries.py` counts them): `plain` (chat messages of one text),
+Kinds (N entries as written, one each; `states/entries.py` weighs a tool call and a tool result
+as `TOOL_ENTRY` each and counts values 20 to an entry): `plain` (chat messages of one text),
 `calls` (one assistant message of N/2 tool calls and their N/2 results), `parts` (one message of N
 text parts), `values` (one tool call whose arguments hold an array of N values).
 

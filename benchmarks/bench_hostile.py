@@ -14,6 +14,7 @@ before a change), one after the other per transport and era, so the table holds 
 The exit status is 1 when the server of this checkout misses any judgement of any row.
 
     .venv/bin/python benchmarks/bench_hostile.py [--against PATH] [--eras legacy,2026-07-28] [--json FILE]
+        [--case TEXT]
 """
 
 from __future__ import annotations
@@ -96,15 +97,22 @@ def main() -> int:
     )
     parser.add_argument("--eras", default=",".join(ERAS), help="the eras to run (comma-separated)")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument(
+        "--case", metavar="TEXT", help="only the request classes whose label holds TEXT, and no other rows"
+    )
     args = parser.parse_args()
+    hostile_classes.ONLY = args.case
     commands = [("after", COMMAND)]
     if args.against is not None:
         commands.insert(0, ("before", args.against))
     started = time.monotonic()
     rows, stalled, met = hostile_classes.run_all(tuple(args.eras.split(",")), commands)
-    print(f"\n{FLOOD_MB} MiB with no newline, then a newline and a ping (replies: the frame's, the ping's):")
-    floods = []
-    for name, command in commands:
+    floods: list[dict[str, Any]] = []
+    if args.case is None:
+        print(
+            f"\n{FLOOD_MB} MiB with no newline, then a newline and a ping (replies: the frame's, the ping's):"
+        )
+    for name, command in commands if args.case is None else []:
         for size in (None, 1 << 20):
             row = {**anyio.run(flood, command, size), "server": name}
             floods.append(row)

@@ -55,7 +55,9 @@ from agent_as_model.server import build_server  # noqa: E402
 from tests.helpers import server_params  # noqa: E402
 from tests.scripted_host import ScriptedHost, connect  # noqa: E402
 
-STEPS = 2000
+# Checking fan_out(40) itself against the meta-schema takes some 3,500 steps; its 2**40 paths take
+# any number.
+STEPS = 5000
 OVER = f"could not be checked within its budget: the check took more than {STEPS} steps (--schema-steps"
 
 
@@ -194,7 +196,7 @@ async def test_a_large_conversation_is_read_in_the_servers_own_threads(era: str)
     server whose --max-entries takes them)."""
     host = ScriptedHost(lambda params: f"{len(params.messages[-1].content_as_list)} results")
     results: list[Any] = []
-    server = build_server(limits=Limits(max_entries=20_000))
+    server = build_server(limits=Limits(max_entries=40_000))  # 30,002 entries, tool calls weighed
     async with connect(era, host, server=server) as client, anyio.create_task_group() as group:
         limiter = offload.limiter()
         holders = [object() for _ in range(offload.WORKERS)]
@@ -247,7 +249,7 @@ async def test_gemini_answers_thousands_of_responses_in_any_order(era: str) -> N
         {"role": "user", "parts": answers},
     ]
     host = ScriptedHost(lambda params: params.messages[-1].content_as_list[0].tool_use_id)
-    server = build_server(limits=Limits(max_entries=20_000))  # 6,003 entries
+    server = build_server(limits=Limits(max_entries=20_000))  # 18,003 entries, tool calls weighed
     async with connect(era, host, tools=True, server=server) as client:
         done = await client.call_tool("gemini_generate_content", {"contents": contents})
     assert not done.is_error, done.content[0].text
@@ -258,7 +260,7 @@ async def test_gemini_answers_thousands_of_responses_in_any_order(era: str) -> N
 @pytest.mark.stdio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_schema_steps_flag_over_stdio(mode: str) -> None:
-    params = server_params("serve", "--schema-steps", str(STEPS), "--max-entries", "10000")
+    params = server_params("serve", "--schema-steps", str(STEPS), "--max-entries", "20000")
     persona = {"name": "p", "input_schema": fan_out(40, "anyOf")}
     host = ScriptedHost("fine")
     async with Client(params, mode=mode, sampling_callback=host) as client:

@@ -1,7 +1,8 @@
 """The bound on a request's entries (`serve --max-entries`, default 2,000): each message (item,
-content), each part and tool call and each part of a tool result is one, and every 20 values in
-tool calls' arguments. A conversation within it is answered; one over it is refused with an error naming
-where the count passed the bound and the flag, and nothing is sent to the host. Through the SDK
+content), each part and each part of a tool result is one, each tool call and tool result three,
+and every 20 values in tool calls' arguments one. A conversation within it is answered; one over
+it is refused with an error naming where the count passed the bound and the flag, and nothing is
+sent to the host. Through the SDK
 `Client` on both eras, in-process and over real stdio."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from mcp import Client
 from agent_as_model.commands import cli, limit_options
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.server import build_server
-from agent_as_model.states.entries import VALUES_PER_ENTRY
+from agent_as_model.states.entries import TOOL_ENTRY, VALUES_PER_ENTRY
 from tests.helpers import server_params, text_of
 from tests.scripted_host import ScriptedHost, connect
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.anyio
 
 BOUND = DEFAULT_LIMITS.max_entries
 PER = VALUES_PER_ENTRY
+TOOL = TOOL_ENTRY
 FLAG = "(serve --max-entries)"
 NOTHING_SENT = "Nothing was sent to the host."
 
@@ -33,7 +35,8 @@ def said(n: int) -> list[dict[str, Any]]:
 
 
 def with_call(arguments: str) -> list[dict[str, Any]]:
-    """A chat tool call whose `arguments` is the JSON text given, and its result: 4 entries."""
+    """A chat tool call whose `arguments` is the JSON text given, and its result: 2 + 2 x TOOL
+    entries."""
     call = {"id": "c0", "type": "function", "function": {"name": "f", "arguments": arguments}}
     return [
         {"role": "user", "content": "q"},
@@ -43,7 +46,7 @@ def with_call(arguments: str) -> list[dict[str, Any]]:
 
 
 def anthropic_call(given: dict[str, Any]) -> list[dict[str, Any]]:
-    """A tool_use block with `given` as its input, and its result: 5 entries."""
+    """A tool_use block with `given` as its input, and its result: 3 + 2 x TOOL entries."""
     use = {"type": "tool_use", "id": "t0", "name": "f", "input": given}
     result = {"type": "tool_result", "tool_use_id": "t0", "content": "r"}
     return [
@@ -54,7 +57,7 @@ def anthropic_call(given: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def tool_result_parts(parts: int) -> list[dict[str, Any]]:
-    """A tool result of `parts` text parts: 5 + `parts` entries."""
+    """A tool result of `parts` text parts: 3 + 2 x TOOL + `parts` entries."""
     use = {"type": "tool_use", "id": "t0", "name": "f", "input": {}}
     content = [{"type": "text", "text": f"p{i}"} for i in range(parts)]
     result = {"type": "tool_result", "tool_use_id": "t0", "content": content}
@@ -62,6 +65,20 @@ def tool_result_parts(parts: int) -> list[dict[str, Any]]:
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [result]},
+    ]
+
+
+def tool_calls(n: int) -> list[dict[str, Any]]:
+    """A user message, an assistant message of `n` chat tool calls and their `n` results: 2 +
+    2 x TOOL x `n` entries."""
+    calls = [
+        {"id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in range(n)
+    ]
+    results = [{"role": "tool", "tool_call_id": f"c{i}", "content": f"r{i}"} for i in range(n)]
+    return [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        *results,
     ]
 
 
@@ -84,9 +101,15 @@ CASES = [
     ),
     (
         "chat_complete",  # 3 messages and 1 call; the arguments' member `a` and its array's values
-        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 4) * PER - 1)}))},
-        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 4) * PER)}))},
+        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 2 - 2 * TOOL) * PER - 1)}))},
+        {"messages": with_call(json.dumps({"a": [0] * ((BOUND - 2 - 2 * TOOL) * PER)}))},
         "messages[1]",
+    ),
+    (
+        "chat_complete",  # 2 + 2 x 3 x 333 = 1,998 entries, then 2,004: the results pass it, read
+        {"messages": tool_calls((BOUND - 2) // (2 * TOOL))},  # as one turn from messages[2] on
+        {"messages": tool_calls((BOUND - 2) // (2 * TOOL) + 1)},
+        "messages[2]",
     ),
     (
         "messages_create",
@@ -96,14 +119,20 @@ CASES = [
     ),
     (
         "messages_create",  # 3 messages and 2 blocks; the input's values
-        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 5) * PER)})},
-        {"max_tokens": 8, "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 5) * PER + 1)})},
+        {
+            "max_tokens": 8,
+            "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 3 - 2 * TOOL) * PER)}),
+        },
+        {
+            "max_tokens": 8,
+            "messages": anthropic_call({f"k{i}": i for i in range((BOUND - 3 - 2 * TOOL) * PER + 1)}),
+        },
         "messages[1]",
     ),
     (
         "messages_create",
-        {"max_tokens": 8, "messages": tool_result_parts(BOUND - 5)},
-        {"max_tokens": 8, "messages": tool_result_parts(BOUND - 4)},
+        {"max_tokens": 8, "messages": tool_result_parts(BOUND - 3 - 2 * TOOL)},
+        {"max_tokens": 8, "messages": tool_result_parts(BOUND - 2 - 2 * TOOL)},
         "messages[2]",
     ),
     ("responses_create", {"input": said(BOUND)}, {"input": said(BOUND + 1)}, f"input[{BOUND}]"),
@@ -167,8 +196,8 @@ async def test_the_flag_over_stdio(mode: str) -> None:
     assert text_of(answered) == "answered" and text_of(default) == "answered"
     assert text_of(refused) == (
         "chat_complete: messages[5]: the conversation comes to more than 5 entries by here (each "
-        "message, part and tool call is one, and every 20 values in tool calls' arguments), the "
-        f"server's bound {FLAG}. {NOTHING_SENT}"
+        "message and part is one, each tool call and tool result 3, and every 20 values in tool "
+        f"calls' arguments one), the server's bound {FLAG}. {NOTHING_SENT}"
     )
 
 

@@ -231,7 +231,7 @@ def test_the_estimated_size_counts_what_the_caller_sends_beside_the_conversation
     one = [{"role": "user", "content": "q"}]
     plain = dialect_request(one)
     assert plain.plain and not plain.tools
-    big_schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(2_000)}}
+    big_schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(1_000)}}
     tool = {"type": "function", "function": {"name": "look", "parameters": big_schema}}
     tools = dialect_request(one, tools=[tool])
     stops = dialect_request(one, stop=["s" * 50_000])

@@ -306,3 +306,107 @@ def test_a_subschema_that_names_a_draft_is_read_as_2020_12() -> None:
         "/n",
         "must be >= 3 (schema /properties/n/minimum)",
     )
+
+
+# --- checking a caller's schema against the draft's meta-schema counts against --schema-steps -------
+
+
+def properties(count: int) -> dict[str, Any]:
+    """An object schema of `count` string properties: checking it against the draft's meta-schema
+    applies some thirty keywords to each."""
+    return {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "string", "maxLength": i} for i in range(count)},
+    }
+
+
+def tool_with(parameters: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": "f", "parameters": parameters}}]
+
+
+SCHEMA_OVER = (
+    "the schema could not be checked within its budget: checking it against the draft's meta-schema "
+    "took more than {} steps (--schema-steps; each keyword applied is one, some thirty for each "
+    "property or other subschema of the schema)"
+)
+
+
+@pytest.mark.anyio
+async def test_a_schema_of_many_properties_spends_the_budget_of_its_own_check(era: str) -> None:
+    """100 properties (some 3,000 steps) past a budget of 2,000, as an output_schema and as a tool's
+    parameters: refused naming the field and the flag, before anything is sent; 40 (some 1,300)
+    within it are checked and used."""
+    host = ScriptedHost('{"p1": "a"}')
+    async with connect(era, host, server=server(schema_steps=STEPS)) as client:
+        output = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(100)})
+        tools = await client.call_tool("chat_complete", {**CHAT, "tools": tool_with(properties(100))})
+        assert host.asked == 0
+        fits = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(40)})
+        fits_tools = await client.call_tool("chat_complete", {**CHAT, "tools": tool_with(properties(40))})
+    assert output.is_error and tools.is_error
+    assert (
+        output.content[0].text == f"chat_complete: output_schema: {SCHEMA_OVER.format(STEPS)}. {NOTHING_SENT}"
+    )
+    assert tools.content[0].text == (
+        f"chat_complete: tools[0].function.parameters: {SCHEMA_OVER.format(STEPS)}. {NOTHING_SENT}"
+    )
+    assert not fits.is_error and fits.content[0].text == '{"p1": "a"}', fits.content[0].text
+    assert not fits_tools.is_error
+    assert host.asked == 2
+
+
+@pytest.mark.anyio
+async def test_the_default_budget_refuses_a_schema_of_thousands_of_properties(era: str) -> None:
+    """At the default --schema-steps (50,000), 2,000 properties are refused by their check, which
+    stops there; 1,000 are taken."""
+    host = ScriptedHost('{"p1": "a"}')
+    async with connect(era, host) as client:
+        refused = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(2000)})
+        assert host.asked == 0
+        taken = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(1000)})
+    assert refused.content[0].text == (
+        f"chat_complete: output_schema: {SCHEMA_OVER.format(50000)}. {NOTHING_SENT}"
+    )
+    assert taken.content[0].text == '{"p1": "a"}'
+
+
+def test_the_check_of_a_schema_is_jsonschemas_first_error_as_before() -> None:
+    """The counted check says what jsonschema's `check_schema` says, at the same path."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    from agent_as_model.errors import CallError
+
+    for bad in (
+        {"type": "object", "properties": {"a": {"type": "strin"}}},
+        {"type": "object", "properties": {"a": {"minLength": -1}}, "required": "a"},
+        {"type": "object", "$defs": {"x": {"pattern": "("}}},
+        {"type": "object", "properties": {"a": {"$anchor": "1bad"}}},
+    ):
+        with pytest.raises(SchemaError) as expected:
+            Draft202012Validator.check_schema(bad, format_checker=schemas._schema_formats())
+        schemas.forget_checked()
+        with pytest.raises(CallError) as told:
+            schemas.check_object_schema(bad, "output_schema")
+        where = schemas._schema_path("output_schema", expected.value.absolute_path)
+        assert told.value.message("t").startswith(f"t: {where}: {expected.value.message}")
+
+
+@pytest.mark.anyio
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_schema_over_the_budget_of_its_own_check_over_stdio(mode: str) -> None:
+    from mcp import Client
+
+    from tests.helpers import server_params
+
+    host = ScriptedHost('{"p1": "a"}')
+    params = server_params("serve", "--schema-steps", str(STEPS))
+    async with Client(params, mode=mode, sampling_callback=host) as client:
+        refused = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(100)})
+        taken = await client.call_tool("chat_complete", {**CHAT, "output_schema": properties(40)})
+    assert (
+        refused.content[0].text
+        == f"chat_complete: output_schema: {SCHEMA_OVER.format(STEPS)}. {NOTHING_SENT}"
+    )
+    assert taken.content[0].text == '{"p1": "a"}'

@@ -40,7 +40,8 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         metavar="STEPS",
         help="keywords one check against a caller's JSON Schema may apply, and patterns it may search, "
         "before it stops with an error ($ref fan-out, nested combinators, patternProperties over many "
-        f"properties; default {DEFAULT_LIMITS.schema_steps})",
+        "properties); checking the schema itself against the draft's meta-schema has a budget of as "
+        f"many, some 30 for each of its properties (default {DEFAULT_LIMITS.schema_steps})",
     )
     group.add_argument(
         "--host-timeout",
@@ -80,8 +81,9 @@ def add_limit_options(serve: argparse.ArgumentParser) -> None:
         type=_count,
         default=DEFAULT_LIMITS.max_entries,
         metavar="N",
-        help="the most entries one request's conversation may hold: each message (item, content), "
-        "part and tool call is one, and every 20 values in tool calls' arguments; the server's work "
+        help="the most entries one request's conversation may hold: each message (item, content) "
+        "and part is one, each tool call and tool result 3, and every 20 values in tool calls' "
+        "arguments one; the server's work "
         "on a request grows with them, and over HTTP it holds every other request meanwhile "
         f"(default {DEFAULT_LIMITS.max_entries})",
     )

@@ -5,13 +5,17 @@ request travels on: each entry of the conversation (a message, an input item, a 
 member of an array in it (its parts or content blocks, its tool calls), and each member of an array
 in one of those (a tool result's parts). That work runs in C that keeps the GIL, so over HTTP a
 request of many entries holds every other request while it runs; the bound keeps that short
-(docs/security.md has what 1,000 entries cost). The values in a tool call's arguments (every member
-of every object and array in them, at any depth) travel too, untyped, at a small part of an
-entry's cost: VALUES_PER_ENTRY of them count as one entry.
+(docs/security.md has what 1,000 entries cost). Entries are weighed by that cost: a tool call or a
+tool result is TOOL_ENTRY entries, as the SDK's work on one is several times its work on a message
+or a part. The values in a tool call's arguments (every member of every object and array in them,
+at any depth) travel too, untyped, at a small part of an entry's cost: VALUES_PER_ENTRY of them
+count as one entry.
 
 The conversation as written is counted before it is read, so a conversation far over the bound
-costs no reading at all; the arguments of tool calls are counted once read, since chat and
-Responses write them as JSON text. Counting stops once past the bound, so it costs at most the
+costs no reading at all (each tool call and result one entry there, a count the weighed one
+never falls below); the weight of tool calls and results, and the arguments of tool calls, are
+counted once read, since the dialects write them each in their own shape, and chat and Responses
+write the arguments as JSON text. Counting stops once past the bound, so it costs at most the
 bound's worth of steps, and nothing of a conversation within it is counted twice.
 """
 
@@ -21,12 +25,16 @@ import itertools
 from typing import Any
 
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import Request, ToolUse
+from agent_as_model.neutral import Request, ToolResult, ToolUse
 
 _DICTS = {dict}
 # Values in tool calls' arguments that count as one entry: the SDK's work on an untyped value is
 # about this share of its work on a typed entry (benchmarks/README.md, "The entries of a request").
 VALUES_PER_ENTRY = 20
+# Entries one tool call, or one tool result, counts as: the SDK's work on one (a typed block with
+# its own fields, and a result's content inside it) is about this many times its work on a plain
+# message (benchmarks/README.md, "The entries of a request").
+TOOL_ENTRY = 3
 
 
 def written(conversation: list[Any], stop: int) -> tuple[int, int]:
@@ -70,12 +78,22 @@ def check_written(conversation: object, key: str, bound: int) -> int:
 
 
 def check_arguments(request: Request, counted: int, bound: int) -> None:
-    """The values in the tool calls' arguments (VALUES_PER_ENTRY to an entry), on top of the
-    `counted` entries as written: refused past `bound` with the path of the message whose tool
-    calls passed it."""
+    """The weight of tool calls and results past their one entry each (TOOL_ENTRY), and the
+    values in the tool calls' arguments (VALUES_PER_ENTRY to an entry), on top of the `counted`
+    entries as written: refused past `bound` with the path of the message whose tool calls or
+    results passed it."""
     if request.plain:
         return  # every turn one text: no tool call
+    extra = (TOOL_ENTRY - 1) * VALUES_PER_ENTRY  # in values, the unit of `left`
     left = (bound - counted) * VALUES_PER_ENTRY
+    # The weights first, then the arguments: a call whose arguments pass the bound is named as
+    # such, not the result after it.
+    for turn in request.turns:
+        for block in turn.blocks:
+            if type(block) is ToolUse or type(block) is ToolResult:
+                left -= extra
+                if left < 0:
+                    raise caller_error(turn.path, _over(bound, "with its tool calls and results"))
     for turn in request.turns:
         for block in turn.blocks:
             if type(block) is ToolUse:
@@ -101,7 +119,7 @@ def values(value: dict[str, Any] | list[Any], stop: int) -> int:
 
 def _over(bound: int, where: str = "by here") -> str:
     return (
-        f"the conversation comes to more than {bound} entries {where} (each message, part and "
-        f"tool call is one, and every {VALUES_PER_ENTRY} values in tool calls' arguments), the "
-        "server's bound (serve --max-entries)"
+        f"the conversation comes to more than {bound} entries {where} (each message and part is "
+        f"one, each tool call and tool result {TOOL_ENTRY}, and every {VALUES_PER_ENTRY} values in "
+        "tool calls' arguments one), the server's bound (serve --max-entries)"
     )
