@@ -32,6 +32,7 @@ from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL, Usage
 from agent_as_model.records import Record
+from agent_as_model.telemetry import conventions
 
 log = logging.getLogger("agent_as_model")
 
@@ -45,6 +46,7 @@ class Reply(Record):
     usage: Usage | None = None  # the API's own token counts, when its reply has them
     # The API's own response object, as JSON, when the call's body went through as written.
     native: dict[str, Any] | None = None
+    response_id: str | None = None  # the API's own id of its answer, when it gave one
 
 
 class Failure(Record):
@@ -163,6 +165,7 @@ class ProviderBackend:
         self.settings = settings
         self.label = settings.label
         self._api = api
+        conventions.provider_named(self.label, settings.provider)
         self.who = f"The provider {self.label} (not the host)"
 
     def speaks(self, product: str | None) -> bool:
@@ -237,6 +240,7 @@ class ProviderBackend:
             source,
             reply.usage,
             native=reply.native,
+            response_id=reply.response_id or _native_id(reply.native),
         )
 
     def check(self, payload: CreateMessageRequestParams, model: str, passing: Passing | None) -> None:
@@ -321,3 +325,11 @@ def provider_said(body: object) -> str | None:
 
 def first_line(err: Exception) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+def _native_id(native: dict[str, Any] | None) -> str | None:
+    """The id of a provider's own response object (`id`; Gemini's `responseId`), if it has one."""
+    if native is None:
+        return None
+    found = native.get("id", native.get("responseId"))
+    return found if isinstance(found, str) else None
