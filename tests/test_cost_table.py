@@ -27,6 +27,8 @@ FILLING = {"setdefault", "append", "extend", "insert", "update", "add"}
 NOT_MEMOS = {
     ("commands/cli.py", "_COMMANDS"): "the parser's subcommands by name, recorded when the parser is built",
     ("commands/cli.py", "_HTTP_ONLY"): "the HTTP-only options of `serve`, recorded when the parser is built",
+    ("telemetry/conventions.py", "_APIS"): "each configured provider's API, recorded as the operator's "
+    "providers are configured: the configuration, not a memo of any call",
 }
 
 
