@@ -304,3 +304,31 @@ async def test_the_files_settings_are_served_over_real_stdio(era: str, how: str,
     assert result.structured_content is not None
     assert result.structured_content["object"] == "chat.completion"
     assert result.structured_content["choices"][0]["message"]["content"] == "from the host"
+
+
+def test_every_serve_flag_with_its_own_variable_lets_the_variable_win_over_the_file() -> None:
+    """A flag whose help names its own variable (AGENT_AS_MODEL_ and the destination) has it in
+    `environment()`, so a set variable wins over the file as the documented rule says."""
+    variables = config_file.environment()
+    named = {
+        action.dest: f"AGENT_AS_MODEL_{action.dest.upper()}"
+        for action in serve_actions().values()
+        if f"AGENT_AS_MODEL_{action.dest.upper()}" in (action.help or "")
+    }
+    assert {"otel", "otel_content", "store", "provider"} <= set(named)  # the derivation finds them
+    assert {dest: variables.get(dest) for dest in named} == named
+
+
+def test_the_telemetry_variables_win_over_the_file(tmp_path: Path) -> None:
+    text = '[serve]\notel = true\notel-content = "full"\n'
+    assert read(tmp_path, text).otel is True
+    args = read(tmp_path, text, env={"AGENT_AS_MODEL_OTEL": "0", "AGENT_AS_MODEL_OTEL_CONTENT": "redacted"})
+    assert args.otel is None and args.otel_content is None  # the flag's reader finds the variable
+
+
+def test_the_telemetry_docs_config_block_loads(tmp_path: Path) -> None:
+    """docs/telemetry.md's [serve] block is a file `serve --config` reads, each key its flag's."""
+    text = (ROOT / "docs" / "telemetry.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    args = read(tmp_path, block)
+    assert (args.otel, args.otel_content, args.http, args.metrics) == (True, "redacted", True, True)

@@ -16,6 +16,7 @@ from google.genai import types as genai_types
 from openai.types.chat import chat_completion_content_part_param
 from openai.types.responses import response_input_content_param, response_input_item_param
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.limits import DEFAULT_LIMITS
 from agent_as_model.server import build_server
 from tests.corpus import parameters, run, sdk
@@ -148,3 +149,15 @@ def test_the_parameters_page_is_current() -> None:
 
 def test_the_readme_links_the_parameters_page() -> None:
     assert "docs/parameters.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("tool", ["chat_complete", "messages_create", "responses_create"])
+def test_every_parameter_the_dialect_accepts_or_refuses_has_a_row(tool: str) -> None:
+    """Not only the SDK's typed keys: `stream`, and what an SDK's create-params type no longer
+    lists (Messages' `temperature`, `top_p`, `top_k`), have their rows too."""
+    body = DIALECTS[tool].body
+    listed = {key for key, _ in parameters.rows(tool)}
+    declared = {*body.refused, *body.hints, *(name for name in body.fates if "." not in name)}
+    assert "stream" in listed and declared <= listed, sorted(declared - listed)
+    if tool == "messages_create":
+        assert {"temperature", "top_p", "top_k"} <= listed

@@ -6,6 +6,7 @@ fetched only when `--fetch-media-allow 127.0.0.1` names it, since loopback is re
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import ipaddress
 import json
@@ -27,6 +28,7 @@ from agent_as_model.adapters.dialects import parse
 from agent_as_model.adapters.fetching import why_refused
 from agent_as_model.commands import cli
 from agent_as_model.commands.limit_options import limits_of
+from agent_as_model.engine import driver
 from agent_as_model.limits import FetchPolicy, Limits
 from agent_as_model.server import build_server
 from agent_as_model.states import validate
@@ -44,6 +46,9 @@ from tests.test_media import (
 
 pytestmark = pytest.mark.anyio
 
+# An image whose base64 is over the size whose decoding and hashing leaves the event loop.
+LARGE = PNG + bytes(validate.LARGE_FETCHED)
+
 # The server's handler never returns from /slow until the test ends: the fetch's time cap ends it.
 RELEASE = threading.Event()
 
@@ -58,6 +63,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "/page.html": (200, "text/html", b"<html></html>"),
             "/lies.png": (200, "image/png", WAV),
             "/big.png": (200, "image/png", PNG + bytes(4096)),
+            "/large.png": (200, "image/png", LARGE),
             "/missing.png": (404, "text/plain", b"no"),
         }
         if self.path == "/changing.png":  # other bytes on the second fetch, the same after
@@ -544,3 +550,32 @@ async def test_a_cursor_over_a_fetched_image_commits_to_its_bytes(era: str, site
         result = await client.call_tool("chat_complete", arguments)
     assert not result.is_error, result.content[0].text
     assert json.loads(result.content[0].text)["completion"] == "still a pixel"
+
+
+async def test_a_large_fetched_image_is_taken_off_the_event_loop_and_still_reaches_the_host(
+    era: str, site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fetched bytes are decoded, checked and hashed in a worker thread when they are large,
+    on the event loop when small (the hop would cost more). Every trigger goes through the
+    driver's `fire`, also when `off_loop` runs it, so the thread it ran in tells which it was."""
+    loop_thread = threading.get_ident()  # the test's coroutine runs on the in-process server's loop
+    fired = driver.fire
+    on_loop: list[bool] = []
+
+    def noting(record: Any, trigger: str, *args: Any) -> Any:
+        if trigger == "fetched":
+            on_loop.append(threading.get_ident() == loop_thread)
+        return fired(record, trigger, *args)
+
+    monkeypatch.setattr(driver, "fire", noting)
+    rounds = 2 if era == "2026-07-28" else 1  # the retry fetches again
+    seen = {}
+    for name, body in (("large", LARGE), ("pixel", PNG)):
+        host = BytesHost()
+        async with connect(era, host, server=fetching()) as client:
+            result = await client.call_tool("chat_complete", chat_with(f"{base(site)}/{name}.png"))
+        assert not result.is_error, result.content[0].text
+        image = ["image", "image/png", hashlib.sha256(body).hexdigest()]
+        assert json.loads(completion("chat_complete", result)) == [["text", "what is this?"], image]
+        seen[name], on_loop[:] = on_loop[:], []
+    assert seen == {"large": [False] * rounds, "pixel": [True] * rounds}

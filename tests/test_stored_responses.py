@@ -15,6 +15,7 @@ import pytest
 from mcp_types import CreateMessageRequestParams, InputRequiredResult
 from openai.types.responses import Response
 
+from agent_as_model.adapters.dialects import DIALECTS
 from agent_as_model.adapters.store import DEFAULT_TTL, SealedStore, StoreSettings
 from agent_as_model.engine import stored_responses
 from agent_as_model.errors import CallError
@@ -62,6 +63,24 @@ async def test_another_tool_taking_previous_response_id_warns_too(
     assert not result.is_error and host.asked == 1
     (warning,) = warnings_of(result)
     assert RESP in warning and "stores no responses" in warning and "only this" in warning
+
+
+async def test_the_lost_history_is_said_in_the_words_of_no_product_when_none_keeps_responses(
+    era: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning's wording is the storing product's: with no product that keeps responses
+    registered, a resp_ id still warns, naming no product's tool."""
+    monkeypatch.delitem(DIALECTS, "responses_create")
+    host = ScriptedHost("I do not know your name.")
+    async with connect(era, host) as client:
+        result = await client.call_tool(
+            "chat_complete",
+            {"messages": [{"role": "user", "content": "What is my name?"}], "previous_response_id": RESP},
+        )
+    assert not result.is_error and host.asked == 1
+    (warning,) = warnings_of(result)
+    assert RESP in warning and "stores none" in warning and "only this call's input" in warning
+    assert "Responses" not in warning and "responses_create" not in warning
 
 
 async def test_without_a_store_a_history_passed_back_has_no_warning(era: str) -> None:

@@ -155,6 +155,7 @@ async def test_a_provider_round_carries_its_trace_context_and_its_retry(
     assert attributes["gen_ai.provider.name"] == "openai"
     assert attributes["gen_ai.request.model"] == "model-one"
     assert attributes["agent_as_model.usage.source"] == "provider"
+    assert attributes["gen_ai.response.id"] == "chatcmpl-standin"  # the provider's own id of its answer
     (retry,) = [e for e in round_.events if e.name == "agent_as_model.provider.retry"]
     assert (retry.attributes or {})["error.type"] == "429"
     assert (retry.attributes or {})["agent_as_model.attempt"] == 1
@@ -360,6 +361,29 @@ async def test_store_operations_are_counted(era: str, observed: Observed, tmp_pa
     assert counted == {"write": 2, "read": 1}
     assert (observed.rounds()[-1].attributes or {})["gen_ai.conversation.id"] == ident
     assert ident in [(t.attributes or {}).get("gen_ai.response.id") for t in observed.tool_spans()]
+
+
+async def test_a_store_that_cannot_be_reached_is_counted_with_its_error(era: str, observed: Observed) -> None:
+    pytest.importorskip("redis", reason="the [redis] extra is not installed")
+    from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.server import open_store
+    from tests.http_servers import free_port
+
+    store = open_store(StoreSettings(url=f"redis://127.0.0.1:{free_port()}/0"))  # nothing listens
+    try:
+        async with connect(era, ScriptedHost("unused"), server=build_server(store=store)) as client:
+            result = await client.call_tool(
+                "responses_create", {"input": "q", "previous_response_id": "resp_" + "3" * 32}
+            )
+    finally:
+        await store.aclose()
+    assert result.is_error
+    (point,) = observed.points("agent_as_model.store.operations")
+    assert dict(point.attributes) == {
+        "agent_as_model.store.operation": "read",
+        "error.type": "StoreUnavailable",
+    }
+    assert point.value == 1
 
 
 def test_a_test_that_stopped_watching_leaves_the_servers_after_it_reporting_nothing() -> None:

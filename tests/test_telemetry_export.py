@@ -7,6 +7,8 @@ with the Prometheus client's own parser."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx2
 import pytest
 from mcp import Client
@@ -209,3 +211,15 @@ def test_an_exporter_that_is_not_installed_is_a_start_up_error() -> None:
     ran = run_command("serve", "--otel", OTEL_TRACES_EXPORTER="zipkin")
     assert ran.returncode == 2
     assert "OTEL_TRACES_EXPORTER: no exporter 'zipkin' is installed" in ran.stderr
+
+
+async def test_otel_in_the_config_file_exports_over_otlp(tmp_path: Path) -> None:
+    """`[serve] otel = true` turns the export on, as `--otel` does."""
+    config = tmp_path / "config.toml"
+    config.write_text("[serve]\notel = true\n")
+    with receiving() as received:
+        env = _otlp_environment(received)
+        await _repaired_call(server_params("serve", "--config", str(config), env=env))
+        (tool,) = received.wait_for("tools/call chat_complete")
+    assert tool.kind == SERVER_KIND
+    assert tool.attributes["agent_as_model.repairs"] == 1

@@ -27,7 +27,14 @@ from collections.abc import Callable, Iterable, Mapping
 from difflib import get_close_matches
 from typing import Any
 
-from agent_as_model.commands import CONFIG_ENV, http_options, provider_options, route_options, store_options
+from agent_as_model.commands import (
+    CONFIG_ENV,
+    http_options,
+    provider_options,
+    route_options,
+    store_options,
+    telemetry_options,
+)
 from agent_as_model.commands.toml_lines import KeyPath, key_lines, line_of
 from agent_as_model.errors import StartupError
 from agent_as_model.limits import HOST_WITHOUT_TOOLS_ENV, RESULT_ENV
@@ -242,6 +249,7 @@ def environment() -> dict[str, str]:
         **provider_options.ENV,
         **route_options.ENV,
         **store_options.ENV,
+        **telemetry_options.ENV,
         **{hold.dest: hold.env for hold in http_options.HOLDS},
         "auth_token": AUTH_TOKEN_ENV,
         "result": RESULT_ENV,

@@ -326,13 +326,19 @@ def _handler(provider: StandInProvider) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Listener(ThreadingHTTPServer):
+    # The socketserver default of 5 pending connections drops the SYNs of a crowd of callers held
+    # at the provider at once, and each dropped one waits out TCP's retransmission back-off.
+    request_queue_size = 256
+    daemon_threads = True
+    block_on_close = False
+
+
 @contextmanager
 def running(script: list[Scripted] | None = None) -> Iterator[StandInProvider]:
     """A stand-in provider listening on 127.0.0.1 (a free port) for the duration of the block."""
     provider = StandInProvider(script=list(script or []))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(provider))
-    server.daemon_threads = True
-    server.block_on_close = False
+    server = _Listener(("127.0.0.1", 0), _handler(provider))
     provider.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, name="stand-in-provider", daemon=True)
     thread.start()

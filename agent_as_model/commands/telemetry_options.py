@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from agent_as_model.telemetry.setup import TelemetrySettings
 
 OTEL_ENV = "AGENT_AS_MODEL_OTEL"
+# Each flag's variable, by the flag's destination: set, it wins over the config file.
+ENV = {"otel": OTEL_ENV, "otel_content": CONTENT_ENV}
 _TRUE = ("1", "true", "yes", "on")
 
 

@@ -28,7 +28,7 @@ from agent_as_model import telemetry
 from agent_as_model.adapters.backends.base import Suspension
 from agent_as_model.adapters.fetching import fetch_all
 from agent_as_model.engine import admission, observed, stored_responses
-from agent_as_model.engine.machine import STATE, STEPS, fire, way_out, what_reached_host
+from agent_as_model.engine.machine import OFF_LOOP, STATE, STEPS, fire, way_out, what_reached_host
 from agent_as_model.engine.offload import off_loop, release_later
 from agent_as_model.errors import CallError, MissingCapability
 from agent_as_model.states.call import CallRecord
@@ -46,7 +46,14 @@ async def drive(record: CallRecord, completion: bool = False) -> CallToolResult 
             awaits = state.awaits
             if awaits is not None:
                 trigger, outcome = await AWAITING[awaits](record)
-                fire(record, trigger, outcome)
+                away = OFF_LOOP[trigger, state.name]
+                if away is not None and away(record):  # large fetched media to decode and hash
+                    try:
+                        await off_loop(fire, record, trigger, outcome)
+                    finally:
+                        release_later()
+                else:
+                    fire(record, trigger, outcome)
                 continue
             for step in STEPS[state.name]:  # the first the table allows: `then` is last, unguarded
                 guard = step[1]

@@ -60,7 +60,13 @@ from agent_as_model.states.stored import (
     validate_continued,
     warn_unkept,
 )
-from agent_as_model.states.validate import large_input, validate_call, validates_off_loop, wants_media
+from agent_as_model.states.validate import (
+    large_fetched,
+    large_input,
+    validate_call,
+    validates_off_loop,
+    wants_media,
+)
 
 Work = Callable[..., None]
 Guard = Callable[..., bool]
@@ -169,7 +175,7 @@ TABLE = Table(
         # caller's behalf, before anything is built; the fetched parts take the place of what
         # stood in for them in the request, the arguments not read again
         Transition("fetch", "validated", "awaiting_media", guard=wants_media),
-        Transition("fetched", "awaiting_media", "validated", take_fetched),
+        Transition("fetched", "awaiting_media", "validated", take_fetched, off_loop=large_fetched),
         # who serves the call, chosen from the parsed request (the era, the operator's provider),
         # then what it is sent
         Transition("build", "validated", "payload_ready", build_payload_for, off_loop=large_input),
@@ -363,6 +369,9 @@ MOVES: Mapping[tuple[str, str], Move] = MappingProxyType(_MOVES)
 # fires the first whose guard allows it; `off_loop` says when its work leaves the event loop.
 Step = tuple[str, Guard | None, Guard | None]
 _OFF_LOOP = {(row.trigger, source): row.off_loop for row in TABLE.transitions for source in sources(row)}
+# When the work of a trigger fired by what an I/O state awaited leaves the event loop, by
+# (trigger, state): the fetched media's, when it is large.
+OFF_LOOP: Mapping[tuple[str, str], Guard | None] = MappingProxyType(_OFF_LOOP)
 STEPS: Mapping[str, tuple[Step, ...]] = MappingProxyType(
     {
         state.name: tuple(

@@ -68,7 +68,9 @@ async def watched_exchange(watch: Watch, record: CallRecord, backend: Backend) -
 
 def answered(answer: HostAnswer, record: CallRecord, source: str) -> Answered:
     counted = answer.usage or usage.estimate_round(record.payload, answer.blocks)
-    return Answered(source, answer.model, answer.stop_reason, counted, answer.blocks)
+    return Answered(
+        source, answer.model, answer.stop_reason, counted, answer.blocks, response_id=answer.response_id
+    )
 
 
 def error_type(err: BaseException) -> str:
@@ -141,6 +143,7 @@ def _retry_answer(record: CallRecord, model: str) -> Answered | None:
         len(resumption.earlier),
         provider,
         asked_model,
+        taken.response_id,
     )
 
 

@@ -18,7 +18,8 @@ from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
 from agent_as_model.adapters.backends.base import PASSED
-from agent_as_model.adapters.dialects import media, usage
+from agent_as_model.adapters.dialects import DIALECTS, media, usage
+from agent_as_model.adapters.dialects.dialect import Dialect
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
 from agent_as_model.states import emulation
@@ -86,9 +87,9 @@ def commit_result(record: CallRecord) -> None:
     if handling is not None:
         add_tools_meta(result, handling)
     if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
-        # A product written against the Responses API sends only the new input with the id of the
-        # last response: here nothing was stored, so the host saw this input alone. Say so.
-        add_warning(result, history_not_passed(chain.previous))
+        # A product that keeps responses sends only the new input with the id of the last one:
+        # here nothing was stored, so the host saw this input alone. Say so, in its words.
+        add_warning(result, history_not_passed(dialect, chain.previous))
     storage = dialect.storage
     if record.store is None and storage is not None and storage.asks_to_keep(record.arguments):
         add_warning(result, NOT_KEPT)
@@ -104,12 +105,18 @@ PASSED_THROUGH = "passed_through"
 WARNINGS = "warnings"
 
 
-def history_not_passed(previous: str) -> str:
+def history_not_passed(dialect: Dialect, previous: str) -> str:
+    """What a call continuing `previous` with no history is told: in the words of its own product's
+    stored responses, or else of the first registered product that keeps responses (the ids it
+    names are theirs, whatever tool was given one)."""
+    storages = [dialect.storage, *(other.storage for other in DIALECTS.values())]
+    storage = next((storage for storage in storages if storage is not None), None)
+    if storage is not None:
+        return storage.history_not_passed(previous)
     return (
-        f"previous_response_id: {previous} is a Responses id, but this server stores no responses "
-        "for this call and the input passed back no earlier assistant turn: the host saw only this "
-        "call's input, not the conversation before it. Pass the earlier turns in the input, or "
-        "call responses_create on a server started with --store (README: Stored responses)"
+        f"previous_response_id: {previous} names a stored response, but this server stores none: the "
+        "host saw only this call's input, not the conversation before it. Pass the earlier turns in "
+        "the input"
     )
 
 

@@ -58,6 +58,18 @@ def wants_media(record: CallRecord) -> bool:
     return record.unfetched is not None
 
 
+# Fetched media, in base64 characters, beyond which it is decoded, checked and hashed in a worker
+# thread: the work is linear in the bytes, which the caller chose by the URLs it sent, and a call's
+# media bound lets them grow large enough to hold up every other request on the event loop.
+LARGE_FETCHED = 1 << 20
+
+
+def large_fetched(record: CallRecord) -> bool:
+    """Whether the media fetched for this call is over `LARGE_FETCHED` (one sum over its parts)."""
+    fetched = record.fetched
+    return fetched is not None and sum(len(part.data) for part in fetched.values()) > LARGE_FETCHED
+
+
 def put_fetched(record: CallRecord) -> None:
     """The fetched media in the request, in the place of what stood in
     for them, checked as inline media is (the arguments are not read again)."""

@@ -229,6 +229,7 @@ class Answered(Record):
     round_no: int = 0
     provider: str = names.HOST_PROVIDER
     asked_model: str = ""
+    response_id: str | None = None  # the answerer's own id of the answer, when it gave one
 
 
 class CallSeen(Record):
@@ -283,6 +284,7 @@ class Round:
                 names.MAX_TOKENS: asked.max_tokens,
                 names.OUTPUT_TYPE: "json" if asked.structured else "text",
                 names.TOOL_NAME: asked.tool,
+                names.BACKEND: asked.source,
                 names.ROUND: asked.round_no,
                 names.REPAIR: asked.round_no > 0,
             }
@@ -313,6 +315,7 @@ class Round:
             provider, model = names.provider_and_model(answer.source, self._asked.model)
             if (provider, model) != (self._provider, self._model):  # the host declined; a provider answered
                 span.set_attributes({names.PROVIDER: provider, names.REQUEST_MODEL: model})
+            span.set_attribute(names.BACKEND, answer.source)
             span.set_attributes(_answer_attributes(answer, self._watch.content))
 
     def suspended(self) -> None:
@@ -357,6 +360,8 @@ def _answers_attributes(answers: Sequence[Answered]) -> dict[str, Any]:
     conventions' array is one per choice) and the tokens summed (the source is `estimated` if any
     completion's count is)."""
     attributes = _answer_attributes(answers[0], None)
+    # The tool span's id is the result's (the product object's id), set by `call_ended`.
+    attributes.pop(names.RESPONSE_ID, None)
     attributes[names.ANSWERED_ROUND] = max(a.round_no for a in answers)
     if len(answers) > 1:
         reasons = [a.stop_reason for a in answers if a.stop_reason]
@@ -378,6 +383,8 @@ def _answer_attributes(answer: Answered, content: Content | None) -> dict[str, A
     attributes: dict[str, Any] = {}
     if answer.model:
         attributes[names.RESPONSE_MODEL] = answer.model
+    if answer.response_id:
+        attributes[names.RESPONSE_ID] = answer.response_id
     if answer.stop_reason:
         attributes[names.FINISH_REASONS] = [answer.stop_reason]
     usage = answer.usage
@@ -462,17 +469,17 @@ def retried(attempt: int, error_type: str, wait: float) -> None:
     )
 
 
-def fell_back(provider: str) -> None:
-    """The host declined the round, and the provider is asked instead."""
+def fell_back(failed: str, asked: str) -> None:
+    """A backend of the route (`host`, or a provider's configured name) gave the round no answer,
+    and the next one is asked instead."""
     watch = WATCH
     if watch is None:
         return
+    attributes = {names.FALLBACK_FROM: failed, names.FALLBACK_TO: asked}
     if watch.tracer is not None:
-        trace.get_current_span().add_event(
-            names.FALLBACK_EVENT, {names.FALLBACK_FROM: "host", names.FALLBACK_TO: provider}
-        )
+        trace.get_current_span().add_event(names.FALLBACK_EVENT, attributes)
     if watch.metrics is not None:
-        _add(watch.metrics.fallbacks, 1, {names.FALLBACK_FROM: "host", names.FALLBACK_TO: provider})
+        _add(watch.metrics.fallbacks, 1, attributes)
 
 
 def caller_counted(caller: str, refused_by: str | None = None) -> None:

@@ -103,10 +103,24 @@ CALLER_TOKENS = "agent_as_model.caller.tokens"
 CALLER_LIMITS = "agent_as_model.caller.limits"
 
 
+# The conventions' registered `gen_ai.provider.name` of each provider API (a provider's kind).
+REGISTERED = {"openai": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
+# Each configured provider's API, by the name the operator gave it (`[providers.local]` of kind
+# openai): a backend's source names the provider by its configured name only.
+_APIS: dict[str, str] = {}
+
+
+def provider_named(name: str, api: str) -> None:
+    """A provider configured as `name`, speaking `api`: its rounds report the API's registered name."""
+    _APIS[name] = api
+
+
 def provider_and_model(source: str, asked: str) -> tuple[str, str]:
     """`gen_ai.provider.name` and the model a round asks for, from what the backend says of itself
-    (spec section 9: `host`, or `provider:<name>/<model>`)."""
+    (spec section 9: `host`, or `provider:<name>/<model>`): a provider's API's registered name
+    (its configured name is `agent_as_model.backend`'s)."""
     if source.startswith("provider:"):
         name, _, model = source[len("provider:") :].partition("/")
-        return name, model or asked
+        api = _APIS.get(name, name)
+        return REGISTERED.get(api, api), model or asked
     return HOST_PROVIDER, asked

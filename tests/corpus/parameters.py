@@ -1,10 +1,12 @@
 """docs/parameters.md: every parameter of each create call and what becomes of it.
 
 The parameters are the SDKs' own (`sdk.create_keys`, and for Gemini every body path a
-`GenerateContentConfig` field lands at, `sdk.gemini_keys`); what becomes of each is read from the
-dialect's declaration: a refusal and its reason (`Body.refused`, Gemini's config and top-level
-refusals), a fate (`Body.fates`, adapters/dialects/hints.py), an echo (`Body.echo`), or else
-what the tool's listed schema says of it. The corpus's counts close the page.
+`GenerateContentConfig` field lands at, `sdk.gemini_keys`), and every other one a dialect
+declares it accepts or refuses (`parameter_keys`: `stream`, and keys an SDK no longer types);
+what becomes of each is read from the dialect's declaration: a refusal and its reason
+(`Body.refused`, Gemini's config and top-level refusals), a fate (`Body.fates`,
+adapters/dialects/hints.py), an echo (`Body.echo`), or else what the tool's listed schema says
+of it. The corpus's counts close the page.
 
 `python -m tests.corpus.parameters --write docs/parameters.md` writes it (`make docs`);
 tests/test_corpus.py fails while the page is stale.
@@ -19,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_as_model.adapters.dialects import DIALECTS, Dialect
+from agent_as_model.adapters.dialects import DIALECTS, Dialect, extensions
 from agent_as_model.adapters.dialects.hints import Fate
 from agent_as_model.adapters.dialects.products.gemini import keys as gemini
 from agent_as_model.neutral import HINTS_KEY
@@ -146,11 +148,28 @@ def rows(tool: str) -> list[tuple[str, str]]:
         ]
     dialect = DIALECTS[tool]
     made = []
-    for key in sdk.create_keys(tool):
+    for key in parameter_keys(tool):
         said = decided(dialect, key)
         header = HEADERS.get((tool, key))
         made.append((key, f"{header}; in a body: {said}" if header else said))
     return made
+
+
+def parameter_keys(tool: str) -> list[str]:
+    """The SDK's create-params keys and every top-level parameter the dialect itself accepts or
+    refuses (its own schema, plain keys, hints, fates and refusals: `stream`, and the ones an SDK
+    no longer types), without the server's own keys shared by every tool (docs/tools.md)."""
+    dialect = DIALECTS[tool]
+    body = dialect.body
+    declared = {
+        *dialect.INPUT_SCHEMA["properties"],
+        *body.plain,
+        *body.hints,
+        *body.refused,
+        *(name for name in body.fates if "." not in name),
+    }
+    shared = set(extensions.properties(dialect)) - {"model"}
+    return sorted(set(sdk.create_keys(tool)) | (declared - shared))
 
 
 def corpus_counts() -> dict[str, Counter[str]]:

@@ -64,6 +64,8 @@ class HostAnswer(Record):
     # The backends of the call's route passed over before this one answered, each with why
     # (`{"backend", "why"}`, spec section 15).
     passed: tuple[Mapping[str, str], ...] = ()
+    # The answerer's own id of this answer (a provider's response id); MCP sampling has none.
+    response_id: str | None = None
 
     @classmethod
     def of(cls, result: CreateMessageResult | CreateMessageResultWithTools) -> HostAnswer:

@@ -33,6 +33,7 @@ from agent_as_model.adapters.backends.base import (
     Unanswered,
 )
 from agent_as_model.adapters.backends.cooldown import Cooldowns
+from agent_as_model.adapters.routes import HOST
 from agent_as_model.errors import CallError, host_error
 from agent_as_model.records import Record
 
@@ -126,8 +127,8 @@ class Route:
             if left <= 0:
                 passed.append(passed_over(source, "the call's deadline had passed (serve --route-deadline)"))
                 break
-            if index > start and self._failed and self._failed[-1].name is None and link.name is not None:
-                telemetry.fell_back(link.name)  # the host gave no answer; a provider is asked instead
+            if index > start and self._failed:  # the one asked last gave no answer: this one is asked
+                telemetry.fell_back(_named(self._failed[-1]), _named(link))
             self._at = index
             outcome = await _asked(backend, link, payload, round_no, findings, left, self._host_errors_pass)
             if not isinstance(outcome, Unanswered):
@@ -146,6 +147,10 @@ class Route:
         if last is not None:
             self._failed.pop()  # the last one asked is the one the error is told of
         raise _exhausted(last, asked, passed)
+
+
+def _named(link: Link) -> str:
+    return HOST if link.name is None else link.name
 
 
 async def _asked(

@@ -29,12 +29,13 @@ from agent_as_model.adapters.backends.attempts import retryable_status
 from agent_as_model.adapters.backends.base import REPAIR_TURNS, HostAnswer, ProviderFailed
 from agent_as_model.adapters.backends.provider_types import Reply, Send
 from agent_as_model.adapters.provider_names import PROVIDER_MODULES, ProviderName, ProviderSettings
-
-__all__ = ["ProviderSettings", "Reply", "Send"]  # named here too, for the modules that read them here
 from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
 from agent_as_model.neutral import DEFAULT_MODEL
 from agent_as_model.records import Record
+from agent_as_model.telemetry import conventions
+
+__all__ = ["ProviderSettings", "Reply", "Send"]  # named here too, for the modules that read them here
 
 log = logging.getLogger("agent_as_model")
 
@@ -154,6 +155,7 @@ class ProviderBackend:
         self.settings = settings
         self.label = settings.label
         self._api = api
+        conventions.provider_named(self.label, settings.provider)
         self.who = f"The provider {self.label} (not the host)"
 
     def speaks(self, product: str | None) -> bool:
@@ -243,6 +245,7 @@ class ProviderBackend:
             source,
             reply.usage,
             native=reply.native,
+            response_id=reply.response_id or _native_id(reply.native),
         )
 
     def check(self, payload: CreateMessageRequestParams, model: str, passing: Passing | None) -> None:
@@ -327,3 +330,11 @@ def provider_said(body: object) -> str | None:
 
 def first_line(err: Exception) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+def _native_id(native: dict[str, Any] | None) -> str | None:
+    """The id of a provider's own response object (`id`; Gemini's `responseId`), if it has one."""
+    if native is None:
+        return None
+    found = native.get("id", native.get("responseId"))
+    return found if isinstance(found, str) else None

@@ -29,6 +29,7 @@ class Reply(Record):
     usage: Usage | None = None  # the API's own token counts, when its reply has them
     # The API's own response object, as JSON, when the call's body went through as written.
     native: dict[str, Any] | None = None
+    response_id: str | None = None  # the API's own id of its answer, when it gave one
 
 
 # How a provider module's client sends one request body: the SDK's own `create`, awaited.

@@ -5,8 +5,12 @@ block, a Responses `input_image`, a Gemini `inlineData` part) into one `Media` u
 here, so the checks are the same everywhere: the base64 decodes strictly, the declared type is one
 the product allows and matches the bytes' magic number, and each part and the whole call stay
 under the byte bounds (`serve --max-media-bytes`, `--max-media-call-bytes`, checked with
-the server's limits in states/validate.py). Remote media (http(s) URLs, file ids, Anthropic
-`url` sources, Gemini `fileData`) is refused with a reason: this server fetches nothing.
+the server's limits in states/validate.py). Remote media is refused with a reason unless the
+operator started the server with `serve --fetch-media`: then an http(s) URL (a chat or Responses
+image URL, an Anthropic `url` source, a Gemini `fileData` URI) is fetched by adapters/fetching.py,
+fenced as that module says, and its bytes are checked here like inline ones. What no plain GET
+can read (a file id, an Anthropic `file` source, a Gemini Files API or `gs://` URI) is always
+refused.
 """
 
 from __future__ import annotations

@@ -37,7 +37,9 @@ class Storage(Record):
     call's identity, when it has one); `retrieved(stored)` and `deleted(id)`: what the retrieve and
     delete tools answer; `response_id(arguments)`: the id those tools were given;
     `asks_to_keep(arguments)`: whether the call asked in so many words for its response to be kept
-    (a server without a store says it kept nothing)."""
+    (a server without a store says it kept nothing); `history_not_passed(previous)`: what a call
+    is told that continued `previous`, an id of this product's responses, when nothing was stored
+    for it and its input passed back no earlier turn (the host saw only this call's input)."""
 
     plan: Callable[[Stored], Keep | None]
     resolve: Callable[[Stored, Stored], dict[str, Any]]
@@ -49,3 +51,4 @@ class Storage(Record):
     response_id: Callable[[Stored], str]
     tools: tuple[StaticTool, StaticTool]
     asks_to_keep: Callable[[Stored], bool]
+    history_not_passed: Callable[[str], str]

@@ -155,7 +155,9 @@ def read_reply(response: Any) -> Reply:
     if not isinstance(model, str):
         raise ValueError("model is missing")
     reason = response.stop_reason
-    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None, _usage(response))
+    stop = STOP_REASONS.get(reason, reason) if reason else None
+    ident = response.id if isinstance(response.id, str) else None
+    return Reply(tuple(blocks), model, stop, _usage(response), response_id=ident)
 
 
 def _usage(response: Any) -> Usage | None:

@@ -197,7 +197,8 @@ def read_reply(response: Any) -> Reply:
     model = response.model_version
     if not isinstance(model, str):
         raise ValueError("modelVersion is missing")
-    return Reply(tuple(blocks), model, stop, _usage(response))
+    ident = response.response_id if isinstance(response.response_id, str) else None
+    return Reply(tuple(blocks), model, stop, _usage(response), response_id=ident)
 
 
 def _usage(response: Any) -> Usage | None:

@@ -186,7 +186,9 @@ def read_reply(response: Any) -> Reply:
     model = response.model
     if not isinstance(model, str):
         raise ValueError("model is missing")
-    return Reply(tuple(blocks), model, STOP_REASONS.get(reason, reason) if reason else None, _usage(response))
+    stop = STOP_REASONS.get(reason, reason) if reason else None
+    ident = response.id if isinstance(response.id, str) else None
+    return Reply(tuple(blocks), model, stop, _usage(response), response_id=ident)
 
 
 def _usage(response: Any) -> Usage | None:

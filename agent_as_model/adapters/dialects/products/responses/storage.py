@@ -143,6 +143,15 @@ DELETE = StaticTool(
 )
 
 
+def history_not_passed(previous: str) -> str:
+    return (
+        f"previous_response_id: {previous} is a Responses id, but this server stores no responses "
+        "for this call and the input passed back no earlier assistant turn: the host saw only this "
+        "call's input, not the conversation before it. Pass the earlier turns in the input, or "
+        f"call {TOOL} on a server started with --store (README: Stored responses)"
+    )
+
+
 STORAGE = Storage(
     plan=plan,
     resolve=resolve,
@@ -154,4 +163,5 @@ STORAGE = Storage(
     response_id=response_id,
     tools=(RETRIEVE, DELETE),
     asks_to_keep=lambda args: args.get(STORE) is True,
+    history_not_passed=history_not_passed,
 )
