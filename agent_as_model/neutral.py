@@ -204,6 +204,22 @@ class Request(Record):
     # steps after it then skip their per-turn checks for those (`has_tool_blocks`, the payload's
     # per-turn cases). False says nothing: the steps look at each turn.
     plain: bool = False
+    # The product's API the call is written for (`Dialect.PRODUCT`): a provider whose API speaks
+    # it takes the caller's body as written (`own`, the tool's arguments as given). None: the
+    # call has no product of its own (a raw prompt).
+    product: str | None = None
+    own: Mapping[str, Any] = EMPTY
+    # Refusals of parameters only the host cannot honour (errors.CallError), made unless a
+    # provider whose API speaks `product` answers: the router applies them.
+    host_only: tuple[Any, ...] = ()
+
+
+# The tool arguments that are the server's own, not the product's: a body passed through to a
+# provider leaves them out (the dialect registry adds them to every tool: `extensions.properties`,
+# checked equal by tests/test_passthrough.py). `model` is replaced by the model the provider is asked for.
+SERVER_KEYS = frozenset(
+    ("model", "backend", "result", "output_schema", "repair_attempts", "persona", "previous_response_id")
+)
 
 
 class Usage(Record):

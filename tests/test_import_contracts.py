@@ -156,3 +156,52 @@ def test_the_module_contract_refuses_to_leave_type_checking_imports_out(tmp_path
     done = subprocess.run([str(LINT), "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode != 0
     assert "acyclic_modules counts imports under TYPE_CHECKING" in done.stdout + done.stderr
+
+
+# The modules that import the provider modules by the registry's strings (`importlib.import_module`
+# over PROVIDER_MODULES): grimp cannot see those imports, so they are added to its graph here.
+def _registry_edges() -> list[tuple[str, str]]:
+    from agent_as_model.adapters.provider_names import PROVIDER_MODULES
+
+    package = ROOT / "agent_as_model"
+    edges = []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text()
+        if "PROVIDER_MODULES" in text and "import_module(" in text:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            importer = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            edges.extend((importer, module) for module in PROVIDER_MODULES.values())
+    return edges
+
+
+def _circles_with(edges: list[tuple[str, str]]) -> list[list[str]]:
+    """The import circles of the package once `edges` are added to grimp's graph (imports under
+    TYPE_CHECKING and inside functions counted, as the lint counts them)."""
+    import grimp
+
+    graph = grimp.build_graph("agent_as_model", exclude_type_checking_imports=False)
+    for importer, imported in edges:
+        graph.add_import(importer=importer, imported=imported)
+    circles = []
+    for importer, imported in edges:
+        back = graph.find_shortest_chain(importer=imported, imported=importer)
+        if back is not None:
+            circles.append([importer, *back])
+    return circles
+
+
+def test_no_circle_counting_the_provider_registrys_import_strings() -> None:
+    edges = _registry_edges()
+    importers = {importer for importer, _ in edges}
+    # Both places that import the registered modules by name are seen.
+    assert {
+        "agent_as_model.adapters.provider_names",
+        "agent_as_model.adapters.backends.provider",
+    } <= importers
+    assert _circles_with(edges) == []
+
+
+def test_the_registry_check_finds_a_circle_made_for_it() -> None:
+    made = ("agent_as_model.adapters.backends.providers.openai", "agent_as_model.adapters.backends.provider")
+    circles = _circles_with([*_registry_edges(), made])
+    assert any(circle[0] == "agent_as_model.adapters.backends.provider" for circle in circles), circles

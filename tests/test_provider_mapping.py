@@ -362,7 +362,9 @@ def test_gemini_reply_mapping(reason: str, calls: bool, expected: str) -> None:
 def connect_provider(era: str, standin: StandInProvider, provider: str) -> Any:
     from tests.scripted_host import connect
 
-    return connect(era, server=provider_server(standin, provider))
+    # The neutral mapping is what these tests read: a provider that speaks the call's product
+    # would take the body as written (tests/test_passthrough.py), so it is told not to.
+    return connect(era, server=provider_server(standin, provider, pass_through=False))
 
 
 @pytest.mark.parametrize(

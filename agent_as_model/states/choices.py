@@ -24,7 +24,9 @@ def asks_several(record: CallRecord) -> bool:
 def split_choices(record: CallRecord) -> None:
     """One record per completion, each asking for one, each starting where the call stands."""
     n = record.request.n
-    one = record.request._replace(n=1)
+    # Each asks for one completion, and none passes the caller's body through (its `n` would
+    # ask the provider for them all again).
+    one = record.request._replace(n=1, product=None)
     choices = []
     for router in record.router.choices(n):
         choice = CallRecord(record.dialect, record.arguments, router, record.limits)

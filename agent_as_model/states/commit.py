@@ -51,9 +51,15 @@ def commit_result(record: CallRecord) -> None:
     # `result: "object"` was refused at parse for a tool with no object shape.
     render = dialect.render_object if request.result == "object" else dialect.render
     assert render is not None
-    output = render(completion, request, cursor)
-    describe = dialect.describe
     answer = record.host_answer
+    native = answer.native
+    if native is not None and render is dialect.render_object:
+        # The provider's API speaks the call's product and took its body as written: its own
+        # object is the result, unchanged (docs/providers.md, "Same-product pass-through").
+        output: str | dict[str, Any] = dict(native)
+    else:
+        output = render(completion, request, cursor)
+    describe = dialect.describe
     source = answer.source
     # The object's `model` is the model that answered; the alias the caller asked for is kept
     # here, with who counted the usage (spec section 10).
@@ -67,8 +73,12 @@ def commit_result(record: CallRecord) -> None:
         "requested_model": request.model,
         "usage": counted.source if counted else usage.ESTIMATED,
     }
-    if request.warnings:  # accepted and not enforced (adapters/dialects/hints.py), spec section 14
+    if request.warnings and native is None:
+        # Accepted and not enforced (adapters/dialects/hints.py), spec section 14: said only when
+        # the neutral conversation was sent; a body passed through carried every parameter.
         fields[WARNINGS] = list(request.warnings)
+    if native is not None:
+        fields[PASSED_THROUGH] = True
     if answer.passed:  # the backends of the call's route passed over before this one, and why
         fields[PASSED] = list(answer.passed)
     # Made with its metadata: each assignment to a result's field is a pydantic __setattr__.
@@ -84,6 +94,10 @@ def commit_result(record: CallRecord) -> None:
     if record.store is None and storage is not None and storage.asks_to_keep(record.arguments):
         add_warning(result, NOT_KEPT)
     log.info("%s: answered by %s", record.tool, source)
+
+
+# Set in the result metadata when the provider's API took the caller's body as written.
+PASSED_THROUGH = "passed_through"
 
 
 # The list of warnings in the result metadata: what the caller should know went differently

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -27,26 +27,17 @@ from mcp_types import CreateMessageRequestParams, SamplingMessage
 
 from agent_as_model.adapters.backends.attempts import retryable_status
 from agent_as_model.adapters.backends.base import REPAIR_TURNS, HostAnswer, ProviderFailed
+from agent_as_model.adapters.backends.provider_types import Reply, Send
 from agent_as_model.adapters.provider_names import PROVIDER_MODULES, ProviderName, ProviderSettings
 from agent_as_model.adapters.routes import listed
 from agent_as_model.errors import SAID, CallError, caller_error, host_error, quoted
-from agent_as_model.neutral import DEFAULT_MODEL, Usage
+from agent_as_model.neutral import DEFAULT_MODEL
 from agent_as_model.records import Record
 from agent_as_model.telemetry import conventions
 
+__all__ = ["ProviderSettings", "Reply", "Send"]  # named here too, for the modules that read them here
+
 log = logging.getLogger("agent_as_model")
-
-
-class Reply(Record):
-    """What a provider's API answered, in MCP's sampling vocabulary."""
-
-    blocks: tuple[Any, ...]  # TextContent / ToolUseContent
-    model: str
-    stop_reason: str | None
-    usage: Usage | None = None  # the API's own token counts, when its reply has them
-    # The API's own response object, as JSON, when the call's body went through as written.
-    native: dict[str, Any] | None = None
-    response_id: str | None = None  # the API's own id of its answer, when it gave one
 
 
 class Failure(Record):
@@ -79,6 +70,9 @@ class Passing(Record):
     arguments: Mapping[str, Any]
     contract: Mapping[str, Any] | None = None
     repairs: tuple[SamplingMessage, ...] = ()
+    # The call's token limit as the server read it (its default when the caller gave none), for
+    # an API that requires one the caller's product lets it leave out.
+    max_tokens: int | None = None
 
 
 class ProviderApi(Protocol):
@@ -102,10 +96,6 @@ class ProviderApi(Protocol):
     def failure(self, err: Exception) -> Failure | None:
         """The SDK's error as a `Failure`, or None when it is not one of the SDK's errors."""
         ...
-
-
-# How a provider module's client sends one request body: the SDK's own `create`, awaited.
-Send = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 class ProviderModule(Protocol):
@@ -193,9 +183,24 @@ class ProviderBackend:
             f"(allowed: {allowed}); a name is never mapped to another",
         )
 
-    def serving(self, model: str, passing: Passing | None = None) -> ProviderCall:
+    def serving(
+        self,
+        model: str,
+        product: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ProviderCall:
         """This provider as the backend of one call, asking for `model` (the route's, or the
-        caller's as `model_for` allows it); with `passing`, the caller's body goes as written."""
+        caller's as `model_for` allows it); when its API speaks `product`, the caller's
+        `arguments` go as written."""
+        passing = None
+        if (
+            product is not None
+            and arguments is not None
+            and self.settings.pass_through
+            and self._api.speaks(product)
+        ):
+            passing = Passing(product, arguments, max_tokens=max_tokens)
         return ProviderCall(self, model, passing)
 
     # The `--provider` flags' one provider serves as a backend itself, asking for the caller's model.

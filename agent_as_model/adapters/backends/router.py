@@ -30,7 +30,7 @@ from agent_as_model.adapters.backends.sampling import LegacySampling, progress_t
 from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
-from agent_as_model.neutral import Request
+from agent_as_model.neutral import SERVER_KEYS, Request
 
 if TYPE_CHECKING:
     from agent_as_model.adapters.backends.provider import ProviderBackend
@@ -159,6 +159,8 @@ class CallRouter:
         if pool is None:  # the host alone: no provider configured
             if request.backend == "provider":
                 raise _no_provider()
+            if request.host_only:  # what the host cannot honour, refused with nothing sent
+                raise request.host_only[0]
             return Route(self._host(request), support)
         return self._chosen(pool, request, declined)
 
@@ -178,8 +180,15 @@ class CallRouter:
         passed: list[dict[str, str]] = []
         refused: list[CallError] = []
         now = time.time()
+        # A parameter only the host cannot honour passes over every backend but a provider that
+        # takes the body as written (the first such refusal says why).
+        host_only: CallError | None = request.host_only[0] if request.host_only else None
+        product, own = _passed(request)
         for index, hop in enumerate(hops):
             later = index < len(hops) - 1
+            if hop.backend == HOST and host_only is not None:
+                passed.append(passed_over(HOST, f"{host_only.path}: {host_only.reason}"))
+                continue
             if hop.backend == HOST:
                 if later and not takes:
                     passed.append(passed_over(HOST, _cannot_take(support)))
@@ -195,7 +204,10 @@ class CallRouter:
                 refused.append(err)
                 passed.append(passed_over(f"provider:{provider.label}", err.reason))
                 continue
-            serving = provider.serving(model)
+            serving = provider.serving(model, product, own, request.max_tokens)
+            if host_only is not None and serving.passing is None:
+                passed.append(passed_over(serving.source(model), f"{host_only.path}: {host_only.reason}"))
+                continue
             until = pool.cooldowns.until(provider.label, now)
             if until is not None:
                 passed.append(
@@ -206,6 +218,8 @@ class CallRouter:
                 continue
             links.append(Link(serving, provider.label))
         if not links:
+            if host_only is not None:  # as the host alone would have refused it, nothing sent
+                raise host_only
             if refused:
                 raise refused[0]
             whys = "; ".join(f"{p['backend']}: {p['why']}" for p in passed)
@@ -224,6 +238,26 @@ class CallRouter:
             model=request.model,
         )
         return Route(chain, support if hosted else PROVIDER_SUPPORT)
+
+
+def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The call's product and its own arguments as written (without the server's keys), for a
+    provider whose API speaks that product to take as they are. A call that leans on what only
+    the server does goes through the neutral conversation instead (docs/decisions.md): a session
+    cursor or a stored response (the caller's body holds only the new turns), several
+    completions (`n`: the server fans them out), an output contract or a persona (checked and
+    repaired here)."""
+    own = request.own
+    if (
+        request.product is None
+        or request.chain is not None
+        or request.n != 1
+        or request.output is not None
+        or request.persona is not None
+        or own.get("previous_response_id") is not None
+    ):
+        return None, None
+    return request.product, {key: value for key, value in own.items() if key not in SERVER_KEYS}
 
 
 def _cannot_take(support: SamplingSupport) -> str:

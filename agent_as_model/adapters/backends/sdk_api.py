@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_types import CreateMessageRequestParams
 
@@ -24,35 +24,18 @@ from agent_as_model.adapters.backends.provider import (
     Failure,
     Passing,
     ProviderModule,
-    Reply,
-    Send,
     first_line,
     provider_said,
     setting_name,
     status_words,
     unreadable,
 )
+from agent_as_model.adapters.backends.provider_types import Reply, SdkError, Send
 from agent_as_model.adapters.provider_names import ProviderSettings
 from agent_as_model.errors import quoted
-from agent_as_model.records import Record
-
-if TYPE_CHECKING:
-    from typing import Literal
-
-    ErrorKind = Literal["status", "timeout", "connection", "unreadable", "other"]
 
 # What a module's reader raises for a reply it cannot read.
 _UNREADABLE = (AttributeError, TypeError, KeyError, IndexError, ValueError)
-
-
-class SdkError(Record):
-    """An SDK's error, read: a status with the error body and the response's headers, no answer
-    in time, no connection, an answer that could not be read, or another error of the SDK's."""
-
-    kind: ErrorKind
-    status: int | None = None
-    body: object = None
-    headers: Any = None
 
 
 def generated_error(sdk: ModuleType, err: Exception) -> SdkError | None:

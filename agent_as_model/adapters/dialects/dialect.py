@@ -137,3 +137,7 @@ class Dialect(Record):
     # (Gemini's `inlineData` parts). False: a host answering with media is an error
     # naming what it sent.
     answers_media: bool = False
+    # The product's API, by the name a provider module lists in its `PRODUCTS`: a provider that
+    # speaks it takes the call's body as written (docs/providers.md, "Same-product pass-through").
+    # None: no provider API speaks it (a raw prompt).
+    PRODUCT: str | None = None

@@ -23,7 +23,7 @@ from agent_as_model.adapters.dialects.common import (
 )
 from agent_as_model.adapters.tools.definitions import ToolShape, read_tool_choice, read_tools
 from agent_as_model.arguments import with_article
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import OutputContract, ToolChoice, ToolSpec
 from agent_as_model.records import Record
 from agent_as_model.schemas import check_object_schema
@@ -147,8 +147,20 @@ def refusals(*names: str) -> dict[str, Refusal]:
     return {name: REFUSED[name] for name in names}
 
 
-def check_natives(args: Mapping[str, Any], hinted: Mapping[str, str], refused: Mapping[str, Refusal]) -> None:
-    """Type-check the dialect's hints and refuse what cannot be honoured, among the parameters given."""
+# The refusals that hold only for the host: a provider whose API speaks the call's product takes
+# the parameter as written. `stream` and `n` are the server's own to serve, whoever answers.
+HOST_ONLY_REFUSALS = frozenset(REFUSED) - {"stream", "n"}
+
+
+def check_natives(
+    args: Mapping[str, Any],
+    hinted: Mapping[str, str],
+    refused: Mapping[str, Refusal],
+    deferred: list[CallError] | None = None,
+) -> None:
+    """Type-check the dialect's hints and refuse what cannot be honoured, among the parameters
+    given. With `deferred`, a refusal that holds only for the host is put there instead of raised:
+    the router applies it unless a provider that speaks the product answers."""
     for name, value in args.items():
         if value is None:
             continue
@@ -161,6 +173,9 @@ def check_natives(args: Mapping[str, Any], hinted: Mapping[str, str], refused: M
         if refusal is not None:
             reason = refusal(value)
             if reason is not None:
+                if deferred is not None and name in HOST_ONLY_REFUSALS:
+                    deferred.append(caller_error(name, reason))
+                    continue
                 raise caller_error(name, reason)
 
 

@@ -46,14 +46,19 @@ def read_request(
     what `with_fetched` needs to put the fetched parts in their place once they are."""
     body = dialect.body
     plain = args.keys() <= body.plain
+    # Refusals that hold for the host alone, left to the router (a product a provider may speak).
+    host_only: list[CallError] | None = None
     if not plain:
         common.reject_unknown(args, dialect.INPUT_SCHEMA["properties"])
-        options.check_natives(args, body.hints, body.refused)
+        host_only = [] if dialect.PRODUCT is not None else None
+        options.check_natives(args, body.hints, body.refused, host_only)
     turns = Turns()
     turns.fetched = fetched
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain)
+    if host_only:
+        request = request._replace(host_only=tuple(host_only))
     if fetched is None or not turns.wanted:
         return request, None
     return request, Unfetched(tuple(turns.wanted), turns)
@@ -201,6 +206,8 @@ def _request(
         plain=turns.plain,
         hints=hinted,
         warnings=warnings,
+        product=dialect.PRODUCT,
+        own=args if dialect.PRODUCT is not None else EMPTY,
     )
 
 

@@ -29,7 +29,8 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.adapters.backends.provider_types import Reply, Send
+from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
 
@@ -54,14 +55,15 @@ def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send
     # request (a TypeError): find it now, as a start-up error.
     if anthropic.api_key is None and anthropic.auth_token is None:
         raise ProviderUnavailable(f"no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)")
-    # Recent SDKs have no `temperature` keyword; the API field still travels, as the SDK's
-    # documented extra body field (docs/providers.md).
-    temperature_keyword = "temperature" in inspect.signature(anthropic.messages.create).parameters
+    # Recent SDKs have no `temperature` keyword (nor `top_p`, `top_k`); the API fields still
+    # travel, as the SDK's documented extra body fields (docs/providers.md).
+    keywords = frozenset(inspect.signature(anthropic.messages.create).parameters)
 
     async def send(body: dict[str, Any]) -> Any:
-        if "temperature" in body and not temperature_keyword:
-            body = {**body, "extra_body": {"temperature": body["temperature"]}}
-            del body["temperature"]
+        extra = {key: value for key, value in body.items() if key not in keywords}
+        if extra:
+            body = {key: value for key, value in body.items() if key in keywords}
+            body["extra_body"] = {**body.get("extra_body", {}), **extra}
         return await anthropic.messages.create(**body)
 
     return send
@@ -164,3 +166,24 @@ def _usage(response: Any) -> Usage | None:
     if type(given) is not int or type(made) is not int:
         return None
     return Usage(given, made, "provider")
+
+
+# Same-product pass-through: the products whose bodies this API takes as written (docs/providers.md).
+PRODUCTS = ("messages",)
+
+
+def product_client(sdk: ModuleType, settings: ProviderSettings, key: str | None, product: str) -> Send:
+    return client(sdk, settings, key)
+
+
+def passed_body(passing: Any, model: str) -> dict[str, Any]:
+    """The caller's body as written, asking for `model`; the API requires `max_tokens`, which the
+    tool lets a caller leave out: then the server's limit is sent."""
+    body = {**passing.arguments, "model": model}
+    if body.get("max_tokens") is None and passing.max_tokens is not None:
+        body["max_tokens"] = passing.max_tokens
+    return body
+
+
+def read_passed(product: str, response: Any) -> Reply:
+    return read_reply(response)._replace(native=response.model_dump(mode="json", exclude_unset=True))

@@ -38,8 +38,8 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
-from agent_as_model.adapters.backends.sdk_api import SdkError
+from agent_as_model.adapters.backends.provider_types import Reply, SdkError, Send
+from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.neutral import Usage
 
 SDK = "google.genai"

@@ -32,7 +32,8 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.provider import ProviderSettings, Reply, Send
+from agent_as_model.adapters.backends.provider_types import Reply, Send
+from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
 
@@ -196,3 +197,59 @@ def _usage(response: Any) -> Usage | None:
     if type(prompt) is not int or type(completion) is not int:
         return None
     return Usage(prompt, completion, "provider")
+
+
+# Same-product pass-through: the products whose bodies this API takes as written (docs/providers.md).
+PRODUCTS = ("chat", "responses")
+
+
+def product_client(sdk: ModuleType, settings: ProviderSettings, key: str | None, product: str) -> Send:
+    openai = sdk.AsyncOpenAI(
+        api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
+    )
+    create = openai.chat.completions.create if product == "chat" else openai.responses.create
+
+    async def send(body: dict[str, Any]) -> Any:
+        return await create(**body)
+
+    return send
+
+
+def passed_body(passing: Any, model: str) -> dict[str, Any]:
+    """The caller's body as written, asking for `model`."""
+    return {**passing.arguments, "model": model}
+
+
+def read_passed(product: str, response: Any) -> Reply:
+    native = response.model_dump(mode="json", exclude_unset=True)
+    if product == "chat":
+        return read_reply(response)._replace(native=native)
+    return _read_response(response)._replace(native=native)
+
+
+def _read_response(response: Any) -> Reply:
+    """A Responses object in MCP's sampling vocabulary: its message texts and function calls."""
+    blocks: list[Any] = []
+    for item in response.output or ():
+        if item.type == "message":
+            text = "".join(part.text for part in item.content if part.type == "output_text")
+            if text:
+                blocks.append(TextContent(type="text", text=text))
+        elif item.type == "function_call":
+            arguments = json.loads(item.arguments or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError(f"function call {item.call_id}: arguments are not a JSON object")
+            blocks.append(ToolUseContent(type="tool_use", id=item.call_id, name=item.name, input=arguments))
+    if not blocks:
+        blocks.append(TextContent(type="text", text=""))
+    if response.status == "incomplete":
+        reason = "maxTokens"
+    else:
+        reason = "toolUse" if any(isinstance(b, ToolUseContent) for b in blocks) else "endTurn"
+    usage = getattr(response, "usage", None)
+    given, wrote = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
+    counted = Usage(given, wrote, "provider") if type(given) is int and type(wrote) is int else None
+    model = response.model
+    if not isinstance(model, str):
+        raise ValueError("model is missing")
+    return Reply(tuple(blocks), model, reason, counted)

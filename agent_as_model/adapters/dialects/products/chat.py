@@ -520,6 +520,7 @@ WRITING = Writing(write_request, read_text_result, roles=("system", "developer",
 
 DIALECT = Dialect(
     NAME=NAME,
+    PRODUCT="chat",
     DESCRIPTION=DESCRIPTION,
     INPUT_SCHEMA=INPUT_SCHEMA,
     body=Body(

@@ -655,6 +655,7 @@ WRITING = Writing(write_request, read_text_result)
 
 DIALECT = Dialect(
     NAME=NAME,
+    PRODUCT="messages",
     DESCRIPTION=DESCRIPTION,
     INPUT_SCHEMA=INPUT_SCHEMA,
     body=Body(

@@ -56,6 +56,7 @@ DESCRIPTION = (
 
 DIALECT = Dialect(
     NAME=NAME,
+    PRODUCT="generateContent",
     DESCRIPTION=DESCRIPTION,
     INPUT_SCHEMA=INPUT_SCHEMA,
     body=Body(

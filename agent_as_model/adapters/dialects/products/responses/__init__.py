@@ -205,6 +205,7 @@ def _write_tool(name: str, description: str | None, schema: dict[str, Any]) -> d
 
 DIALECT = Dialect(
     NAME=NAME,
+    PRODUCT="responses",
     DESCRIPTION=DESCRIPTION,
     INPUT_SCHEMA=INPUT_SCHEMA,
     body=Body(
