@@ -502,6 +502,7 @@ class StandInDialect:
     render_object = DIALECTS["generate"].render_object
     describe = staticmethod(DIALECTS["generate"].describe)
     storage = DIALECTS["generate"].storage
+    PRODUCT = DIALECTS["generate"].PRODUCT
     answers_media = False
 
     def __init__(

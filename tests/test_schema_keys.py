@@ -90,12 +90,14 @@ def full_path(dialect: Dialect) -> dict[str, Any]:
 
 
 def parse_noting(dialect: Dialect, args: Mapping[str, Any]) -> tuple[set[str], CallError | None]:
+    """The keys the parse read, and its refusal: raised, or (for a product a provider of its own
+    may be given as it was written) one that holds for the host alone, which the router applies."""
     reads = Reads(args)
     try:
-        parse_request(dialect, reads)
+        request = parse_request(dialect, reads)
     except CallError as err:
         return reads.keys_read, err
-    return reads.keys_read, None
+    return reads.keys_read, request.host_only[0] if request.host_only else None
 
 
 def at(err: CallError | None, key: str) -> bool:

@@ -120,7 +120,7 @@ def test_the_call_path_is_imported_on_the_first_call(era: str) -> None:
 _SPELLED = [
     ("agent_as_model.neutral", "BackendChoice", "BACKEND_CHOICES"),
     ("agent_as_model.neutral", "ResultShape", "RESULT_SHAPES"),
-    ("agent_as_model.adapters.provider_names", "UsePolicy", "POLICIES"),
+    ("agent_as_model.adapters.provider_settings", "UsePolicy", "POLICIES"),
 ]
 
 

@@ -66,11 +66,15 @@ async def test_another_tool_taking_previous_response_id_warns_too(
 
 
 async def test_the_lost_history_is_said_in_the_words_of_no_product_when_none_keeps_responses(
-    era: str, monkeypatch: pytest.MonkeyPatch
+    era: str, request: pytest.FixtureRequest
 ) -> None:
     """The warning's wording is the storing product's: with no product that keeps responses
     registered, a resp_ id still warns, naming no product's tool."""
-    monkeypatch.delitem(DIALECTS, "responses_create")
+    # Put back in its place afterwards: the listing follows the registry's order, and a tool put
+    # back at its end would change every later server's tools/list.
+    registered = dict(DIALECTS)
+    request.addfinalizer(lambda: (DIALECTS.clear(), DIALECTS.update(registered)))
+    del DIALECTS["responses_create"]
     host = ScriptedHost("I do not know your name.")
     async with connect(era, host) as client:
         result = await client.call_tool(

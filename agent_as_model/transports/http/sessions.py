@@ -224,19 +224,27 @@ class Sessions:
     async def _serve_lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The app's lifespan, with the reaper beside it from start-up until shutdown begins (the
         SDK's session manager stops at shutdown, and a DELETE could not reach it after)."""
+        # The reaper's own scope: cancelling the task group's would cancel the app's shutdown too,
+        # and what closes the store and the counters runs when that shutdown completes.
+        reaper = anyio.CancelScope()
+
+        async def reap() -> None:
+            with reaper:
+                await self._reap()
+
         async with anyio.create_task_group() as reaping:
-            reaping.start_soon(self._reap)
+            reaping.start_soon(reap)
 
             async def receiving() -> Message:
                 message = await receive()
                 if message["type"] == "lifespan.shutdown":
-                    reaping.cancel_scope.cancel()
+                    reaper.cancel()
                 return message
 
             try:
                 await self.app(scope, receiving, send)
             finally:
-                reaping.cancel_scope.cancel()
+                reaper.cancel()
 
     async def _reap(self) -> None:
         while True:
