@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile bench-store bench-callers soak clean
+.PHONY: install demo test lint format docs fixtures bench bench-instructions bench-cursors bench-startup bench-memory bench-hostile bench-store bench-callers property-deep soak clean
 
 install: $(STAMP)
 
@@ -74,6 +74,11 @@ bench-store: $(STAMP)
 # What callers' limits add to a call: memory, SQLite and a real redis-server against no limits.
 bench-callers: $(STAMP)
 	$(BIN)/python benchmarks/bench_callers.py
+
+# The property tests with twenty times the examples and fresh random draws (CI runs them
+# derandomized, at the default scale, inside `make test`).
+property-deep: $(STAMP)
+	PROPERTY_SCALE=20 $(BIN)/python -m pytest property_tests -q
 
 # Garbage in, on every tool, on both eras, over stdio (issue 13): 20,000 hypothesis-generated calls
 # counted as ok / clear error / opaque error / hang / dead, with the server's RSS. Not part of `make test`.
