@@ -54,9 +54,13 @@ def read_request(
         options.check_natives(args, body.hints, body.refused, host_only)
     turns = Turns()
     turns.fetched = fetched
+    if dialect.PRODUCT is not None:  # parts only the host cannot take, kept like the parameters
+        turns.keeps_host_only = True
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain)
+    if turns.host_only:  # the parameters' first, then the conversation's, each in body order
+        host_only = [*(host_only or ()), *turns.host_only]
     if host_only:
         request = request._replace(host_only=tuple(host_only))
     if fetched is None or not turns.wanted:
@@ -178,7 +182,7 @@ def _request(
     built = turns.build()
     if turns.left:  # another model's reasoning was left out of the turns: say where
         warnings = (*warnings, *hints.left_out(turns.left))
-    if not built:
+    if not built and not turns.host_only:  # left out whole, it is the router's to refuse
         raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
     return Request(
         tool=dialect.NAME,
