@@ -21,6 +21,7 @@ from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     EMPTY,
     Chain,
+    Hinted,
     OutputContract,
     Persona,
     Request,
@@ -134,7 +135,7 @@ def _options(
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output, bool(tools)) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
-    hinted, warnings = hints.read(args, body.fates, origins) if body.fates else (EMPTY, ())
+    hinted, warnings, sent_as_hints = hints.read(args, body.fates, origins) if body.fates else (EMPTY, (), ())
     return _request(
         dialect,
         args,
@@ -154,6 +155,7 @@ def _options(
         n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
         hinted=hinted,
         warnings=warnings,
+        sent_as_hints=sent_as_hints,
     )
 
 
@@ -177,6 +179,7 @@ def _request(
     n_path: str = "n",
     hinted: Mapping[str, Any] = EMPTY,
     warnings: tuple[str, ...] = (),
+    sent_as_hints: tuple[Hinted, ...] = (),
 ) -> Request:
     body = dialect.body
     built = turns.build()
@@ -210,6 +213,7 @@ def _request(
         plain=turns.plain,
         hints=hinted,
         warnings=warnings,
+        hinted=sent_as_hints,
         product=dialect.PRODUCT,
         own=args if dialect.PRODUCT is not None else EMPTY,
     )
