@@ -135,6 +135,8 @@ def _options(
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output, bool(tools)) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
+    # A response id of a product whose API keeps responses is that API's own as well as an anchor.
+    own_previous = chain is not None and chain.form == "anchor" and dialect.storage is not None
     hinted, warnings, sent_as_hints = hints.read(args, body.fates, origins) if body.fates else (EMPTY, (), ())
     return _request(
         dialect,
@@ -156,6 +158,7 @@ def _options(
         hinted=hinted,
         warnings=warnings,
         sent_as_hints=sent_as_hints,
+        own_previous=own_previous,
     )
 
 
@@ -180,6 +183,7 @@ def _request(
     hinted: Mapping[str, Any] = EMPTY,
     warnings: tuple[str, ...] = (),
     sent_as_hints: tuple[Hinted, ...] = (),
+    own_previous: bool = False,
 ) -> Request:
     body = dialect.body
     built = turns.build()
@@ -216,6 +220,7 @@ def _request(
         hinted=sent_as_hints,
         product=dialect.PRODUCT,
         own=args if dialect.PRODUCT is not None else EMPTY,
+        own_previous=own_previous,
     )
 
 
