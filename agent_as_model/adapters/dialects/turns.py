@@ -184,9 +184,8 @@ class Turns:
 
     def remote(self, url: str, path: str, allowed: tuple[str, ...]) -> Media:
         """An http(s) URL of media at `path`: a part the host cannot take while fetching is off
-        (`unfetched`); else its fetched
-        bytes, checked as inline ones are (a stand-in while they are still to be fetched, which
-        `take_fetched` replaces)."""
+        (`unfetched`); else its fetched bytes, checked as inline ones are (a stand-in while they
+        are still to be fetched, which `take_fetched` replaces)."""
         if self.fetched is None:
             return self.unfetched(path)
         got = self.fetched.get(url)

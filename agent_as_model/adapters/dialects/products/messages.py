@@ -435,9 +435,10 @@ def _refuse_sdk_block(kind: object, path: str) -> None:
         raise caller_error(path, reason)
 
 
-# The SDK's blocks the host cannot take that Anthropic's API takes where they stand: a document or
-# a search result in a user message or a tool result, a server tool's block in an assistant message.
+# The SDK's blocks that Anthropic's API takes in a user message or a tool result and the host
+# cannot (in an assistant message, the server tools' blocks: `_SERVER_BLOCKS`).
 _USER_TAKES = ("document", "search_result")
+# What stands in for a block left out of a tool result's content, so the paths after it are kept.
 _NO_TEXT = {"type": "text", "text": ""}
 
 
