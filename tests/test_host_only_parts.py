@@ -245,3 +245,51 @@ async def test_over_stdio(era: str, tmp_path: Path, providers: dict[str, StandIn
     assert providers["b"].seen[-1].body == {**body, "model": "claude-x"}
     assert to_host.is_error and "messages[0].content[1]: a document block" in to_host.content[0].text
     assert host.seen == []
+
+
+# Parts the corpus has no body of: a refusal passed back, in Chat Completions and in Responses.
+REFUSAL_BODIES = [
+    (
+        "chat_complete",
+        {
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": None, "refusal": "I cannot help with that."},
+                {"role": "user", "content": "why?"},
+            ]
+        },
+        "messages[1].refusal: a refusal cannot be passed back as such",
+    ),
+    (
+        "responses_create",
+        {
+            "input": [
+                {"role": "user", "content": "hi"},
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "refusal", "refusal": "I cannot help with that."}],
+                },
+                {"role": "user", "content": "why?"},
+            ]
+        },
+        "input[1].content[0]: a refusal part cannot be passed back as such",
+    ),
+]
+
+
+async def test_a_refusal_passed_back_is_the_hosts_alone_to_refuse(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    host = ScriptedHost("never")
+    async with connect(era, host, server=_server(tmp_path, providers)) as client:
+        for tool, body, said in REFUSAL_BODIES:
+            to_host = await client.call_tool(tool, {**body, "backend": "host"})
+            assert to_host.is_error and said in to_host.content[0].text, (tool, to_host.content[0].text)
+            passed = await client.call_tool(tool, {**body, "model": "gpt-4.1"})
+            assert not passed.is_error, (tool, passed.content[0].text)
+            assert meta_of(passed)["passed_through"] is True
+            assert providers["a"].seen[-1].body == {**body, "model": "gpt-4.1"}
+            across = await client.call_tool(tool, {**body, "model": "claude-x"})
+            assert across.is_error and said in across.content[0].text, (tool, across.content[0].text)
+    assert host.seen == [] and providers["b"].seen == []
