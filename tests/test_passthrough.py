@@ -44,43 +44,63 @@ PRODUCTS = {
 }
 
 
+def _wants_json(body: dict[str, Any]) -> bool:
+    """The body asks for JSON in its product's own words (the API then answers in that format)."""
+    formats = (
+        body.get("response_format"),
+        (body.get("text") or {}).get("format"),
+        (body.get("output_config") or {}).get("format"),
+    )
+    return any(isinstance(f, dict) and str(f.get("type", "")).startswith("json") for f in formats)
+
+
 def _reply(tool: str, model: str, body: dict[str, Any]) -> dict[str, Any]:
     """The provider's answer: a call of the first tool when the body asks for one (as the real
-    API would make), else a text."""
+    API would make), an object of the format's schema when it asks for JSON, else a text."""
     choice = body.get("tool_choice")
     wants_call = (
         body.get("tools")
         and choice not in (None, "auto", "none")
         and (not isinstance(choice, dict) or choice.get("type") != "auto")
     )
+    answer = '{"city": "Oslo"}' if _wants_json(body) else "passed"
     if tool == "chat_complete":
         if wants_call:
             name = body["tools"][0]["function"]["name"]
             return openai_reply(None, tool_calls=[("call_1", name, '{"city": "Oslo"}')], model=model)
-        return openai_reply("passed", model=model)
+        return openai_reply(answer, model=model)
     if tool == "responses_create":
         if wants_call:
             return responses_reply(
                 None, calls=[("call_1", body["tools"][0]["name"], '{"city": "Oslo"}')], model=model
             )
-        return responses_reply("passed", model=model)
+        return responses_reply(answer, model=model)
     if wants_call:
         return anthropic_reply(
             None, tool_uses=[("toolu_1", body["tools"][0]["name"], {"city": "Oslo"})], model=model
         )
-    return anthropic_reply("passed", model=model)
+    return anthropic_reply(answer, model=model)
 
 
-# What sends a call through the neutral conversation even to a provider that speaks its product.
-NEUTRAL_KEYS = ("response_format", "text", "output_config", "previous_response_id", "persona")
+# What sends a call through the neutral conversation even to a provider that speaks its product:
+# the server's own output contract, repairs and persona.
+NEUTRAL_KEYS = ("output_schema", "repair_attempts", "persona")
 
 
-def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> object:
-    return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins))))
+# Each product's models to the provider that speaks it alone: a product's own output format passes
+# through only when every backend of the route takes the body as written.
+OWN_ROUTES = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n'
 
 
-def _passes(body: dict[str, Any]) -> bool:
-    neutral = any(key in body for key in NEUTRAL_KEYS) or (body.get("n") or 1) != 1
+def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider], routes: str = OWN_ROUTES) -> object:
+    return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=routes))))
+
+
+def _passes(tool: str, body: dict[str, Any]) -> bool:
+    """Chat's `previous_response_id` is the server's cursor; Responses' `resp_` ids are its API's."""
+    previous = body.get("previous_response_id")
+    cursor = previous is not None and (tool != "responses_create" or not str(previous).startswith("resp_"))
+    neutral = any(key in body for key in NEUTRAL_KEYS) or (body.get("n") or 1) != 1 or cursor
     return not neutral
 
 
@@ -108,7 +128,7 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
             name, model = PRODUCTS[entry.tool]
             stand_in = providers[name]
             body = {**entry.body(), "model": model}
-            if not _passes(body):
+            if not _passes(entry.tool, body):
                 continue
             reply = _reply(entry.tool, model, body)
             stand_in.script.append(reply)
@@ -120,7 +140,8 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
             assert meta["passed_through"] is True, entry.name
             assert len(stand_in.seen) == before + 1, entry.name
             # Every parameter as the SDK wrote it; nothing of the server's own.
-            own = {key: value for key, value in body.items() if key not in SERVER_KEYS or key == "model"}
+            kept = ("model", "previous_response_id")  # a Responses resp_ id is its API's own (above)
+            own = {key: value for key, value in body.items() if key not in SERVER_KEYS or key in kept}
             assert stand_in.seen[-1].body == own, entry.name
             assert result.structured_content == reply, entry.name
             # No parameter is named as not enforced: the provider got them all. (A server without
