@@ -1,14 +1,16 @@
 """Same-product pass-through: when the provider that answers speaks the call's own product (Chat
-Completions and Responses to an OpenAI-compatible provider, Messages to Anthropic), the body
-reaches it as the SDK wrote it, with every parameter, and the provider's own object comes back
-unchanged (its `_meta` aside); the warnings of parameters sent to the host as hints are not
-given, since the provider got them. Cross-product calls still go through the neutral
-conversation, and calls that lean on the server's own features (a cursor, `n`, an output
-contract, a persona) too. The corpus of SDK-built bodies (tests/corpus/) on stand-in providers
-reached through the official SDKs, on both eras, and once over stdio."""
+Completions and Responses to an OpenAI-compatible provider, Messages to Anthropic,
+generateContent to Gemini), the body reaches it as the SDK wrote it, with every parameter, and the
+provider's own object comes back unchanged (its `_meta` aside); the warnings of parameters sent to
+the host as hints are not given, since the provider got them. Cross-product calls still go through
+the neutral conversation, and calls that lean on the server's own features (a cursor, `n`, an
+output contract, a persona) too, and every call to a provider configured with `pass-through =
+false`. The corpus of SDK-built bodies (tests/corpus/) on stand-in providers reached through the
+official SDKs, on both eras, once over stdio and once over HTTP with the installed command."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -21,16 +23,20 @@ from agent_as_model.adapters.dialects.options import HOST_ONLY_REFUSALS
 from agent_as_model.adapters.dialects.products import chat, messages, responses
 from agent_as_model.adapters.dialects.products.gemini import DIALECT as GEMINI
 from agent_as_model.commands.standin_provider import (
+    Seen,
     StandInProvider,
     anthropic_reply,
+    gemini_reply,
     openai_reply,
     responses_reply,
 )
 from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
+from tests import http_servers
 from tests.corpus.entries import ENTRIES
 from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
 from tests.helpers import server_params
+from tests.http_servers import http_client
 from tests.scripted_host import ScriptedHost, connect
 
 pytestmark = pytest.mark.anyio
@@ -41,12 +47,19 @@ PRODUCTS = {
     "chat_complete": ("a", "gpt-4.1"),
     "responses_create": ("a", "gpt-4.1"),
     "messages_create": ("b", "claude-sonnet-4-5"),
+    "gemini_generate_content": ("g", "gemini-2.5-flash"),
 }
 
 
 def _reply(tool: str, model: str, body: dict[str, Any]) -> dict[str, Any]:
     """The provider's answer: a call of the first tool when the body asks for one (as the real
     API would make), else a text."""
+    if tool == "gemini_generate_content":
+        calling = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
+        if body.get("tools") and calling.get("mode") == "ANY":
+            name = body["tools"][0]["functionDeclarations"][0]["name"]
+            return gemini_reply(None, calls=[(name, {"city": "Oslo"})], model=model)
+        return gemini_reply("passed", model=model)
     choice = body.get("tool_choice")
     wants_call = (
         body.get("tools")
@@ -71,6 +84,17 @@ def _reply(tool: str, model: str, body: dict[str, Any]) -> dict[str, Any]:
     return anthropic_reply("passed", model=model)
 
 
+# A generateContent body with what the Gemini API takes beside the conversation, in the REST
+# spelling the SDK writes (the model goes in the path).
+GEMINI_BODY: dict[str, Any] = {
+    "contents": [{"role": "user", "parts": [{"text": "Weather in Oslo?"}]}],
+    "systemInstruction": {"parts": [{"text": "Be brief."}]},
+    "generationConfig": {"temperature": 0.3, "topK": 20, "seed": 7, "maxOutputTokens": 64},
+    "safetySettings": [{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}],
+    "labels": {"team": "a"},
+}
+
+
 # What sends a call through the neutral conversation even to a provider that speaks its product.
 NEUTRAL_KEYS = ("response_format", "text", "output_config", "previous_response_id", "persona")
 
@@ -80,8 +104,26 @@ def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> object:
 
 
 def _passes(body: dict[str, Any]) -> bool:
-    neutral = any(key in body for key in NEUTRAL_KEYS) or (body.get("n") or 1) != 1
+    config = body.get("generationConfig") or {}
+    neutral = (
+        any(key in body for key in NEUTRAL_KEYS)
+        or (body.get("n") or 1) != 1
+        # Gemini's: JSON output is an output contract, candidateCount the server's fan-out.
+        or "responseMimeType" in config
+        or (config.get("candidateCount") or 1) != 1
+    )
     return not neutral
+
+
+def _seen_as_sent(seen: Seen, tool: str, body: dict[str, Any]) -> None:
+    """A stand-in got the caller's body as written, without the server's own keys: the model in
+    the body, or Gemini's in the request's path."""
+    if tool == "gemini_generate_content":
+        assert seen.path == f"/v1beta/models/{body['model']}:generateContent"
+        assert seen.body == {key: value for key, value in body.items() if key not in SERVER_KEYS}
+    else:
+        own = {key: value for key, value in body.items() if key not in SERVER_KEYS or key == "model"}
+        assert seen.body == own
 
 
 def test_the_server_keys_are_the_shared_keys_of_every_product() -> None:
@@ -103,6 +145,7 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
     refusals = sum(e.expect == "refused" for e in entries)
     assert refusals >= 3  # the corpus's refusals that hold for the host only pass through too
     passed = 0
+    per_product = dict.fromkeys(PRODUCTS, 0)
     async with connect(era, server=_server(tmp_path, providers)) as client:
         for entry in entries:
             name, model = PRODUCTS[entry.tool]
@@ -120,14 +163,15 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
             assert meta["passed_through"] is True, entry.name
             assert len(stand_in.seen) == before + 1, entry.name
             # Every parameter as the SDK wrote it; nothing of the server's own.
-            own = {key: value for key, value in body.items() if key not in SERVER_KEYS or key == "model"}
-            assert stand_in.seen[-1].body == own, entry.name
+            _seen_as_sent(stand_in.seen[-1], entry.tool, body)
             assert result.structured_content == reply, entry.name
+            per_product[entry.tool] += 1
             # No parameter is named as not enforced: the provider got them all. (A server without
             # a store still says it kept nothing of a `store: true` call.)
             if not body.get("store"):
                 assert "warnings" not in meta, (entry.name, meta.get("warnings"))
-    assert passed >= 20  # most of the corpus's bodies of these products pass through
+    assert passed >= 30  # most of the corpus's bodies of these products pass through
+    assert min(per_product.values()) >= 5, per_product  # of each product
 
 
 async def test_cross_product_and_server_features_go_through_the_neutral_conversation(
@@ -143,6 +187,15 @@ async def test_cross_product_and_server_features_go_through_the_neutral_conversa
         fanned = await client.call_tool(
             "chat_complete", {"messages": ask, "model": "gpt-4.1", "n": 2, "result": "object"}
         )
+        # generateContent to the OpenAI-compatible provider: a Chat Completions body too.
+        gemini_across = await client.call_tool(
+            "gemini_generate_content",
+            {
+                "contents": [{"role": "user", "parts": [{"text": "hi there"}]}],
+                "model": "gpt-4.1",
+                "generationConfig": {"maxOutputTokens": 30, "topK": 4},
+            },
+        )
     assert not across.is_error, across.content[0].text
     assert "passed_through" not in meta_of(across)
     assert across.content[0].text == "stand-in answer to: hello"
@@ -150,7 +203,18 @@ async def test_cross_product_and_server_features_go_through_the_neutral_conversa
     assert sent["messages"] == [{"role": "user", "content": "hello"}] and "top_k" not in sent
     assert any("top_k" in warning for warning in meta_of(across)["warnings"])
     assert not fanned.is_error and "passed_through" not in meta_of(fanned)
-    assert [seen.body.get("n") for seen in providers["a"].seen[1:]] == [None, None]
+    assert [seen.body.get("n") for seen in providers["a"].seen[1:3]] == [None, None]
+    assert not gemini_across.is_error, gemini_across.content[0].text
+    assert "passed_through" not in meta_of(gemini_across)
+    sent = providers["a"].seen[3]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.body["messages"] == [{"role": "user", "content": "hi there"}]
+    assert sent.body["max_completion_tokens"] == 30 and "generationConfig" not in sent.body
+    # The neutral path renders its own GenerateContentResponse from the provider's text.
+    parts = gemini_across.structured_content["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "stand-in answer to: hi there"}]
+    assert any("topK" in warning for warning in meta_of(gemini_across)["warnings"])
+    assert providers["g"].seen == []
 
 
 @pytest.mark.stdio
@@ -168,14 +232,85 @@ async def test_passes_through_over_stdio(
     }
     reply = openai_reply("passed", model="gpt-4.1")
     providers["a"].script.append(reply)
+    gemini_body = {**GEMINI_BODY, "model": "gemini-2.5-flash"}
+    gemini_answer = gemini_reply("passed", model="gemini-2.5-flash-001")
+    providers["g"].script.append(gemini_answer)
     async with Client(
         server_params("serve", "--config", str(config), env=dict(os.environ)), mode=era
     ) as client:
         result = await client.call_tool("chat_complete", {**body, "result": "object"})
+        gemini = await client.call_tool("gemini_generate_content", gemini_body)
+        as_text = await client.call_tool("gemini_generate_content", {**gemini_body, "result": "text"})
     assert not result.is_error, result.content[0].text
     assert providers["a"].seen[-1].body == body
     assert result.structured_content == reply
     assert meta_of(result)["passed_through"] is True and "warnings" not in meta_of(result)
+    assert not gemini.is_error, gemini.content[0].text
+    _seen_as_sent(providers["g"].seen[0], "gemini_generate_content", gemini_body)
+    assert gemini.structured_content == gemini_answer
+    assert meta_of(gemini)["passed_through"] is True and "warnings" not in meta_of(gemini)
+    assert meta_of(gemini)["backend"] == "provider:g/gemini-2.5-flash"
+    # Gemini's result is its object whatever `result` says, on the neutral path too: here the
+    # provider's own (its echo: nothing scripted), as JSON text and as the structured content.
+    assert not as_text.is_error, as_text.content[0].text
+    assert json.loads(as_text.content[0].text) == as_text.structured_content
+    parts = as_text.structured_content["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "stand-in answer to: Weather in Oslo?"}]
+    assert meta_of(as_text)["passed_through"] is True and meta_of(as_text)["usage"] == "provider"
+    assert providers["g"].seen[-1].body == GEMINI_BODY
+
+
+# One body of each product, with parameters the neutral conversation has no place for.
+EACH_PRODUCT = {
+    "chat_complete": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "model": "gpt-4.1",
+        "seed": 7,
+        "logit_bias": {"50256": -100},
+        "result": "object",
+    },
+    "responses_create": {
+        "input": "hi",
+        "model": "gpt-4.1",
+        "truncation": "auto",
+        "metadata": {"k": "v"},
+        "result": "object",
+    },
+    "messages_create": {
+        "messages": [{"role": "user", "content": "hi"}],
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 40,
+        "top_k": 5,
+        "metadata": {"user_id": "u-1"},
+        "result": "object",
+    },
+    "gemini_generate_content": {**GEMINI_BODY, "model": "gemini-2.5-flash"},
+}
+
+
+async def test_passes_each_product_through_over_http(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    config = write_config(tmp_path, config_text(providers))
+    replies = {}
+    for tool, body in EACH_PRODUCT.items():
+        name, model = PRODUCTS[tool]
+        replies[tool] = _reply(tool, model, body)
+        providers[name].script.append(replies[tool])
+    token = "a-bearer-token-for-the-test-0123456789"
+    with http_servers.running("--config", str(config), "--auth-token", token) as server:
+        async with http_client(server.url, era, token=token) as client:
+            results = {tool: await client.call_tool(tool, body) for tool, body in EACH_PRODUCT.items()}
+    for tool, body in EACH_PRODUCT.items():
+        result = results[tool]
+        assert not result.is_error, (tool, result.content[0].text)
+        assert result.structured_content == replies[tool], tool
+        assert meta_of(result)["passed_through"] is True and "warnings" not in meta_of(result), tool
+        # Each provider got its products' bodies, one request each, in the order they were called.
+        name = PRODUCTS[tool][0]
+        index = [t for t in EACH_PRODUCT if PRODUCTS[t][0] == name].index(tool)
+        _seen_as_sent(providers[name].seen[index], tool, body)
+    assert [len(providers[name].seen) for name in ("a", "b", "g")] == [2, 1, 1]
 
 
 async def test_a_host_only_refusal_applies_only_when_the_host_answers(
