@@ -217,6 +217,40 @@ async def test_cross_product_and_server_features_go_through_the_neutral_conversa
     assert providers["g"].seen == []
 
 
+async def test_a_provider_configured_without_pass_through_gets_the_neutral_conversation(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    text = config_text(providers)
+    for kind in ("openai", "gemini"):
+        text = text.replace(f'kind = "{kind}"', f'kind = "{kind}"\npass-through = false')
+    chat_body = {"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4.1", "seed": 7}
+    gemini_body = {**GEMINI_BODY, "model": "gemini-2.5-flash"}
+    server = build_server(gateway=gateway_of(write_config(tmp_path, text)))
+    async with connect(era, server=server) as client:
+        chat = await client.call_tool("chat_complete", {**chat_body, "result": "object"})
+        gemini = await client.call_tool("gemini_generate_content", gemini_body)
+        # A provider left as it was still takes its product's body as written.
+        claude = await client.call_tool("messages_create", EACH_PRODUCT["messages_create"])
+    for result in (chat, gemini, claude):
+        assert not result.is_error, result.content[0].text
+    assert "passed_through" not in meta_of(chat) and "passed_through" not in meta_of(gemini)
+    assert meta_of(claude)["passed_through"] is True
+    # The neutral conversation's Chat Completions body: no seed; the warning says it was not applied.
+    sent = providers["a"].seen[0].body
+    assert sent["messages"] == [{"role": "user", "content": "hi"}] and "seed" not in sent
+    assert any("seed" in warning for warning in meta_of(chat)["warnings"])
+    assert chat.structured_content["choices"][0]["message"]["content"] == "stand-in answer to: hi"
+    # The neutral one's generateContent body, as the SDK writes it from the neutral payload.
+    seen = providers["g"].seen[0]
+    assert seen.path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    assert seen.body != GEMINI_BODY and "labels" not in seen.body and "safetySettings" not in seen.body
+    assert seen.body["systemInstruction"]["parts"] == [{"text": "Be brief."}]
+    assert "topK" not in seen.body["generationConfig"] and "seed" not in seen.body["generationConfig"]
+    assert gemini.structured_content["responseId"] != "standin-response"  # the server's own object
+    warned = " ".join(meta_of(gemini)["warnings"])
+    assert all(name in warned for name in ("generationConfig.topK", "generationConfig.seed", "labels"))
+
+
 @pytest.mark.stdio
 async def test_passes_through_over_stdio(
     era: str, tmp_path: Path, providers: dict[str, StandInProvider]
