@@ -25,6 +25,7 @@ from agent_as_model.adapters.dialects.products.gemini import DIALECT as GEMINI
 from agent_as_model.commands.standin_provider import (
     Seen,
     StandInProvider,
+    Status,
     anthropic_reply,
     gemini_reply,
     openai_reply,
@@ -345,6 +346,35 @@ async def test_passes_each_product_through_over_http(
         index = [t for t in EACH_PRODUCT if PRODUCTS[t][0] == name].index(tool)
         _seen_as_sent(providers[name].seen[index], tool, body)
     assert [len(providers[name].seen) for name in ("a", "b", "g")] == [2, 1, 1]
+
+
+async def test_a_gemini_provider_failing_a_passed_body_is_read_as_any_failure(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    routes = '[routes]\n"gemini-*" = ["g", "b/claude-x"]\n'
+    config = write_config(tmp_path, config_text(providers, routes=routes))
+    providers["g"].script += [Status(503, "down for a moment"), Status(400, "no such field: fooBar")]
+    body = {**GEMINI_BODY, "model": "gemini-2.5-flash"}
+    async with connect(era, server=build_server(gateway=gateway_of(config))) as client:
+        fell = await client.call_tool("gemini_generate_content", body)
+        refused = await client.call_tool("gemini_generate_content", body)
+    # A 503 passes the call on: to b, another product's provider, as the neutral conversation.
+    assert not fell.is_error, fell.content[0].text
+    assert meta_of(fell)["backend"] == "provider:b/claude-x" and "passed_through" not in meta_of(fell)
+    assert meta_of(fell)["passed_over"] == [
+        {
+            "backend": "provider:g/gemini-2.5-flash",
+            "why": "HTTP 503: the provider failed (a server error), still after the configured retries",
+        }
+    ]
+    sent = providers["b"].seen[0].body
+    assert sent["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Weather in Oslo?"}]}]
+    assert sent["system"] == "Be brief." and "labels" not in sent and "top_k" not in sent
+    # A 400 is the caller's: its status and the provider's words, and nothing more is asked.
+    assert refused.is_error
+    assert "HTTP 400" in refused.content[0].text and "no such field: fooBar" in refused.content[0].text
+    assert [seen.body for seen in providers["g"].seen] == [GEMINI_BODY, GEMINI_BODY]
+    assert len(providers["b"].seen) == 1
 
 
 async def test_a_host_only_refusal_applies_only_when_the_host_answers(
