@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 
 from agent_as_model.adapters.dialects import extensions
-from agent_as_model.adapters.dialects.options import HOST_ONLY_REFUSALS
+from agent_as_model.adapters.dialects.options import HOST_ONLY_REFUSALS, HostOnly
 from agent_as_model.adapters.dialects.products import chat, messages, responses
 from agent_as_model.adapters.dialects.products.gemini import DIALECT as GEMINI
 from agent_as_model.commands.standin_provider import (
@@ -104,6 +104,15 @@ def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> object:
     return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins))))
 
 
+DIALECTS = {dialect.NAME: dialect for dialect in (chat.DIALECT, messages.DIALECT, responses.DIALECT, GEMINI)}
+
+
+def _host_only(tool: str, name: str) -> bool:
+    """Whether the refusal of top-level parameter `name` holds for the host only: a shared one, or
+    the dialect's own marked so."""
+    return name in HOST_ONLY_REFUSALS or isinstance(DIALECTS[tool].body.refused.get(name), HostOnly)
+
+
 def _passes(body: dict[str, Any]) -> bool:
     config = body.get("generationConfig") or {}
     neutral = (
@@ -139,12 +148,11 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
     # Those whose parameters the server serves itself (an output contract, `n`, a stored
     # response) are left to the test below; a refusal that says the host cannot is not made.
     entries = [
-        e
-        for e in ENTRIES
-        if e.tool in PRODUCTS and (e.expect != "refused" or e.named[0] in HOST_ONLY_REFUSALS)
+        e for e in ENTRIES if e.tool in PRODUCTS and (e.expect != "refused" or _host_only(e.tool, e.named[0]))
     ]
-    refusals = sum(e.expect == "refused" for e in entries)
-    assert refusals >= 3  # the corpus's refusals that hold for the host only pass through too
+    refusals = [e.tool for e in entries if e.expect == "refused"]
+    # The corpus's refusals that hold for the host only pass through too, Gemini's own among them.
+    assert len(refusals) >= 5 and refusals.count("gemini_generate_content") >= 2, refusals
     passed = 0
     per_product = dict.fromkeys(PRODUCTS, 0)
     async with connect(era, server=_server(tmp_path, providers)) as client:
@@ -375,6 +383,29 @@ async def test_a_gemini_provider_failing_a_passed_body_is_read_as_any_failure(
     assert "HTTP 400" in refused.content[0].text and "no such field: fooBar" in refused.content[0].text
     assert [seen.body for seen in providers["g"].seen] == [GEMINI_BODY, GEMINI_BODY]
     assert len(providers["b"].seen) == 1
+
+
+async def test_geminis_own_host_only_refusals_apply_only_when_the_host_answers(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/1"}
+    routes = '[routes]\n"agent-default" = ["host", "g/gemini-2.5-flash"]\n"gpt-*" = ["a"]\n'
+    config = write_config(tmp_path, config_text(providers, routes=routes))
+    host = ScriptedHost("from the host")
+    async with connect(era, host, server=build_server(gateway=gateway_of(config))) as client:
+        routed = await client.call_tool("gemini_generate_content", body)
+        to_host = await client.call_tool("gemini_generate_content", {**body, "backend": "host"})
+        # To the OpenAI-compatible provider, which does not speak generateContent: refused.
+        across = await client.call_tool("gemini_generate_content", {**body, "model": "gpt-4.1"})
+    assert not routed.is_error, routed.content[0].text
+    assert meta_of(routed)["passed_through"] is True
+    (passed,) = meta_of(routed)["passed_over"]
+    assert passed["backend"] == "host" and passed["why"].startswith("cachedContent: cached contents live")
+    assert [seen.body for seen in providers["g"].seen] == [body]
+    for refused in (to_host, across):
+        assert refused.is_error
+        assert "cachedContent: cached contents live on Google's servers" in refused.content[0].text
+    assert host.seen == [] and providers["a"].seen == []  # nothing was sent to either
 
 
 async def test_a_host_only_refusal_applies_only_when_the_host_answers(
