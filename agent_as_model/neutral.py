@@ -209,6 +209,11 @@ class Request(Record):
     # call has no product of its own (a raw prompt).
     product: str | None = None
     own: Mapping[str, Any] = EMPTY
+    # The call continues a response of its product's own API by that API's id (a Responses
+    # `previous_response_id` that names no cursor and that no store of this server resolved):
+    # a provider whose API speaks the product is handed the id with the body, since that API
+    # may hold the response; any other backend gets the conversation as passed (a new chain).
+    own_previous: bool = False
     # Refusals of parameters only the host cannot honour (errors.CallError), made unless a
     # provider whose API speaks `product` answers: the router applies them.
     host_only: tuple[Any, ...] = ()

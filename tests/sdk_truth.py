@@ -71,7 +71,15 @@ def install() -> dict[str, Any]:
     originals = {name: DIALECTS[name] for name in _CHECKS}
     for name, (attributes, check, key) in _CHECKS.items():
         original = originals[name]
-        wrapped = {attribute: _checking(getattr(original, attribute), check, key) for attribute in attributes}
+        # One wrapper a renderer: a dialect whose `render` is its `render_object` keeps them one
+        # (the result's commit tells a product's own object by that identity).
+        made: dict[int, Any] = {}
+        wrapped = {}
+        for attribute in attributes:
+            render = getattr(original, attribute)
+            if id(render) not in made:
+                made[id(render)] = _checking(render, check, key)
+            wrapped[attribute] = made[id(render)]
         DIALECTS[name] = original._replace(**wrapped)
     return originals
 

@@ -17,7 +17,9 @@ from agent_as_model.adapters.routes import HOST, Hop, RouteRule
 from agent_as_model.commands import cli, config_file
 from agent_as_model.commands.config_file import ConfigError, Section
 from agent_as_model.commands.toml_lines import key_lines
+from tests import http_servers
 from tests.helpers import ROOT, run_command, server_params
+from tests.http_servers import http_client
 from tests.scripted_host import ERAS, ScriptedHost
 
 EXAMPLE = ROOT / "docs" / "config.example.toml"
@@ -287,6 +289,9 @@ def test_a_bad_file_stops_the_installed_command_with_one_line(tmp_path: Path) ->
     by_variable = run_command(AGENT_AS_MODEL_CONFIG=str(path))  # the bare command, as a host runs it
     assert by_variable.returncode == 2
     assert by_variable.stderr == done.stderr
+    over_http = run_command("serve", "--http", "--port", "0", "--config", str(path))  # before binding
+    assert over_http.returncode == 2
+    assert over_http.stderr == done.stderr
 
 
 @pytest.mark.stdio
@@ -305,6 +310,22 @@ async def test_the_files_settings_are_served_over_real_stdio(era: str, how: str,
     host = ScriptedHost("from the host")
     async with Client(server_params(*args, env=env), mode=era, sampling_callback=host) as client:
         result = await client.call_tool("chat_complete", {"messages": [{"role": "user", "content": "q"}]})
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is not None
+    assert result.structured_content["object"] == "chat.completion"
+    assert result.structured_content["choices"][0]["message"]["content"] == "from the host"
+
+
+@pytest.mark.stdio
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_files_settings_are_served_over_http(era: str, tmp_path: Path) -> None:
+    path = tmp_path / "served.toml"
+    path.write_text('[serve]\nresult = "object"\nauth-token = "a-token-from-the-file-0123456789"\n')
+    host = ScriptedHost("from the host")
+    with http_servers.running("--config", str(path)) as server:
+        async with http_client(server.url, era, host, token="a-token-from-the-file-0123456789") as client:
+            result = await client.call_tool("chat_complete", {"messages": [{"role": "user", "content": "q"}]})
     assert not result.is_error, result.content[0].text
     assert result.structured_content is not None
     assert result.structured_content["object"] == "chat.completion"

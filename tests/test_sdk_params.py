@@ -8,77 +8,24 @@ someone decides. Anthropic's `output_config` is honoured as structured output (b
 
 from __future__ import annotations
 
-import enum
 import json
 import re
-import types as pytypes
-import typing
 from pathlib import Path
 from typing import Any
 
-import pydantic
 import pytest
 from anthropic import types as anthropic_types
-from anthropic.types import message_create_params
-from google.genai import _common as genai_common
-from google.genai import models as genai_models
 from google.genai import types as genai_types
-from google.genai._api_client import BaseApiClient
 from mcp_types import CreateMessageResult, TextContent
-from openai.types.chat import completion_create_params
-from openai.types.responses import response_create_params
 
 from agent_as_model.adapters.dialects import DIALECTS, Dialect
 from agent_as_model.adapters.dialects.parse import parse_request
 from agent_as_model.errors import CallError
+from tests.corpus.sdk import CREATE_PARAMS, GEMINI_NOT_SENT, create_keys, gemini_keys
 from tests.scripted_host import ScriptedHost, connect
 
 DECISIONS = (Path(__file__).parent.parent / "docs" / "decisions.md").read_text()
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-
-SDK_TYPES = {
-    "chat_complete": completion_create_params.CompletionCreateParamsBase,
-    "responses_create": response_create_params.ResponseCreateParamsBase,
-    "messages_create": message_create_params.MessageCreateParamsBase,
-}
-
-# GenerateContentConfig fields the SDK never sends in a Gemini API body, and why. The walk below
-# checks each: the SDK's own converter writes nothing for it, or refuses it outside Vertex AI.
-GEMINI_NOT_SENT = {
-    "http_options": "the SDK's own HTTP settings",
-    "should_return_http_response": "the SDK's own switch to return the raw HTTP response",
-    "automatic_function_calling": "the SDK runs Python functions itself; the body carries the tools",
-    "automatic_continuation": "the SDK's own loop over continuation tokens",
-    "model_armor_config": "the SDK refuses it outside Vertex AI: the Gemini API body never has it",
-    "generation_output_config": "the SDK refuses it outside Vertex AI: the Gemini API body never has it",
-}
-# google-genai has no type for the request body: `_GenerateContentParameters` is {model, contents,
-# config}, and which config fields land at the body's top level rather than in generationConfig
-# is written only in its converter (`models._GenerateContentParameters_to_mldev`). So the walk
-# runs that converter, as `generate_content` does, on each field with a plausible value, and
-# takes the body it writes: where each key lands is the SDK's own answer, not a list kept here.
-GENAI_CLIENT = BaseApiClient(api_key="unused")  # the converter reads its settings; nothing is sent
-# Values the annotation alone cannot give: the tool list is validated by a function, the token is
-# bytes, the JSON schema is `Any`, and the first types of the other two's unions are not plausible.
-GEMINI_SAMPLES: dict[str, Any] = {
-    "response_json_schema": {"type": "object"},
-    "tools": [genai_types.Tool(function_declarations=[genai_types.FunctionDeclaration(name="f")])],
-    "continuation_token": b"token",
-    "response_schema": genai_types.Schema(type=genai_types.Type.OBJECT),
-    "speech_config": genai_types.SpeechConfig(),
-}
-
-
-def keys_of(typed: Any) -> set[str]:
-    keys: set[str] = set()
-    for klass in typed.__mro__:
-        keys |= set(getattr(klass, "__annotations__", {}))
-    return keys
-
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def parse_error(dialect: Dialect, args: dict[str, Any]) -> CallError | None:
@@ -104,11 +51,11 @@ def decided(dialect: Dialect, key: str) -> str:
     return "honoured"
 
 
-@pytest.mark.parametrize("tool", sorted(SDK_TYPES))
+@pytest.mark.parametrize("tool", sorted(CREATE_PARAMS))
 def test_every_sdk_parameter_is_known_and_decided(tool: str) -> None:
     dialect = DIALECTS[tool]
     listed = dialect.INPUT_SCHEMA["properties"]
-    for key in sorted(keys_of(SDK_TYPES[tool])):
+    for key in create_keys(tool):
         assert key in listed, f"{tool}: the SDK's {key!r} is not listed: decide how it is taken"
         err = parse_error(dialect, {**base(tool), key: None})
         assert err is None or "unknown parameter" not in err.reason, (tool, key, err)
@@ -153,53 +100,6 @@ def test_moderation_is_refused_with_a_reason() -> None:
         request = parse_request(DIALECTS[tool], {**base(tool), "moderation": {"input": {"mode": "block"}}})
         (err,) = request.host_only
         assert err.path == "moderation" and "OpenAI's service" in err.reason
-
-
-def plausible(annotation: Any) -> Any:
-    """A value of a GenerateContentConfig field's type: the first model of a union, else its first
-    other type; one item of a list; a member of an enum."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType):
-        models = [a for a in args if isinstance(a, type) and issubclass(a, pydantic.BaseModel)]
-        return plausible((models or args)[0])
-    if typing.get_origin(annotation) is list:
-        return [plausible(args[0])]
-    if typing.get_origin(annotation) is dict:
-        return {"key": "value"}
-    assert isinstance(annotation, type), annotation
-    if issubclass(annotation, enum.Enum):
-        return list(annotation)[-1]
-    if issubclass(annotation, pydantic.BaseModel):
-        return annotation()
-    return {bool: True, int: 1, float: 0.5, str: "x"}[annotation]
-
-
-def jsonable(value: Any) -> Any:
-    """A value as the SDK puts it on the wire: models as dicts, bytes as base64, enums as strings."""
-    return json.loads(
-        json.dumps(genai_common.encode_unserializable_types(genai_common.convert_to_dict({"v": value}))["v"])
-    )
-
-
-def gemini_keys(field: str) -> list[tuple[str, Any]]:
-    """The (path, value) pairs `generate_content` writes in the body for a config with `field`
-    set: `generationConfig.<key>` or a top-level key. A field the SDK refuses outside Vertex AI is
-    taken as it would be written, `generationConfig.<camelCase>`: the tool accepts such a body."""
-    value = GEMINI_SAMPLES.get(field)
-    if value is None:
-        value = plausible(genai_types.GenerateContentConfig.model_fields[field].annotation)
-    params = genai_types._GenerateContentParameters(
-        model="gemini-2.5-flash", contents="hi", config=genai_types.GenerateContentConfig(**{field: value})
-    )
-    try:
-        body = genai_models._GenerateContentParameters_to_mldev(GENAI_CLIENT, params)
-    except ValueError as err:
-        assert "only supported in" in str(err), (field, err)
-        return [] if field in GEMINI_NOT_SENT else [(f"generationConfig.{camel(field)}", jsonable(value))]
-    body = jsonable(body)
-    del body["_url"], body["contents"]
-    config = body.pop("generationConfig", {})
-    return [*((f"generationConfig.{k}", v) for k, v in config.items()), *body.items()]
 
 
 def gemini_error(path: str, value: Any) -> CallError | None:

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,56 +19,20 @@ from agent_as_model.adapters.store import DEFAULT_TTL, StoreSettings, open_store
 from agent_as_model.adapters.store.redis import PREFIX
 from agent_as_model.server import STATE_KEY_ENV, build_server
 from tests import http_servers
-from tests.http_servers import free_port, http_client
+from tests.http_servers import http_client
+from tests.redis_server import running_redis
 from tests.scripted_host import ScriptedHost, connect
 from tests.test_stored_responses import body, said, warnings_of
 
 pytestmark = pytest.mark.anyio
 
 KEY = "shared-key-of-this-deployment-0123456789ab"
-READY_WAIT = 30.0
 
 
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run installs it)")
-    redis = pytest.importorskip("redis", reason="the [redis] extra is not installed")
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        client = redis.Redis(host="127.0.0.1", port=port)
-        deadline = time.monotonic() + READY_WAIT
-        while True:  # ready when it answers, never a fixed sleep
-            try:
-                client.ping()
-                break
-            except redis.exceptions.ConnectionError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("redis-server did not start") from None
-                time.sleep(0.05)
-        client.close()
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with running_redis(tmp_path) as url:
+        yield url
 
 
 async def test_a_chain_on_redis_in_process(era: str, redis_url: str) -> None:

@@ -86,13 +86,14 @@ def commit_result(record: CallRecord) -> None:
     handling = record.plan.without_tools
     if handling is not None:
         add_tools_meta(result, handling)
-    if chain is not None and chain.form == "anchor" and not _has_assistant_turn(request):
+    if chain is not None and chain.form == "anchor" and native is None and not _has_assistant_turn(request):
         # A product that keeps responses sends only the new input with the id of the last one:
-        # here nothing was stored, so the host saw this input alone. Say so, in its words.
+        # here nothing was stored, so the host saw this input alone. Say so, in its words. (A
+        # body passed through took the id to the API that may hold the response.)
         add_warning(result, history_not_passed(dialect, chain.previous))
     storage = dialect.storage
     if record.store is None and storage is not None and storage.asks_to_keep(record.arguments):
-        add_warning(result, NOT_KEPT)
+        add_warning(result, NOT_KEPT if native is None else NOT_KEPT_HERE)
     log.info("%s: answered by %s", record.tool, source)
 
 
@@ -124,6 +125,13 @@ def history_not_passed(dialect: Dialect, previous: str) -> str:
 NOT_KEPT = (
     "store: this server keeps no responses (it was not started with --store): this response cannot "
     "be retrieved, nor continued by its id; pass the earlier turns in the input to continue it"
+)
+# The same, when the body went as written to a provider whose API keeps responses by its own rules.
+NOT_KEPT_HERE = (
+    "store: this server keeps no responses (it was not started with --store); the provider that "
+    "answered was sent store as written and keeps the response by its own rules: a call continuing it "
+    "by its id reaches it when the call's route sends it to a provider of this API; this server "
+    "cannot retrieve it"
 )
 
 

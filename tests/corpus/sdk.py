@@ -240,10 +240,9 @@ def jsonable(value: Any) -> Any:
 _GENAI_CLIENT = BaseApiClient(api_key="unused")  # the converter reads its settings; nothing is sent
 
 
-def gemini_keys(field: str) -> list[tuple[str, Any]]:
-    """The (path, value) pairs `generate_content` writes in the body for a config with `field`
-    set: `generationConfig.<key>` or a top-level key. A field the SDK refuses outside Vertex AI is
-    taken as it would be written, `generationConfig.<camelCase>`."""
+def _converted(field: str) -> tuple[Any, dict[str, Any] | None]:
+    """A plausible value of `field`, and the body the SDK's converter writes for a config with it
+    set (None when the SDK refuses it outside Vertex AI)."""
     value = GEMINI_SAMPLES.get(field)
     if value is None:
         value = plausible(genai_types.GenerateContentConfig.model_fields[field].annotation)
@@ -251,11 +250,20 @@ def gemini_keys(field: str) -> list[tuple[str, Any]]:
         model=GEMINI_MODEL, contents="hi", config=genai_types.GenerateContentConfig(**{field: value})
     )
     try:
-        body = genai_models._GenerateContentParameters_to_mldev(_GENAI_CLIENT, params)
+        return value, genai_models._GenerateContentParameters_to_mldev(_GENAI_CLIENT, params)
     except ValueError as err:
         assert "only supported in" in str(err), (field, err)
+        return value, None
+
+
+def gemini_keys(field: str) -> list[tuple[str, Any]]:
+    """The (path, value) pairs `generate_content` writes in the body for a config with `field`
+    set: `generationConfig.<key>` or a top-level key. A field the SDK refuses outside Vertex AI is
+    taken as it would be written, `generationConfig.<camelCase>` (the tool accepts such a body)."""
+    value, written = _converted(field)
+    if written is None:
         return [] if field in GEMINI_NOT_SENT else [(f"generationConfig.{camel(field)}", jsonable(value))]
-    body = jsonable(body)
+    body = jsonable(written)
     del body["_url"], body["contents"]
     config = body.pop("generationConfig", {})
     return [*((f"generationConfig.{k}", v) for k, v in config.items()), *body.items()]
@@ -264,17 +272,7 @@ def gemini_keys(field: str) -> list[tuple[str, Any]]:
 def vertex_only(field: str) -> bool:
     """A GenerateContentConfig field the SDK refuses outside Vertex AI (so never writes for the
     Gemini API); `gemini_keys` still gives the path it would take."""
-    value = GEMINI_SAMPLES.get(field)
-    if value is None:
-        value = plausible(genai_types.GenerateContentConfig.model_fields[field].annotation)
-    params = genai_types._GenerateContentParameters(
-        model=GEMINI_MODEL, contents="hi", config=genai_types.GenerateContentConfig(**{field: value})
-    )
-    try:
-        genai_models._GenerateContentParameters_to_mldev(_GENAI_CLIENT, params)
-    except ValueError:
-        return True
-    return False
+    return _converted(field)[1] is None
 
 
 def gemini_paths() -> dict[str, bool]:

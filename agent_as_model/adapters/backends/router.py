@@ -28,6 +28,7 @@ from agent_as_model.adapters.backends.fallback import Route as Chain
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
 from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
+from agent_as_model.cursors import PARAMETER
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
 from agent_as_model.neutral import SERVER_KEYS, Request
@@ -244,20 +245,23 @@ def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
     """The call's product and its own arguments as written (without the server's keys), for a
     provider whose API speaks that product to take as they are. A call that leans on what only
     the server does goes through the neutral conversation instead (docs/decisions.md): a session
-    cursor or a stored response (the caller's body holds only the new turns), several
-    completions (`n`: the server fans them out), an output contract or a persona (checked and
-    repaired here)."""
-    own = request.own
+    cursor (the caller's body holds only the new turns; a response a store of this server held
+    is in the arguments already), several completions (`n`: the server fans them out), an
+    output contract or a persona (checked and repaired here). A response id of the product's
+    own API goes with the body: that API may hold the response."""
     if (
         request.product is None
-        or request.chain is not None
+        or (request.chain is not None and not request.own_previous)
         or request.n != 1
         or request.output is not None
         or request.persona is not None
-        or own.get("previous_response_id") is not None
     ):
         return None, None
-    return request.product, {key: value for key, value in own.items() if key not in SERVER_KEYS}
+    own = request.own
+    passed = {key: value for key, value in own.items() if key not in SERVER_KEYS}
+    if request.own_previous:
+        passed[PARAMETER] = own[PARAMETER]
+    return request.product, passed
 
 
 def _cannot_take(support: SamplingSupport) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from agent_as_model.adapters.callers.base import (
     DAY,
@@ -28,8 +27,7 @@ from agent_as_model.adapters.callers.base import (
     day_of,
     until_midnight,
 )
-from agent_as_model.adapters.store.redis import TIMEOUT, without_password
-from agent_as_model.errors import StartupError
+from agent_as_model.adapters.store.redis import open_client, without_password
 
 PREFIX = "agent-as-model:caller:"
 _MINUTE_MS = int(MINUTE * 1000)
@@ -94,21 +92,12 @@ class RedisCounters:
 
     def __init__(self, url: str) -> None:
         self.where = without_password(url)
-        try:
-            import redis.asyncio
-            from redis.exceptions import RedisError
-        except ImportError:
-            raise StartupError(
-                f"counters {self.where} need the redis client: install agent-as-model with its "
-                "[redis] extra (docs/deploy.md: Callers and limits)"
-            ) from None
-        self._errors: tuple[type[Exception], ...] = (RedisError, OSError)
-        try:
-            self._client: Any = redis.asyncio.from_url(
-                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
-            )
-        except ValueError as err:
-            raise StartupError(f"counters {self.where}: {err}") from None
+        self._client, self._errors = open_client(
+            url,
+            f"counters {self.where}",
+            "need the redis client: install agent-as-model with its "
+            "[redis] extra (docs/deploy.md: Callers and limits)",
+        )
         self._admit = self._client.register_script(_ADMIT)
         self._settle = self._client.register_script(_SETTLE)
 

@@ -29,8 +29,7 @@ from agent_as_model.adapters.callers.base import (
     day_of,
     reached,
 )
-from agent_as_model.adapters.store.sqlite import BUSY_TIMEOUT, create_private
-from agent_as_model.errors import StartupError
+from agent_as_model.adapters.store.sqlite import open_database
 
 _T = TypeVar("_T")
 _SCHEMA = (
@@ -49,17 +48,7 @@ class SqliteCounters:
 
     def __init__(self, path: str) -> None:
         self.where = f"sqlite:{path}"
-        try:
-            create_private(path)
-            self._db = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            for statement in _SCHEMA:
-                self._db.execute(statement)
-        except (OSError, sqlite3.Error) as err:
-            raise StartupError(f"counters {self.where}: cannot open the database ({err})") from None
+        self._db = open_database(path, _SCHEMA, f"counters {self.where}")
         self._lock = threading.Lock()
 
     async def admit(self, caller: str, limits: CallerLimits, ticket: str, lease: float) -> Over | None:

@@ -132,6 +132,8 @@ def _options(
     stop = options.read_stop(args, body.stop)
     repair_attempts = options.read_repair_attempts(args, output, bool(tools)) if structured else 0
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
+    # A response id of a product whose API keeps responses is that API's own as well as an anchor.
+    own_previous = chain is not None and chain.form == "anchor" and dialect.storage is not None
     hinted, warnings = hints.read(args, body.fates, origins) if body.fates else (EMPTY, ())
     return _request(
         dialect,
@@ -152,6 +154,7 @@ def _options(
         n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
         hinted=hinted,
         warnings=warnings,
+        own_previous=own_previous,
     )
 
 
@@ -175,6 +178,7 @@ def _request(
     n_path: str = "n",
     hinted: Mapping[str, Any] = EMPTY,
     warnings: tuple[str, ...] = (),
+    own_previous: bool = False,
 ) -> Request:
     body = dialect.body
     built = turns.build()
@@ -210,6 +214,7 @@ def _request(
         warnings=warnings,
         product=dialect.PRODUCT,
         own=args if dialect.PRODUCT is not None else EMPTY,
+        own_previous=own_previous,
     )
 
 

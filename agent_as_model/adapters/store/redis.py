@@ -23,24 +23,31 @@ COOLDOWNS = "agent-as-model:cooldowns"
 TIMEOUT = 5.0
 
 
+def open_client(url: str, label: str, missing: str) -> tuple[Any, tuple[type[Exception], ...]]:
+    """The official client's asyncio connection to `url` (imported only here, when configured),
+    and the errors that mean Redis is unreachable or refused; `label` names it in a start-up
+    error, `missing` says what to install when the client is not there."""
+    try:
+        import redis.asyncio
+        from redis.exceptions import RedisError
+    except ImportError:
+        raise StartupError(f"{label} {missing}") from None
+    try:
+        client = redis.asyncio.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
+    except ValueError as err:
+        raise StartupError(f"{label}: {err}") from None
+    return client, (RedisError, OSError)
+
+
 class RedisStore:
     def __init__(self, url: str) -> None:
         self.where = without_password(url)
-        try:
-            import redis.asyncio
-            from redis.exceptions import RedisError
-        except ImportError:
-            raise StartupError(
-                f"--store {self.where} needs the redis client: install agent-as-model with its "
-                "[redis] extra (README: Stored responses)"
-            ) from None
-        self._errors: tuple[type[Exception], ...] = (RedisError, OSError)
-        try:
-            self._client: Any = redis.asyncio.from_url(
-                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
-            )
-        except ValueError as err:
-            raise StartupError(f"--store {self.where}: {err}") from None
+        self._client, self._errors = open_client(
+            url,
+            f"--store {self.where}",
+            "needs the redis client: install agent-as-model with its "
+            "[redis] extra (README: Stored responses)",
+        )
 
     async def get(self, key: str) -> bytes | None:
         try:

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 import anyio.to_thread
@@ -38,19 +38,7 @@ _SCHEMA = (
 class SqliteStore:
     def __init__(self, path: str) -> None:
         self.where = f"sqlite:{path}"
-        try:
-            create_private(path)
-            self._db = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL under WAL: a killed process loses nothing committed; only a power cut may
-            # lose the last transactions, never the file.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            for statement in _SCHEMA:
-                self._db.execute(statement)
-        except (OSError, sqlite3.Error) as err:
-            raise StartupError(f"--store {self.where}: cannot open the database ({err})") from None
+        self._db = open_database(path, _SCHEMA, f"--store {self.where}")
         self._lock = threading.Lock()
 
     async def get(self, key: str) -> bytes | None:
@@ -158,6 +146,24 @@ class SqliteStore:
                 return read(self._db.execute(sql, params))
             except sqlite3.Error as err:
                 raise StoreUnavailable(f"{self.where}: {err}") from None
+
+
+def open_database(path: str, schema: Iterable[str], label: str) -> sqlite3.Connection:
+    """The file at `path` made private to its owner, opened in WAL mode with `schema` created;
+    `label` names it in the start-up error. One connection, autocommit (each caller runs its own
+    transactions), usable from the worker threads that take turns with it."""
+    try:
+        create_private(path)
+        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL under WAL: a killed process loses nothing committed; only a power cut may lose
+        # the last transactions, never the file.
+        db.execute("PRAGMA synchronous=NORMAL")
+        for statement in schema:
+            db.execute(statement)
+    except (OSError, sqlite3.Error) as err:
+        raise StartupError(f"{label}: cannot open the database ({err})") from None
+    return db
 
 
 def create_private(path: str) -> None:

@@ -24,8 +24,8 @@ LIST_MODELS = StaticTool(
     NAME="list_models",
     DESCRIPTION=(
         "List the models this server offers: agent-default, an alias for the host agent's own model, "
-        "and the models of a provider when the server's operator configured one. Needs no sampling and "
-        "behaves the same on every protocol version."
+        "and every model the operator's providers and routes serve, each with who serves it. Needs no "
+        "sampling and behaves the same on every protocol version."
     ),
     INPUT_SCHEMA={"type": "object", "properties": {}, "additionalProperties": False},
 )
