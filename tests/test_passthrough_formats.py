@@ -17,6 +17,7 @@ from mcp import Client
 from agent_as_model.commands.standin_provider import (
     StandInProvider,
     anthropic_reply,
+    gemini_reply,
     openai_reply,
     responses_reply,
 )
@@ -35,7 +36,7 @@ CITY = {
     "additionalProperties": False,
 }
 ASK = [{"role": "user", "content": "Where?"}]
-OWN = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n'
+OWN = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
 MIXED = '[routes]\n"gpt-*" = ["a", "b/claude-x"]\n'
 FORMATS: dict[str, tuple[str, dict[str, Any], Any]] = {
     "chat_complete": (
@@ -69,6 +70,15 @@ FORMATS: dict[str, tuple[str, dict[str, Any], Any]] = {
         },
         lambda text: anthropic_reply(text, model="claude-sonnet-4-5"),
     ),
+    "gemini_generate_content": (
+        "g",
+        {
+            "model": "gemini-2.5-flash",
+            "contents": [{"role": "user", "parts": [{"text": "Where?"}]}],
+            "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": CITY},
+        },
+        lambda text: gemini_reply(text, model="gemini-2.5-flash"),
+    ),
 }
 
 
@@ -89,14 +99,21 @@ async def test_the_products_own_format_passes_through_and_is_checked(
         broken = await client.call_tool(tool, body)
         after = await client.call_tool("generate", {"prompt": "q", "model": "gpt-4.1"})
     assert not passed.is_error, passed.content[0].text
-    assert [seen.body for seen in stand_in.seen[:2]] == [body, body]  # every key as written
+    # Every key as written (Gemini's model is in the request's path).
+    sent = {key: value for key, value in body.items() if key != "model" or name != "g"}
+    assert [seen.body for seen in stand_in.seen[:2]] == [sent, sent]
     assert passed.structured_content == good  # the provider's object, unchanged
     assert meta_of(passed)["passed_through"] is True
     # The answer breaks the schema: an error naming the format, as the neutral path's check says.
     assert broken.is_error
     text = broken.content[0].text
-    where = {"chat_complete": "response_format.json_schema", "responses_create": "text.format"}
-    assert text.startswith(f"{tool}: {where.get(tool, 'output_config.format')}.schema: "), text
+    where = {
+        "chat_complete": "response_format.json_schema.schema",
+        "responses_create": "text.format.schema",
+        "messages_create": "output_config.format.schema",
+        "gemini_generate_content": "generationConfig.responseJsonSchema",
+    }
+    assert text.startswith(f"{tool}: {where[tool]}: "), text
     assert (
         "violates the schema at JSON pointer '' (the root): has a property the schema does not allow" in text
     )
