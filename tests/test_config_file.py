@@ -125,6 +125,7 @@ def test_the_commented_example_in_docs_loads() -> None:
     assert providers["local"].base_url == "http://localhost:11434/v1"
     assert providers["local"].key_variable == "OLLAMA_KEY"
     assert providers["local"].model == "llama3.1"
+    assert providers["local"].pass_through is False and providers["openai"].pass_through is True
     assert providers["claude"].provider == "anthropic"
     routes = {rule.pattern: rule.hops for rule in config.sections["routes"]}
     assert routes["agent-default"] == (Hop(HOST), Hop("local"))
@@ -231,6 +232,10 @@ def test_not_toml_and_a_missing_file_are_one_line_errors(tmp_path: Path) -> None
         (
             '[providers.a]\nkind = "openai"\nmax-retries = -1\n',
             ":3: providers.a.max-retries: expected a whole",
+        ),
+        (
+            '[providers.a]\nkind = "openai"\npass-through = "no"\n',
+            ":3: providers.a.pass-through: expected true or false, got 'no'",
         ),
         ("[providers.host]\nkind = 'openai'\n", ":1: providers.host: a provider's name is"),
         ("[providers.a]\n", ":1: providers.a: needs kind, its API: one of openai, anthropic"),

@@ -2,9 +2,10 @@
 the registered name of the provider's API (`openai`, `anthropic`, `gcp.gemini`) whatever the
 operator named it, the configured name in `agent_as_model.backend`; the round carries the
 provider's own response id; every provider's request (OpenAI-compatible, Anthropic, Gemini)
-carries the round's `traceparent`; and a route falling from one provider to the next is an event
-and a count naming both. Three stand-in providers through their SDKs, through the real SDK
-`Client` on both eras, spans and metrics read in memory."""
+carries the round's `traceparent`, a body passed through to its own product's provider too; and a
+route falling from one provider to the next is an event and a count naming both. Three stand-in
+providers through their SDKs, through the real SDK `Client` on both eras, spans and metrics read
+in memory."""
 
 from __future__ import annotations
 
@@ -64,6 +65,46 @@ async def test_a_named_providers_round_names_its_api_its_backend_its_id_and_carr
     assert carried == [round_] or observed.parent_of(carried[0]) == round_, carried
     tokens = observed.points("gen_ai.client.token.usage")
     assert tokens and all(p.attributes["gen_ai.provider.name"] == registered for p in tokens)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "stand_in"),
+    [
+        ("chat_complete", {"messages": [{"role": "user", "content": "q"}], "model": "a-one"}, "a"),
+        ("responses_create", {"input": "q", "model": "a-one"}, "a"),
+        (
+            "messages_create",
+            {"messages": [{"role": "user", "content": "q"}], "model": "claude-x", "max_tokens": 9},
+            "b",
+        ),
+        (
+            "gemini_generate_content",
+            {"contents": [{"role": "user", "parts": [{"text": "q"}]}], "model": "gemini-2.5-flash"},
+            "g",
+        ),
+    ],
+    ids=["chat", "responses", "messages", "gemini"],
+)
+async def test_a_body_passed_through_carries_the_rounds_trace_too(
+    era: str,
+    observed: Observed,
+    tmp_path: Path,
+    providers: dict[str, StandInProvider],
+    tool: str,
+    arguments: dict[str, object],
+    stand_in: str,
+) -> None:
+    async with connect(era, ScriptedHost("never asked"), server=server(tmp_path, providers)) as client:
+        result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    assert meta_of(result)["passed_through"] is True
+    (round_,) = observed.rounds()
+    (seen,) = providers[stand_in].seen
+    assert "extra_headers" not in seen.body  # the trace goes as a header, not in the body
+    _, trace_id, span_id, _ = seen.headers["traceparent"].split("-")
+    assert trace_id == f"{round_.context.trace_id:032x}"
+    carried = [s for s in observed.spans() if f"{s.context.span_id:016x}" == span_id]
+    assert carried == [round_] or observed.parent_of(carried[0]) == round_, carried
 
 
 async def test_a_route_falling_from_one_provider_to_the_next_is_an_event_and_a_count(

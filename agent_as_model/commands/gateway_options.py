@@ -8,6 +8,7 @@ glob pattern -> the chain of backends that serve it), read into `adapters/routes
     key-variable = "LOCAL_KEY"           # the variable its key is read from; never the key itself
     default-model = "llama3.1"           # what agent-default means there
     models = ["llama3.1", "qwen*"]       # what it serves: names and glob patterns
+    pass-through = false                 # its own product's calls too through the neutral conversation
 
     [routes]
     "agent-default" = ["host", "local"]  # the host, and the provider when the host cannot serve
@@ -25,7 +26,16 @@ from agent_as_model.commands.config_file import Section
 from agent_as_model.neutral import DEFAULT_MODEL
 
 # The keys of a [providers.NAME] table.
-PROVIDER_KEYS = ("kind", "base-url", "key-variable", "default-model", "models", "timeout", "max-retries")
+PROVIDER_KEYS = (
+    "kind",
+    "base-url",
+    "key-variable",
+    "default-model",
+    "models",
+    "timeout",
+    "max-retries",
+    "pass-through",
+)
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -86,6 +96,7 @@ def _provider(section: Section, name: str, table: dict[str, Any]) -> ProviderSet
         max_retries=int(_number(section, name, table, "max-retries", DEFAULT_MAX_RETRIES, whole=True)),
         name=name,
         key_variable=variable or "",
+        pass_through=_switch(section, name, table, "pass-through", True),
     )
 
 
@@ -95,6 +106,13 @@ def _string(section: Section, name: str, table: dict[str, Any], key: str) -> str
         return None
     if not isinstance(value, str) or not value:
         raise section.error(name, key, message="expected a non-empty string")
+    return value
+
+
+def _switch(section: Section, name: str, table: dict[str, Any], key: str, default: bool) -> bool:
+    value = table.get(key, default)
+    if type(value) is not bool:
+        raise section.error(name, key, message=f"expected true or false, got {value!r}")
     return value
 
 

@@ -41,10 +41,12 @@ log = logging.getLogger("agent_as_model")
 
 
 class Link(Record):
-    """One backend of a route: `name` is the provider's name (None: the host)."""
+    """One backend of a route: `name` is the provider's name (None: the host); `passes`: it takes
+    the caller's body as written (its API speaks the call's product)."""
 
     backend: Backend
     name: str | None = None
+    passes: bool = False
 
 
 def passed_over(source: str, why: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ from agent_as_model.adapters.backends.fallback import Link, passed_over
 from agent_as_model.adapters.backends.fallback import Route as Chain
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
-from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
+from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway, Hop
 from agent_as_model.cursors import PARAMETER
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 MODERN_FROM = "2026-07-28"
 # A provider's API takes everything the payload can carry: tool blocks, tools, a tool choice.
 PROVIDER_SUPPORT = SamplingSupport(declared=True, tools=True)
+CONTRACT_AS_TEXT = SamplingSupport(declared=True, tools=True, contract_as_text=True)
 
 
 # The known protocol versions of the 2026-07-28 era, by the SDK's own order: asked once here,
@@ -175,6 +176,43 @@ class CallRouter:
             hops = tuple(hop for hop in hops if hop.backend != HOST)
             if not hops:
                 raise _no_provider_on_route(request.model, gateway)
+        product, own = _passed(request)
+        links, passed = self._links(pool, request, hops, declined, product, own)
+        contract_passes = request.output is not None and product is not None
+        if contract_passes and not all(link.passes for link in links):
+            # The server checks an output contract by one plan for every backend of the route:
+            # with one that does not take the body as written, each gets the neutral conversation.
+            contract_passes = False
+            links, passed = self._links(pool, request, hops, declined, None, None)
+        hosted = [i for i, link in enumerate(links) if link.name is None]
+        if hosted and not gateway.host_errors_pass:
+            del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
+        chain = Chain(
+            links,
+            pool.cooldowns,
+            time.monotonic() + gateway.call_deadline,
+            passed,
+            host_errors_pass=gateway.host_errors_pass,
+            model=request.model,
+        )
+        if hosted:
+            return Route(chain, self._support)
+        # A contract a provider took in its own API's words comes back as its text: read and checked.
+        return Route(chain, CONTRACT_AS_TEXT if contract_passes else PROVIDER_SUPPORT)
+
+    def _links(
+        self,
+        pool: Pool,
+        request: Request,
+        hops: tuple[Hop, ...],
+        declined: bool,
+        product: str | None,
+        own: Mapping[str, Any] | None,
+    ) -> tuple[list[Link], list[dict[str, str]]]:
+        """The backends of the route that may be asked, in order, and those passed over with why
+        (none left: the error that says why). A provider whose API speaks `product` is handed
+        `own`, the caller's body as written."""
+        gateway = pool.gateway
         support = self._support
         takes = support.declared and (support.tools or not request.tools)
         links: list[Link] = []
@@ -184,7 +222,6 @@ class CallRouter:
         # A parameter only the host cannot honour passes over every backend but a provider that
         # takes the body as written (the first such refusal says why).
         host_only: CallError | None = request.host_only[0] if request.host_only else None
-        product, own = _passed(request)
         for index, hop in enumerate(hops):
             later = index < len(hops) - 1
             if hop.backend == HOST and host_only is not None:
@@ -217,7 +254,7 @@ class CallRouter:
                     )
                 )
                 continue
-            links.append(Link(serving, provider.label))
+            links.append(Link(serving, provider.label, passes=serving.passing is not None))
         if not links:
             if host_only is not None:  # as the host alone would have refused it, nothing sent
                 raise host_only
@@ -227,18 +264,7 @@ class CallRouter:
             raise caller_error(
                 "model", f"no backend of the route of {request.model!r} can serve the call now ({whys})"
             )
-        hosted = [i for i, link in enumerate(links) if link.name is None]
-        if hosted and not gateway.host_errors_pass:
-            del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
-        chain = Chain(
-            links,
-            pool.cooldowns,
-            time.monotonic() + gateway.call_deadline,
-            passed,
-            host_errors_pass=gateway.host_errors_pass,
-            model=request.model,
-        )
-        return Route(chain, support if hosted else PROVIDER_SUPPORT)
+        return links, passed
 
 
 def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
@@ -246,14 +272,17 @@ def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
     provider whose API speaks that product to take as they are. A call that leans on what only
     the server does goes through the neutral conversation instead (docs/decisions.md): a session
     cursor (the caller's body holds only the new turns; a response a store of this server held
-    is in the arguments already), several completions (`n`: the server fans them out), an
-    output contract or a persona (checked and repaired here). A response id of the product's
-    own API goes with the body: that API may hold the response."""
+    is in the arguments already), several completions (`n`: the server fans them out), the
+    server's own output contract (`output_schema`), repairs, or a persona (asked for and
+    repaired here). The product's own output format goes as written (the answer is still
+    checked against it), and a response id of the product's own API too: it may hold that
+    response."""
+    output = request.output
     if (
         request.product is None
         or (request.chain is not None and not request.own_previous)
         or request.n != 1
-        or request.output is not None
+        or (output is not None and (output.path == "output_schema" or request.repair_attempts))
         or request.persona is not None
     ):
         return None, None

@@ -152,6 +152,19 @@ def refusals(*names: str) -> dict[str, Refusal]:
 HOST_ONLY_REFUSALS = frozenset(REFUSED) - {"stream", "n"}
 
 
+class HostOnly:
+    """A dialect's own refusal that, like those of HOST_ONLY_REFUSALS, holds for the host only:
+    its product's API takes the parameter (something kept on the product's own servers, say)."""
+
+    __slots__ = ("refusal",)
+
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+
+    def __call__(self, value: object) -> str | None:
+        return self.refusal(value)
+
+
 def check_natives(
     args: Mapping[str, Any],
     hinted: Mapping[str, str],
@@ -173,7 +186,7 @@ def check_natives(
         if refusal is not None:
             reason = refusal(value)
             if reason is not None:
-                if deferred is not None and name in HOST_ONLY_REFUSALS:
+                if deferred is not None and (name in HOST_ONLY_REFUSALS or isinstance(refusal, HostOnly)):
                     deferred.append(caller_error(name, reason))
                     continue
                 raise caller_error(name, reason)

@@ -100,9 +100,11 @@ def _read(dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool) 
         return _options(dialect, args, args, turns)
     view, origins = body.view(args)
     try:
-        return _options(dialect, args, view, turns, origins)
+        request = _options(dialect, args, view, turns, origins)
     except CallError as err:
         raise _moved(err, origins) from None
+    # The body a provider of the product takes as written is the caller's, not the readers' view.
+    return request._replace(own=args) if dialect.PRODUCT is not None else request
 
 
 def _options(

@@ -20,10 +20,15 @@ The body is the REST request the SDK sends (camelCase), with the model beside it
 it as its own types, so what reaches the API is what the SDK writes of them. Its key: the
 operator's `key-variable`, else GEMINI_API_KEY, always handed to the SDK (which would otherwise
 prefer GOOGLE_API_KEY).
+
+A generateContent call passed through (`PRODUCTS`) is posted as the caller wrote it, with the model
+in the path, and the API's own JSON object comes back as it is, read for the server's own needs as
+above.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from types import ModuleType
 from typing import Any
@@ -41,6 +46,7 @@ from agent_as_model.adapters.backends.base import ProviderUnavailable
 from agent_as_model.adapters.backends.provider_types import Reply, SdkError, Send
 from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.neutral import Usage
+from agent_as_model.records import Record
 
 SDK = "google.genai"
 EXTRA = "gemini"
@@ -59,6 +65,17 @@ _CONFIG_KEYS = ("systemInstruction", "tools", "toolConfig", "safetySettings", "c
 
 
 def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send:
+    types = sdk.types
+    models = _sdk_client(sdk, settings, key).aio.models
+
+    async def send(body: dict[str, Any]) -> Any:
+        return await models.generate_content(**sdk_call(types, body))
+
+    return send
+
+
+def _sdk_client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Any:
+    """The SDK's client for the settings: its base URL, the API's version, the key, the timeout."""
     key = key or os.environ.get(KEY_VARIABLE) or None
     if key is None:
         raise ProviderUnavailable(f"no API key (set {KEY_VARIABLE})")
@@ -69,12 +86,7 @@ def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send
         timeout=int(settings.timeout * 1000),  # milliseconds
         retry_options=types.HttpRetryOptions(attempts=1),  # the attempts are the server's own
     )
-    models = sdk.Client(api_key=key, vertexai=False, http_options=options).aio.models
-
-    async def send(body: dict[str, Any]) -> Any:
-        return await models.generate_content(**sdk_call(types, body))
-
-    return send
+    return sdk.Client(api_key=key, vertexai=False, http_options=options)
 
 
 def sdk_call(types: ModuleType, body: dict[str, Any]) -> dict[str, Any]:
@@ -208,3 +220,49 @@ def _usage(response: Any) -> Usage | None:
     if type(given) is not int or type(made) is not int:
         return None
     return Usage(given, made, "provider")
+
+
+# Same-product pass-through: the products whose bodies this API takes as written (docs/providers.md).
+PRODUCTS = ("generateContent",)
+
+
+def product_client(sdk: ModuleType, settings: ProviderSettings, key: str | None, product: str) -> Send:
+    """The caller's generateContent body, posted as it is through the SDK's own client (its base
+    URL, API version, key header, timeout and errors). Not through `models.generate_content`: that
+    takes the SDK's types and writes the body again from them, which drops the keys its types
+    lack and spells the rest its own way, so the API would not get what the caller wrote."""
+    sdk_client = _sdk_client(sdk, settings, key)
+    api = sdk_client.aio._api_client  # the raw-body request the SDK's own methods end in
+    path_of = sdk._transformers.t_model  # `models/NAME` as the SDK writes it, checked as it checks it
+    types = sdk.types
+
+    async def send(body: dict[str, Any]) -> Any:
+        body = dict(body)  # the SDK removes keys from the dict it is given; the attempts reuse it
+        model = body.pop("model")
+        headers = body.pop("extra_headers", None)
+        # The round's trace context (`traceparent`) travels as the neutral path sends it.
+        options = types.HttpOptions(headers=headers) if headers else None
+        path = f"{path_of(api, model)}:generateContent"
+        response = await api.async_request("post", path, body, options)
+        return Answered(json.loads(response.body) if response.body else {}, types)
+
+    return send
+
+
+class Answered(Record):
+    """The API's own response object, as JSON, with the SDK's types that read it."""
+
+    native: dict[str, Any]
+    types: ModuleType
+
+
+def passed_body(passing: Any, model: str) -> dict[str, Any]:
+    """The caller's body as written, asking for `model` (which goes in the request's path)."""
+    return {**passing.arguments, "model": model}
+
+
+def read_passed(product: str, response: Answered) -> Reply:
+    if not isinstance(response.native, dict):
+        raise ValueError("the answer is not a JSON object")
+    read = read_reply(response.types.GenerateContentResponse.model_validate(response.native))
+    return read._replace(native=response.native)

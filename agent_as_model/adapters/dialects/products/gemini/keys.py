@@ -212,11 +212,12 @@ HINTS = {
     "service_tier": "string",
     "store": "boolean",
 }
+# Both live on Google's servers: refused for the host only, a Gemini provider takes them as written.
 REFUSED: dict[str, options.Refusal] = {
-    "cachedContent": _cached,
-    "cached_content": _cached,
-    "continuationToken": _continued,
-    "continuation_token": _continued,
+    "cachedContent": options.HostOnly(_cached),
+    "cached_content": options.HostOnly(_cached),
+    "continuationToken": options.HostOnly(_continued),
+    "continuation_token": options.HostOnly(_continued),
 }
 STOP = options.StopParameter("stopSequences", max_items=5)
 # The persona's request object (spec section 5): the parameters, with their defaults.
