@@ -4,7 +4,8 @@ sampling cannot carry. When the host answers the call is refused as before, nami
 nothing sent; a provider that speaks the call's product takes the body as written; a provider of
 another product is refused it with nothing sent; on a route whose host comes first, the host is
 passed over saying why. The corpus's SDK-built bodies that are refused for such a part are the
-cases, on both eras, and once over stdio with the installed command."""
+cases (Gemini's too, to its provider and across), on both eras, and once over stdio with the
+installed command."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ ROUTES = """
 "gemini-*" = ["g"]
 "host-then-a" = ["host", "a/a-one"]
 "host-then-b" = ["host", "b/claude-x"]
+"host-then-g" = ["host", "g/gemini-2.5-flash"]
 """
 # The corpus's refusals inside the conversation that hold whoever answers: malformed for the
 # product's API too.
@@ -293,3 +295,29 @@ async def test_a_refusal_passed_back_is_the_hosts_alone_to_refuse(
             across = await client.call_tool(tool, {**body, "model": "claude-x"})
             assert across.is_error and said in across.content[0].text, (tool, across.content[0].text)
     assert host.seen == [] and providers["b"].seen == []
+
+
+async def test_a_gemini_provider_takes_gemini_parts_as_written(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """The Gemini provider speaks generateContent: the corpus's Gemini bodies refused for a part
+    the host cannot take reach it as written (the model in the request's path), and on a route
+    whose host comes first the host is passed over saying why."""
+    host = ScriptedHost("never")
+    model = "gemini-2.5-flash"
+    async with connect(era, host, server=_server(tmp_path, providers)) as client:
+        for entry in GEMINI_CASES:
+            body = {**entry.body(), "model": model}
+            result = await client.call_tool(entry.tool, body)
+            assert not result.is_error, (entry.name, result.content[0].text)
+            assert meta_of(result)["passed_through"] is True, entry.name
+            seen = providers["g"].seen[-1]
+            assert seen.path == f"/v1beta/models/{model}:generateContent", entry.name
+            assert seen.body == {k: v for k, v in body.items() if k not in SERVER_KEYS}, entry.name
+            _refused(await client.call_tool(entry.tool, {**body, "backend": "host"}), entry)
+            routed = await client.call_tool(entry.tool, {**body, "model": "host-then-g"})
+            assert not routed.is_error, (entry.name, routed.content[0].text)
+            [passed] = meta_of(routed)["passed_over"]
+            assert passed["backend"] == "host" and passed["why"].startswith(f"{entry.named[0]}: "), passed
+    assert len(providers["g"].seen) == 2 * len(GEMINI_CASES)
+    assert host.seen == []
