@@ -157,6 +157,16 @@ class Chain(Record):
     calls_join: str | None = None
 
 
+class Hinted(Record):
+    """One of `Request.warnings` that names a parameter sent to the host as a hint: its place
+    among them and the parameter's path. Its words are the host's; when another backend answered
+    through the neutral conversation, which has no place for it, the result says so instead
+    (`states/commit.py`)."""
+
+    at: int
+    path: str
+
+
 class Request(Record):
     """What the caller asked for, in neutral form, after validation. Never changed once made."""
 
@@ -190,6 +200,8 @@ class Request(Record):
     # What the result's metadata names as accepted and not enforced: each parameter the host may
     # not apply or that is not applied here, and another model's reasoning left out of the turns.
     warnings: tuple[str, ...] = ()
+    # Which of the warnings are of parameters sent to the host as hints (`Hinted`).
+    hinted: tuple[Hinted, ...] = ()
     # How many independent completions (chat `n`, Gemini `candidateCount`), and where the caller
     # wrote it. Each is asked, checked and repaired on its own (spec section 10).
     n: int = 1

@@ -18,7 +18,7 @@ from mcp_types import CallToolResult, TextContent
 
 from agent_as_model import cursors
 from agent_as_model.adapters.backends.base import PASSED
-from agent_as_model.adapters.dialects import DIALECTS, media, usage
+from agent_as_model.adapters.dialects import DIALECTS, hints, media, usage
 from agent_as_model.adapters.dialects.dialect import Dialect
 from agent_as_model.arguments import json_text
 from agent_as_model.neutral import Request
@@ -76,7 +76,7 @@ def commit_result(record: CallRecord) -> None:
     if request.warnings and native is None:
         # Accepted and not enforced (adapters/dialects/hints.py), spec section 14: said only when
         # the neutral conversation was sent; a body passed through carried every parameter.
-        fields[WARNINGS] = list(request.warnings)
+        fields[WARNINGS] = _warnings(request, source)
     if native is not None:
         fields[PASSED_THROUGH] = True
     if answer.passed:  # the backends of the call's route passed over before this one, and why
@@ -95,6 +95,17 @@ def commit_result(record: CallRecord) -> None:
     if record.store is None and storage is not None and storage.asks_to_keep(record.arguments):
         add_warning(result, NOT_KEPT if native is None else NOT_KEPT_HERE)
     log.info("%s: answered by %s", record.tool, source)
+
+
+# How a provider's answer names its backend (`HostAnswer.source`: "provider:<name>/<model>").
+PROVIDER = "provider:"
+
+
+def _warnings(request: Request, source: str) -> list[str]:
+    """The call's warnings, true of the backend that answered: a hint reaches the host alone."""
+    if request.hinted and source.startswith(PROVIDER):
+        return hints.reworded(request.warnings, request.hinted, source)
+    return list(request.warnings)
 
 
 # Set in the result metadata when the provider's API took the caller's body as written.
@@ -207,7 +218,10 @@ def commit_choices(record: CallRecord) -> None:
         usage=usages.pop() if len(usages) == 1 else usage.ESTIMATED,
     )
     if request.warnings:  # accepted and not enforced (adapters/dialects/hints.py)
-        meta[WARNINGS] = list(request.warnings)
+        # Several answerers of one call (a route that fell back for some completions): the hints
+        # went to the host when it answered any of them, and its words are kept.
+        source = choices[0].host_answer.source if len(sources) == 1 else "host"
+        meta[WARNINGS] = _warnings(request, source)
     add_result_meta(record.result, meta)
     handling = choices[0].plan.without_tools  # the same plan for every completion of one call
     if handling is not None:

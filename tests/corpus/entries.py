@@ -6,6 +6,10 @@ outcome it must have and what the scripted host answers.
   named in `_meta["agent-as-model/result"].warnings` (`named`: the paths the warnings must name);
   a sampling parameter also travels to the host in the sampling request's metadata (`hints`);
 - `refused`: an error naming `path`, whose reason holds `says`, with nothing sent to the host.
+  Where the product's own API would take what is refused (a parameter or a part of the
+  conversation the host alone cannot take, docs/decisions.md), the refusal is the host's alone:
+  a provider that speaks the product takes the body as written (tests/test_passthrough.py for the
+  parameters, tests/test_host_only_parts.py for the conversation's parts).
 
 Every parameter of each create call, every content part type of each product and the tool loops
 as the SDKs pass them back are here; `check` looks at what the host was sent and what came back

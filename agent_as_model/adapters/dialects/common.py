@@ -27,7 +27,12 @@ from agent_as_model.neutral import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_as_model.neutral import BackendChoice, ResultShape
+
+    # Keeps a refusal that holds for the host alone (`Turns.cannot`): the path, the reason.
+    Cannot = Callable[[str, str], None]
 
 __all__ = [
     "path_of",
@@ -155,16 +160,20 @@ def read_max_tokens(args: Mapping[str, Any], name: str = "max_tokens") -> int:
     return value
 
 
+def not_carried(kind: str) -> str:
+    """Why a file, document or video part cannot reach the host."""
+    return (
+        f"part type {ascii(kind)} is not carried: MCP sampling has content for text, images and "
+        "audio only, none for files, documents or video; send what it holds as text instead"
+    )
+
+
 def reject_non_text(kind: str, path: str, media: tuple[str, ...] = ()) -> None:
     """Raise the error every dialect gives for a part that is not text, true of the part and of
     the place: `media` names the part types that carry images and audio where it stands (none:
     that place takes text only)."""
     if any(word in kind for word in NOT_CARRIED_WORDS):
-        raise caller_error(
-            path,
-            f"part type {ascii(kind)} is not carried: MCP sampling has content for text, images and "
-            "audio only, none for files, documents or video; send what it holds as text instead",
-        )
+        raise caller_error(path, not_carried(kind))
     if media:
         raise caller_error(
             path_of(path, "type"),
@@ -183,14 +192,20 @@ def text_of_part(
     text_types: tuple[str, ...],
     text_keys: tuple[str, ...],
     media: tuple[str, ...] = (),
+    cannot: Cannot | None = None,
 ) -> str:
     """The text of one content part, or an error naming the part (`media`: the part types that
-    carry images and audio where it stands, read by the caller; none: text only there)."""
+    carry images and audio where it stands, read by the caller; none: text only there). With
+    `cannot`, a file, document or video part where the product takes media is kept there as a
+    refusal for the host alone, and has no text."""
     obj = require_object(part, path)
     kind = obj.get("type")
     if not isinstance(kind, str):
         raise caller_error(path_of(path, "type"), f"expected a string part type, got {type_name(kind)}")
     if kind not in text_types:
+        if cannot is not None and media and any(word in kind for word in NOT_CARRIED_WORDS):
+            cannot(path, not_carried(kind))
+            return ""
         if any(word in kind for word in NON_TEXT_WORDS):
             reject_non_text(kind, path, media)
         allowed = ", ".join(repr(t) for t in text_types)
@@ -210,15 +225,18 @@ def text_of_content(
     text_keys: tuple[str, ...],
     joiner: str,
     media: tuple[str, ...] = (),
+    cannot: Cannot | None = None,
 ) -> str:
-    """A string, or a list of text parts joined by `joiner` (`media`: as for `text_of_part`)."""
+    """A string, or a list of text parts joined by `joiner` (`media`, `cannot`: as for
+    `text_of_part`)."""
     if isinstance(content, str):
         return require_unicode(content, path)
     if not isinstance(content, list):
         raise caller_error(path, f"expected a string or an array of text parts, got {type_name(content)}")
     parts = content
     return joiner.join(
-        text_of_part(part, path_of(path, i), text_types, text_keys, media) for i, part in enumerate(parts)
+        text_of_part(part, path_of(path, i), text_types, text_keys, media, cannot)
+        for i, part in enumerate(parts)
     )
 
 

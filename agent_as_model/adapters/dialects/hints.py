@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_as_model.arguments import path_of, reject_unknown, require_object, type_name
 from agent_as_model.errors import caller_error
-from agent_as_model.neutral import HINTS_KEY
+from agent_as_model.neutral import HINTS_KEY, Hinted
 from agent_as_model.records import Record
 
 if TYPE_CHECKING:
@@ -204,11 +204,13 @@ def fates(*names: str, **own: Fate) -> dict[str, Fate]:
 
 def read(
     args: Mapping[str, Any], declared: Mapping[str, Fate], origins: Mapping[str, str]
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The hints a call's arguments send the host, and the warnings its result carries: each
-    declared parameter given (not null), named as the caller wrote it (`origins`)."""
+) -> tuple[dict[str, Any], tuple[str, ...], tuple[Hinted, ...]]:
+    """The hints a call's arguments send the host, the warnings its result carries (each declared
+    parameter given, not null, named as the caller wrote it: `origins`), and which of those
+    warnings are of a parameter sent as a hint (`reworded` words them for a provider)."""
     hints: dict[str, Any] = {}
     warnings: list[str] = []
+    hinted: list[Hinted] = []
     for name, fate in declared.items():
         value = _value_at(args, name)
         if value is None:
@@ -222,8 +224,10 @@ def read(
                 hints[key] = {**known, **hint} if isinstance(known, dict) and isinstance(hint, dict) else hint
         if fate.applied is not None and fate.applied(value):
             continue
+        if fate.travels is not None:
+            hinted.append(Hinted(len(warnings), path))
         warnings.append(warning(path, fate))
-    return dict(sorted(hints.items())), tuple(warnings)
+    return dict(sorted(hints.items())), tuple(warnings), tuple(hinted)
 
 
 def warning(path: str, fate: Fate) -> str:
@@ -234,6 +238,21 @@ def warning(path: str, fate: Fate) -> str:
         )
         return f"{said}; {fate.note}" if fate.note else said
     return f"{path}: accepted, not applied: {fate.note}"
+
+
+def reworded(warnings: tuple[str, ...], hinted: tuple[Hinted, ...], source: str) -> list[str]:
+    """The warnings as true when `source` (a provider, `provider:<name>/<model>`) answered through
+    the neutral conversation: it builds its request from the conversation and the limits, and a
+    hint has no place there, so the parameter was not sent at all (what its note says of the
+    host's model is moot)."""
+    said = list(warnings)
+    name = source.removeprefix("provider:").split("/", 1)[0]
+    for hint in hinted:
+        said[hint.at] = (
+            f"{hint.path}: not sent to the provider {name!r}, which answered through the neutral "
+            "conversation: it has no place for it"
+        )
+    return said
 
 
 def _value_at(args: Mapping[str, Any], name: str) -> Any:

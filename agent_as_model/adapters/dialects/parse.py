@@ -21,6 +21,7 @@ from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import (
     EMPTY,
     Chain,
+    Hinted,
     OutputContract,
     Persona,
     Request,
@@ -54,9 +55,13 @@ def read_request(
         options.check_natives(args, body.hints, body.refused, host_only)
     turns = Turns()
     turns.fetched = fetched
+    if dialect.PRODUCT is not None:  # parts only the host cannot take, kept like the parameters
+        turns.keeps_host_only = True
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain)
+    if turns.host_only:  # the parameters' first, then the conversation's, each in body order
+        host_only = [*(host_only or ()), *turns.host_only]
     if host_only:
         request = request._replace(host_only=tuple(host_only))
     if fetched is None or not turns.wanted:
@@ -134,7 +139,7 @@ def _options(
     chain = contracts.read_chain(args, dialect.NAME, body.has_history, turns.transcript, turns.open_assistant)
     # A response id of a product whose API keeps responses is that API's own as well as an anchor.
     own_previous = chain is not None and chain.form == "anchor" and dialect.storage is not None
-    hinted, warnings = hints.read(args, body.fates, origins) if body.fates else (EMPTY, ())
+    hinted, warnings, sent_as_hints = hints.read(args, body.fates, origins) if body.fates else (EMPTY, (), ())
     return _request(
         dialect,
         args,
@@ -154,6 +159,7 @@ def _options(
         n_path=origins.get(body.choices, body.choices) if body.choices is not None else "n",
         hinted=hinted,
         warnings=warnings,
+        sent_as_hints=sent_as_hints,
         own_previous=own_previous,
     )
 
@@ -178,13 +184,14 @@ def _request(
     n_path: str = "n",
     hinted: Mapping[str, Any] = EMPTY,
     warnings: tuple[str, ...] = (),
+    sent_as_hints: tuple[Hinted, ...] = (),
     own_previous: bool = False,
 ) -> Request:
     body = dialect.body
     built = turns.build()
     if turns.left:  # another model's reasoning was left out of the turns: say where
         warnings = (*warnings, *hints.left_out(turns.left))
-    if not built:
+    if not built and not turns.host_only:  # left out whole, it is the router's to refuse
         raise caller_error(body.conversation, f"needs at least one user or assistant {body.turn_noun}")
     return Request(
         tool=dialect.NAME,
@@ -212,6 +219,7 @@ def _request(
         plain=turns.plain,
         hints=hinted,
         warnings=warnings,
+        hinted=sent_as_hints,
         product=dialect.PRODUCT,
         own=args if dialect.PRODUCT is not None else EMPTY,
         own_previous=own_previous,

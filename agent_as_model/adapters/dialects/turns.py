@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up
     EntryReader = Callable[[object, str, "Turns"], None]
 _TEXT_ROLES = ("user", "assistant")
 _new = tuple.__new__  # Turn and Text made by tuple's own constructor (see `Turns.text`)
+# What stands in for remote media the host cannot take while fetching is off (`Turns.unfetched`):
+# left out wherever it would go.
+LEFT_OUT = Media("image", "", "", "", 0, "")
 
 
 # The paths of a conversation's first entries, "messages[0]", "messages[1]", ..., by key, made once
@@ -84,6 +87,10 @@ class Turns:
         self._plain = True
         # Another model's reasoning passed back (its path, and what it is): left out (`left_out`).
         self.left: list[tuple[str, str]] = []
+        # Parts the product's own API takes and the host cannot (`cannot`): raised at once, or
+        # with `keeps_host_only` (a dialect of a product a provider may speak) kept for the router.
+        self.keeps_host_only = False
+        self.host_only: list[CallError] = []
 
     def fold(self, role: str, text: str) -> None:
         """A system or developer piece: it goes into the system prompt."""
@@ -151,17 +158,36 @@ class Turns:
         still joins the turn before it); the result's warnings name it (hints.left_out)."""
         self.left.append((path, kind))
 
+    def cannot(self, path: str, reason: str) -> None:
+        """A part at `path` that the product's own API takes and the host (MCP sampling) cannot:
+        refused at once, or, when the reading keeps such refusals (`keeps_host_only`), kept for the
+        router and left out of the neutral conversation. The router refuses the call unless a
+        provider that speaks the product takes the body as written, so what is left out is
+        never sent anywhere in its place."""
+        err = caller_error(path, reason)
+        if not self.keeps_host_only:
+            raise err
+        self.host_only.append(err)
+
+    def unfetched(self, path: str) -> Media:
+        """Remote media while fetching is off: a part the host cannot take (`cannot`), and what
+        stands in for it, which `media` leaves out."""
+        self.cannot(path, media_parts.REMOTE)
+        return LEFT_OUT
+
     def media(self, part: Media, path: str) -> None:
         """An inline image or audio part of the current turn (`part.path` names it)."""
+        if part is LEFT_OUT:
+            return
         self.media_parts.append(part)
         self.add(part)
 
     def remote(self, url: str, path: str, allowed: tuple[str, ...]) -> Media:
-        """An http(s) URL of media at `path`: refused while fetching is off; else its fetched
-        bytes, checked as inline ones are (a stand-in while they are still to be fetched, which
-        `take_fetched` replaces)."""
+        """An http(s) URL of media at `path`: a part the host cannot take while fetching is off
+        (`unfetched`); else its fetched bytes, checked as inline ones are (a stand-in while they
+        are still to be fetched, which `take_fetched` replaces)."""
         if self.fetched is None:
-            raise caller_error(path, media_parts.REMOTE)
+            return self.unfetched(path)
         got = self.fetched.get(url)
         if got is None:
             # Never sent: `take_fetched` puts the fetched part in its place.
@@ -208,7 +234,7 @@ class Turns:
         piece among them goes to the system prompt and does not split them."""
         self._plain = False
         if result.parts:  # its media count towards the call's bounds like any other
-            self.media_parts.extend(p for p in result.parts if type(p) is Media)
+            self.media_parts.extend(p for p in result.parts if type(p) is Media and p is not LEFT_OUT)
         if self._results is None:
             self._results = []
             self._turns.append(("user", self._results, path))

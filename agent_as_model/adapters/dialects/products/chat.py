@@ -283,7 +283,9 @@ def _read_message(raw: object, path: str, turns: Turns) -> None:
         raise caller_error(f"{path}.content", "is required")
     else:
         media_parts = _MEDIA_PARTS if role == "user" else ()
-        text = common.text_of_content(content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n", media_parts)
+        text = common.text_of_content(
+            content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n", media_parts, turns.cannot
+        )
     if role == "user":
         turns.text("user", text, path)
     elif role == "tool":
@@ -327,7 +329,8 @@ def _read_media_message(parts: list[Any], path: str, turns: Turns, turn_path: st
                 media.inline(audio.get("data"), media.AUDIO_FORMATS[fmt], data, media.AUDIO_TYPES), data
             )
         else:
-            turns.add(Text(common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS, _MEDIA_PARTS)))
+            text = common.text_of_part(part, where, _TEXT_TYPES, _TEXT_KEYS, _MEDIA_PARTS, turns.cannot)
+            turns.add(Text(text))
 
 
 _CHECKED_ASSISTANT_KEYS = ("tool_calls", "refusal", "audio", "function_call", "annotations")
@@ -342,15 +345,18 @@ def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None
         # The same turn the general path below makes, without its per-field error paths.
         turns.text("assistant", content, path)
         return
-    if message.get("refusal") is not None:  # accepted as null only: its text would be dropped
-        raise caller_error(
-            f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'"
-        )
+    # A refusal or an audio answer passed back: OpenAI's API takes them, the host cannot (its
+    # text would be dropped; it takes no audio answer), so each is the host's alone to refuse.
+    kept = False
+    if message.get("refusal") is not None:
+        turns.cannot(f"{path}.refusal", "a refusal cannot be passed back as such: put its text in 'content'")
+        kept = True
     if message.get("audio") is not None:
-        raise caller_error(
+        turns.cannot(
             f"{path}.audio",
             "an audio answer cannot be passed back (the host takes text): put its transcript in 'content'",
         )
+        kept = True
     if message.get("function_call") is not None:
         raise caller_error(
             f"{path}.function_call",
@@ -363,6 +369,8 @@ def _read_assistant(message: Mapping[str, Any], path: str, turns: Turns) -> None
     calls = message.get("tool_calls")
     calls = [] if calls is None else common.require_list(calls, f"{path}.tool_calls")
     if message.get("content") is None and not calls:
+        if kept:  # nothing but what the host cannot take: left out
+            return
         raise caller_error(f"{path}.content", "is required (it may be null only with tool_calls)")
     turns.start("assistant", path)
     if message.get("content") is not None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_as_model.adapters.dialects import common, contracts, hints, media, options, usage
 from agent_as_model.adapters.dialects.dialect import Body, Dialect, Redaction
-from agent_as_model.adapters.dialects.turns import Turns, call_id, input_object
+from agent_as_model.adapters.dialects.turns import LEFT_OUT, Turns, call_id, input_object
 from agent_as_model.adapters.dialects.writing import (
     Said,
     Unit,
@@ -339,7 +339,7 @@ def _read_user(blocks: list[Any], path: str, turns: Turns) -> None:
             turns.tool_result(_tool_result(raw, where, turns), path)
         elif kind == "image":
             images.append((len(texts), _image(raw, where, turns), where))
-        else:
+        elif not _kept(kind, where, turns, _USER_TAKES):
             texts.append(_text(raw, where, ("text",), _IMAGE_BLOCKS))
     if images:
         # Images in their place among the texts; texts between them join as before.
@@ -368,8 +368,9 @@ def _image(block: Any, path: str, turns: Turns) -> Media:
         if not media.is_remote(url):
             raise caller_error(f"{path}.source.url", "only http(s) URLs are fetched")
         return turns.remote(url, f"{path}.source.url", media.IMAGE_TYPES)
-    if kind in ("url", "file"):
-        raise caller_error(f"{path}.source", f"a {kind!r} source: {media.REMOTE}")
+    if kind in ("url", "file"):  # Anthropic's API takes them; the host takes inline bytes only
+        turns.cannot(f"{path}.source", f"a {kind!r} source: {media.REMOTE}")
+        return LEFT_OUT
     if kind != "base64":
         raise caller_error(f"{path}.source.type", f"expected 'base64', got {ascii(kind)}")
     common.reject_unknown(source, ("type", "media_type", "data"), f"{path}.source")
@@ -385,11 +386,11 @@ def _read_assistant(blocks: list[Any], path: str, turns: Turns) -> None:
         where = f"{path}.content[{j}]"
         kind = _kind(raw, where)
         if kind == "tool_use":
-            calls.append(_tool_use(raw, where))
+            calls.append(_tool_use(raw, where, turns))
         elif isinstance(kind, str) and kind in _REASONING_BLOCKS:
             _reasoning_block(raw, kind, where)
             turns.left_out(where, f"{kind} blocks")
-        else:
+        elif not _kept(kind, where, turns, _SERVER_BLOCKS):
             texts.append(_text(raw, where, ("text",)))
     turns.start("assistant", path)
     if texts or not calls:
@@ -429,39 +430,62 @@ def _refuse_sdk_block(kind: object, path: str) -> None:
             f"a {kind} block is the model's own reasoning and belongs in an assistant message (where "
             "it is left out of what the host's model sees); a user message cannot carry it",
         )
+    reason = _not_carried(kind)
+    if reason is not None:
+        raise caller_error(path, reason)
+
+
+# The SDK's blocks that Anthropic's API takes in a user message or a tool result and the host
+# cannot (in an assistant message, the server tools' blocks: `_SERVER_BLOCKS`).
+_USER_TAKES = ("document", "search_result")
+# What stands in for a block left out of a tool result's content, so the paths after it are kept.
+_NO_TEXT = {"type": "text", "text": ""}
+
+
+def _kept(kind: object, path: str, turns: Turns, takes: Sequence[str]) -> bool:
+    """Whether the block is one Anthropic's API `takes` where it stands and the host cannot: kept
+    as a refusal for the host alone (`Turns.cannot`) and left out of the conversation."""
+    if not isinstance(kind, str) or kind not in takes:
+        return False
+    reason = _not_carried(kind)
+    assert reason is not None
+    turns.cannot(path, reason)
+    return True
+
+
+def _not_carried(kind: object) -> str | None:
+    """Why a block of the SDK that is not text cannot reach the host, or None for any other."""
     if kind == "document":
-        raise caller_error(
-            path,
+        return (
             f"a document block is not carried: MCP sampling has content for text, images and audio "
-            f"only, and none for a document (PDF or text source); {_TEXT_INSTEAD}",
+            f"only, and none for a document (PDF or text source); {_TEXT_INSTEAD}"
         )
     if kind == "search_result":
-        raise caller_error(
-            path,
+        return (
             "a search_result block is not carried: MCP sampling has no content for a search result "
-            f"and its citations; {_TEXT_INSTEAD}",
+            f"and its citations; {_TEXT_INSTEAD}"
         )
-    if kind in _SERVER_BLOCKS:
-        raise caller_error(
-            path,
+    if isinstance(kind, str) and kind in _SERVER_BLOCKS:
+        return (
             f"a {kind} block belongs to a server tool that ran on Anthropic's side: server tools "
             "cannot be forwarded, so their calls and results cannot be passed to the host's model; "
-            "remove the block (or put what it found in a text block)",
+            "remove the block (or put what it found in a text block)"
         )
+    return None
 
 
-def _tool_use(block: Any, path: str) -> ToolUse:
+def _tool_use(block: Any, path: str, turns: Turns) -> ToolUse:
     common.reject_unknown(
         block, ("type", "id", "name", "input", "cache_control", "caller", "toolset_name"), path
     )
     caller = block.get("caller")
     if caller is not None and common.require_object(caller, f"{path}.caller").get("type") != "direct":
-        raise caller_error(
+        turns.cannot(
             f"{path}.caller",
             "a call made by a server tool (code execution) cannot be passed back: only direct calls "
             "reach the host's model",
         )
-    _no_toolset(block, path)
+    _no_toolset(block, path, turns)
     name = common.require_string(block.get("name"), f"{path}.name")
     if not name:
         raise caller_error(f"{path}.name", "must not be empty")
@@ -470,9 +494,9 @@ def _tool_use(block: Any, path: str) -> ToolUse:
     )
 
 
-def _no_toolset(block: Any, path: str) -> None:
+def _no_toolset(block: Any, path: str, turns: Turns) -> None:
     if block.get("toolset_name") is not None:
-        raise caller_error(
+        turns.cannot(
             f"{path}.toolset_name",
             "tools of an MCP toolset run on Anthropic's side (mcp_servers) and cannot be passed back",
         )
@@ -482,7 +506,7 @@ def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
     common.reject_unknown(
         block, ("type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"), path
     )
-    _no_toolset(block, path)
+    _no_toolset(block, path, turns)
     ident = call_id(block.get("tool_use_id"), f"{path}.tool_use_id")
     content = block.get("content")
     if content is None:  # null is absent: an empty result
@@ -495,15 +519,23 @@ def _tool_result(block: Any, path: str, turns: Turns) -> ToolResult:
             where = f"{path}.content[{j}]"
             if _kind(raw, where) == "image":
                 read.append(_image(raw, where, turns))
+            elif _kept(raw.get("type"), where, turns, _USER_TAKES):
+                continue
             else:
                 read.append(Text(_text(raw, where, _TEXT_TYPES, _IMAGE_BLOCKS)))
         parts = tuple(read)
         text = "\n".join(p.text for p in parts if isinstance(p, Text))
     else:
-        blocks = content if isinstance(content, list) else None
-        if blocks is not None:  # a document or a search result is told as such (`_refuse_sdk_block`)
-            for j, raw in enumerate(blocks):
-                _refuse_sdk_block(raw.get("type") if isinstance(raw, dict) else None, f"{path}.content[{j}]")
+        if isinstance(content, list):  # a document or a search result is told as such
+            blocks: list[Any] = []
+            for j, raw in enumerate(content):
+                kind = raw.get("type") if isinstance(raw, dict) else None
+                if _kept(kind, f"{path}.content[{j}]", turns, _USER_TAKES):
+                    raw = _NO_TEXT  # left out, the paths of the blocks after it kept
+                else:
+                    _refuse_sdk_block(kind, f"{path}.content[{j}]")
+                blocks.append(raw)
+            content = blocks
         text = common.text_of_content(
             content, f"{path}.content", _TEXT_TYPES, _TEXT_KEYS, "\n", _IMAGE_BLOCKS
         )

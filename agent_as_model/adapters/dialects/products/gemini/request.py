@@ -108,11 +108,7 @@ def _part(raw: object, path: str, fetching: bool = False, model: bool = False) -
         if name == "fileData" and obj[key] is not None and not fetching:
             raise caller_error(common.path_of(path, key), f"a fileData part: {media.REMOTE}")
         if name in SERVER_SIDE and obj[key] is not None:
-            raise caller_error(
-                common.path_of(path, key),
-                f"a {name} part cannot be passed to the host's model: code execution and Google's "
-                "server-side tools run on Google's side",
-            )
+            raise caller_error(common.path_of(path, key), _server_side(name))
     part = Object(obj, path, PART_KEYS, "a part is {text}, {functionCall} or {functionResponse}")
     kinds = [k for k in (*PART_DATA, "inlineData", "fileData") if k in part.values]
     if len(kinds) != 1:
@@ -137,6 +133,42 @@ def _part(raw: object, path: str, fetching: bool = False, model: bool = False) -
     return kinds[0], part
 
 
+def _kept(raw: object, path: str, turns: Turns, fetching: bool) -> bool:
+    """Whether the part is one Gemini's API takes and the host cannot (video, remote files while
+    fetching is off, the server side's code execution and tool parts, a transcription): kept as a
+    refusal for the host alone (`Turns.cannot`) and left out of the conversation. The reasons and
+    paths are those `_part` gives when the reading does not keep them."""
+    if not turns.keeps_host_only or type(raw) is not dict:
+        return False
+    for key, value in raw.items():
+        if value is None:
+            continue
+        name = camel(key)
+        if name in NOT_TEXT:
+            turns.cannot(path, common.not_carried(name))
+            return True
+        if name == "fileData" and not fetching:
+            turns.cannot(common.path_of(path, key), f"a fileData part: {media.REMOTE}")
+            return True
+        if name in SERVER_SIDE:
+            turns.cannot(common.path_of(path, key), _server_side(name))
+            return True
+    for key, value in raw.items():
+        if value is not None and camel(key) in PART_REFUSED:
+            reason = PART_REFUSED[camel(key)](value)
+            if reason is not None:
+                turns.cannot(common.path_of(path, key), reason)
+                return True
+    return False
+
+
+def _server_side(name: str) -> str:
+    return (
+        f"a {name} part cannot be passed to the host's model: code execution and Google's "
+        "server-side tools run on Google's side"
+    )
+
+
 def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _Pending:
     texts: list[str] = []
     calls: list[Call] = []
@@ -144,6 +176,8 @@ def _read_model(parts: list[Any], i: int, path: str, at: str, turns: Turns) -> _
     # in their order, as that answer was rendered, so its transcript entry is the one minted.
     mixed: list[Text | Media] = []
     for j, raw in enumerate(parts):
+        if _kept(raw, common.path_of(path, j), turns, fetching=False):
+            continue
         kind, part = _part(raw, common.path_of(path, j), model=True)
         if kind == "thought":  # another model's reasoning: left out, with a warning
             turns.left_out(part.path, "thought parts")
@@ -207,7 +241,11 @@ class _Pending:
 def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pending) -> None:
     texts: list[str] = []
     fetching = turns.fetched is not None
-    read = [_part(raw, common.path_of(path, j), fetching) for j, raw in enumerate(parts)]
+    read = [
+        _part(raw, common.path_of(path, j), fetching)
+        for j, raw in enumerate(parts)
+        if not _kept(raw, common.path_of(path, j), turns, fetching)
+    ]
     if any(kind in ("inlineData", "fileData") for kind, _ in read):
         _read_media(read, at, turns)
         return
@@ -219,7 +257,7 @@ def _read_user(parts: list[Any], path: str, at: str, turns: Turns, pending: _Pen
                 raise caller_error(
                     part.at(kind), "functionResponse parts must come before any text in a user content"
                 )
-            turns.tool_result(_response(part.get(kind), part.at(kind), pending), at)
+            turns.tool_result(_response(part.get(kind), part.at(kind), pending, turns), at)
         else:
             raise caller_error(part.at(kind), "a functionCall part belongs in a model content")
     if texts:
@@ -286,10 +324,10 @@ def _call(raw: object, path: str, derived: str) -> Call:
     return Call(ident, name, args or {})
 
 
-def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
+def _response(raw: object, path: str, pending: _Pending, turns: Turns) -> ToolResult:
     answer = Object(raw, path, RESPONSE_KEYS, "a functionResponse is {id, name, response}")
     answer.check(RESPONSE_HINTS, RESPONSE_REFUSED)
-    media_parts = _response_parts(answer.get("parts"), answer.at("parts"))
+    media_parts = _response_parts(answer.get("parts"), answer.at("parts"), turns)
     name = definitions.tool_name(answer.get("name"), answer.at("name"))
     if answer.get("id") is not None:
         ident = call_id(answer.get("id"), answer.at("id"))
@@ -318,18 +356,19 @@ def _response(raw: object, path: str, pending: _Pending) -> ToolResult:
     return ToolResult(ident, text, is_error)
 
 
-def _response_parts(raw: object, path: str) -> tuple[Media, ...]:
+def _response_parts(raw: object, path: str, turns: Turns) -> tuple[Media, ...]:
     """A functionResponse's `parts` (the SDK's FunctionResponsePart): `inlineData` images and
-    audio; a `fileData` part is remote media, refused."""
+    audio; a `fileData` part is remote media, which Gemini's API takes and the host cannot."""
     if raw is None:
         return ()
     found: list[Media] = []
     for j, item in enumerate(common.require_list(raw, path)):
         where = common.path_of(path, j)
         obj = common.require_object(item, where)
-        for key in obj:
-            if camel(key) == "fileData" and obj[key] is not None:
-                raise caller_error(common.path_of(where, key), f"a fileData part: {media.REMOTE}")
+        remote = next((key for key in obj if camel(key) == "fileData" and obj[key] is not None), None)
+        if remote is not None:
+            turns.cannot(common.path_of(where, remote), f"a fileData part: {media.REMOTE}")
+            continue
         part = Object(obj, where, RESPONSE_PART_KEYS, "a function response part is {inlineData}")
         part.check(RESPONSE_PART_HINTS, {})
         if part.get("inlineData") is None:

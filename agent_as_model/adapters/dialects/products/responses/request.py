@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_as_model.adapters.dialects import common, media, options
-from agent_as_model.adapters.dialects.turns import Turns, arguments_object, call_id
+from agent_as_model.adapters.dialects.turns import LEFT_OUT, Turns, arguments_object, call_id
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Media, OutputContract, Text, ToolResult, ToolUse
 
@@ -80,12 +80,15 @@ def _read_items(items: list[Any], turns: Turns) -> None:
         if kind == "reasoning":
             _reasoning_item(item, path, turns)
             continue
-        _refuse_sdk_item(kind, path)
+        reason = _sdk_item(kind)
+        if reason is not None:  # OpenAI's API takes the item; the host cannot
+            turns.cannot(path, reason)
+            continue
         if not isinstance(kind, str) or kind not in ITEM_KEYS:
             expected = ", ".join(repr(k) for k in ITEM_KEYS)
             raise caller_error(f"{path}.type", f"unsupported item type {ascii(kind)} (expected {expected})")
         common.reject_unknown(item, ITEM_KEYS[kind], path)
-        _check_item_extras(item, path)
+        _check_item_extras(item, path, turns)
         if kind == "function_call":
             name = common.require_string(item.get("name"), f"{path}.name")
             if not name:
@@ -104,7 +107,8 @@ def _read_items(items: list[Any], turns: Turns) -> None:
 def _call_output(ident: str, output: object, path: str, turns: Turns) -> ToolResult:
     """A function's output: text, or a list of parts; `input_image` parts keep their place among the texts."""
     if type(output) is not list or not any(_is_image(part) for part in output):
-        return ToolResult(ident, common.text_of_content(output, path, TEXT_TYPES, _TEXT_KEYS, "\n", _IMAGES))
+        text = common.text_of_content(output, path, TEXT_TYPES, _TEXT_KEYS, "\n", _IMAGES, turns.cannot)
+        return ToolResult(ident, text)
     parts = tuple(_image_or_text(part, f"{path}[{j}]", turns) for j, part in enumerate(output))
     return ToolResult(ident, "\n".join(p.text for p in parts if isinstance(p, Text)), parts=parts)
 
@@ -123,45 +127,40 @@ def _reasoning_item(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     turns.left_out(path, "reasoning items")
 
 
-def _refuse_sdk_item(kind: object, path: str) -> None:
-    """Output item types of the SDK's Response that are not messages or function calls, named with
-    the reason they cannot be passed back (docs/decisions.md)."""
+def _sdk_item(kind: object) -> str | None:
+    """Why an item type of the SDK that is not a message or a function call cannot be passed back
+    to the host (docs/decisions.md), or None for any other."""
     if kind == "item_reference":
-        raise caller_error(
-            path,
+        return (
             "an item reference points at an item stored on OpenAI's servers, and this server keeps "
-            "none: pass the item itself",
+            "none: pass the item itself"
         )
     if kind == "compaction":
-        raise caller_error(
-            path,
+        return (
             "a compaction item is the API's encrypted summary of earlier turns and cannot be read "
-            "here: pass the turns themselves",
+            "here: pass the turns themselves"
         )
     if kind == "compaction_trigger":
-        raise caller_error(
-            path,
+        return (
             "a compaction_trigger item asks OpenAI's service to compact the context; nothing compacts "
-            "it here and the whole input is always sent: remove the item",
+            "it here and the whole input is always sent: remove the item"
         )
     if kind == "additional_tools":
-        raise caller_error(
-            path,
+        return (
             "an additional_tools item offers tools added in the middle of the conversation; MCP sampling "
-            "offers one tool list for the whole request: pass these tools in 'tools'",
+            "offers one tool list for the whole request: pass these tools in 'tools'"
         )
     if kind == "configuration_update":
-        raise caller_error(
-            path,
+        return (
             "a configuration_update item changes the settings of later responses on OpenAI's side; here "
-            "each call carries its own: give reasoning and text as this call's parameters",
+            "each call carries its own: give reasoning and text as this call's parameters"
         )
     if isinstance(kind, str) and kind in _TOOL_ITEMS:
-        raise caller_error(
-            path,
+        return (
             f"a {kind} item belongs to a built-in or custom tool: only function tools reach the host's "
-            "model, so only function_call and function_call_output items can be passed back",
+            "model, so only function_call and function_call_output items can be passed back"
         )
+    return None
 
 
 # The SDK's output and input item types of the built-in tools (web search, computer use, MCP,
@@ -194,28 +193,40 @@ _TOOL_ITEMS = frozenset(
 )
 
 
-def _refuse_refusal(content: object, path: str) -> None:
-    """A refusal part of an output message: its text would otherwise be dropped (chat decides the
-    same for a message's `refusal`)."""
-    for j, part in enumerate(content if isinstance(content, list) else ()):
+def _refusals_left_out(content: object, path: str, turns: Turns) -> object:
+    """The content with its refusal parts (of an output message) left out, each a refusal for the
+    host alone: its text would otherwise be dropped (chat decides the same for a message's
+    `refusal`), and OpenAI's API takes it."""
+    if not isinstance(content, list) or not any(
+        isinstance(part, dict) and part.get("type") == "refusal" for part in content
+    ):
+        return content
+    read: list[object] = []
+    for j, part in enumerate(content):
         if isinstance(part, dict) and part.get("type") == "refusal":
-            raise caller_error(
+            turns.cannot(
                 common.path_of(path, j),
                 "a refusal part cannot be passed back as such: put its text in an output_text part",
             )
+            part = _NO_TEXT  # left out, the paths of the parts after it kept
+        read.append(part)
+    return read
 
 
-def _check_item_extras(item: Mapping[str, Any], path: str) -> None:
+_NO_TEXT = {"type": "output_text", "text": ""}
+
+
+def _check_item_extras(item: Mapping[str, Any], path: str, turns: Turns) -> None:
     """The SDK's extra item fields: informational ones are ignored, ones whose value would change
     what the call means are refused when set."""
     if item.get("namespace") is not None:
-        raise caller_error(
+        turns.cannot(
             f"{path}.namespace",
             "namespaced tools cannot be passed back: only plain function tools reach the host",
         )
     caller = item.get("caller")
     if caller is not None and common.require_object(caller, f"{path}.caller").get("type") != "direct":
-        raise caller_error(
+        turns.cannot(
             f"{path}.caller",
             "a call made by a program cannot be passed back: only direct calls reach the host",
         )
@@ -233,14 +244,13 @@ def _read_message(item: Mapping[str, Any], path: str, turns: Turns) -> None:
         raise caller_error(f"{path}.role", f"expected one of {', '.join(ROLES)}, got {role!r}")
     if "content" not in item:
         raise caller_error(f"{path}.content", "is required")
-    _refuse_refusal(item["content"], f"{path}.content")
-    content = item["content"]
+    content = _refusals_left_out(item["content"], f"{path}.content", turns)
     if role == "user" and type(content) is list and any(_is_image(part) for part in content):
         _read_images(content, f"{path}.content", turns, path)
         return
     media_parts = _IMAGES if role == "user" else ()
     text = common.text_of_content(
-        item["content"], f"{path}.content", TEXT_TYPES, _TEXT_KEYS, "\n", media_parts
+        content, f"{path}.content", TEXT_TYPES, _TEXT_KEYS, "\n", media_parts, turns.cannot
     )
     if role in ("system", "developer"):
         turns.fold(role, text)
@@ -266,9 +276,10 @@ def _read_images(parts: list[Any], path: str, turns: Turns, turn_path: str) -> N
 
 def _image_or_text(part: Any, where: str, turns: Turns) -> Text | Media:
     if not _is_image(part):
-        return Text(common.text_of_part(part, where, TEXT_TYPES, _TEXT_KEYS, _IMAGES))
+        return Text(common.text_of_part(part, where, TEXT_TYPES, _TEXT_KEYS, _IMAGES, turns.cannot))
     common.reject_unknown(part, ("type", "image_url", "file_id", "detail"), where)
-    if part.get("file_id") is not None:
-        raise caller_error(f"{where}.file_id", f"a file id: {media.REMOTE}")
+    if part.get("file_id") is not None:  # OpenAI's API reads its files; the host takes bytes only
+        turns.cannot(f"{where}.file_id", f"a file id: {media.REMOTE}")
+        return LEFT_OUT
     url = f"{where}.image_url"
     return media.data_url(part.get("image_url"), url, media.IMAGE_TYPES, turns.remote)
