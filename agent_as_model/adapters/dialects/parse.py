@@ -59,7 +59,7 @@ def read_request(
         turns.keeps_host_only = True
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
-    request = _read(dialect, args, turns, plain)
+    request = _read(dialect, args, turns, plain, host_only)
     if turns.host_only:  # the parameters' first, then the conversation's, each in body order
         host_only = [*(host_only or ()), *turns.host_only]
     if host_only:
@@ -92,13 +92,15 @@ def with_fetched(request: Request, unfetched: Unfetched, fetched: Mapping[str, m
     )
 
 
-def _read(dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool) -> Request:
+def _read(
+    dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool, host_only: list[CallError] | None
+) -> Request:
     body = dialect.body
     if plain:  # the common, hot path: nothing but the conversation and its limits
         return _request(dialect, args, turns)
     if body.view is None:
         return _options(dialect, args, args, turns)
-    view, origins = body.view(args)
+    view, origins = body.view(args, host_only)  # nested parameters' host-only refusals join the list
     try:
         request = _options(dialect, args, view, turns, origins)
     except CallError as err:
