@@ -286,14 +286,11 @@ def read_tool_options(
                 f"cannot be combined with {output.path}: structured output is itself one required tool",
             )
     if host_only is not None and len(host_only) > kept:
-        # Tools were left out, so a choice may name or force one of them: whatever it says is
-        # for the product's own API to judge (it takes the body as written), and the host refuses
-        # the call for the first server tool, as it did before the choice was ever read.
-        try:
-            choice = read_tool_choice(args.get("tool_choice"), "tool_choice", shape, tools)
-        except CallError:
-            choice = None
-        return tools, choice
+        # Tools were left out, so a choice may name or force one of them (a server tool's call
+        # meets "any tool" too): what it says is the product's own API's to judge and to keep, as
+        # only a provider of the product answers such a call, with the body as written. The host
+        # refuses the call for the first server tool, as it did before the choice was ever read.
+        return tools, None
     choice = read_tool_choice(args.get("tool_choice"), "tool_choice", shape, tools)
     return tools, choice
 
