@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from agent_as_model.adapters.tools.definitions import forget_read, read_count
+from agent_as_model.adapters.dialects.products import messages
+from agent_as_model.adapters.tools.definitions import forget_read, read_count, read_tools
 from agent_as_model.commands.standin_provider import (
     StandInProvider,
     anthropic_reply,
@@ -24,6 +25,7 @@ from agent_as_model.commands.standin_provider import (
     openai_reply,
     responses_reply,
 )
+from agent_as_model.errors import CallError
 from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
 from tests.corpus.entries import ENTRIES
@@ -286,6 +288,32 @@ async def test_the_same_tools_twice_read_once_and_refused_twice(
         assert read_count() == kept
     assert len(providers["b"].seen) == 2
     assert host.seen == []
+
+
+def test_a_reading_records_each_server_tool_in_order_or_raises_the_first() -> None:
+    """With a list to keep them in, each server tool's refusal is recorded (a fresh error on every
+    reading, kept or not) and the function tools are read; without, the first is raised."""
+    shape = messages.DIALECT.tools
+    assert shape is not None
+    tools = [
+        {"type": "web_search_20250305", "name": "web_search"},
+        {"name": "get_weather", "input_schema": CITY},
+        {"type": "bash_20250124", "name": "bash"},
+    ]
+    forget_read()
+    readings = []
+    for _ in range(2):  # the second from the kept reading
+        kept: list[CallError] = []
+        specs = read_tools(tools, "tools", shape, kept)
+        assert [s.name for s in specs] == ["get_weather"]
+        assert [(e.path, e.kind) for e in kept] == [("tools[0].type", "caller"), ("tools[2].type", "caller")]
+        assert "'bash_20250124' cannot be forwarded" in kept[1].reason
+        readings.append(kept)
+    assert read_count() == 1
+    assert all(a is not b and a.reason == b.reason for a, b in zip(*readings, strict=True))
+    with pytest.raises(CallError) as caught:
+        read_tools(tools, "tools", shape)
+    assert caught.value.path == "tools[0].type" and "server tools" in caught.value.reason
 
 
 @pytest.mark.stdio
