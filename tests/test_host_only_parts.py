@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from agent_as_model.adapters.dialects.options import HostOnly
+from agent_as_model.adapters.dialects.products.gemini.keys import CONFIG_REFUSED
 from agent_as_model.commands.standin_provider import StandInProvider
 from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
@@ -63,7 +65,22 @@ CASES = [
     and e.name not in ALWAYS
     and not any(key in e.body() for key in NEUTRAL_KEYS)
 ]
-GEMINI_CASES = [e for e in ENTRIES if e.tool == "gemini_generate_content" and _in_conversation(e)]
+
+
+def _host_only_config(entry: Entry) -> bool:
+    """A refusal of a generationConfig key the Gemini API takes and the host cannot honour."""
+    if entry.expect != "refused":
+        return False
+    head, _, key = entry.named[0].partition(".")
+    return head == "generationConfig" and isinstance(CONFIG_REFUSED.get(key), HostOnly)
+
+
+# Gemini's: its conversation's parts, and its generationConfig keys only the host cannot honour.
+GEMINI_CASES = [
+    e
+    for e in ENTRIES
+    if e.tool == "gemini_generate_content" and (_in_conversation(e) or _host_only_config(e))
+]
 
 
 def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> Any:
@@ -86,7 +103,8 @@ def test_the_cases_cover_every_product_and_many_parts() -> None:
     tools = {e.tool for e in CASES}
     assert tools == set(PRODUCTS)
     assert len(CASES) >= 40
-    assert len(GEMINI_CASES) >= 6
+    assert len(GEMINI_CASES) >= 12
+    assert sum(_host_only_config(e) for e in GEMINI_CASES) >= 6  # generationConfig's among them
 
 
 async def test_refused_as_before_when_the_host_answers(era: str) -> None:

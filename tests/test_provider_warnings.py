@@ -156,3 +156,31 @@ async def test_over_stdio(era: str, tmp_path: Path, providers: dict[str, StandIn
         hosted = await client.call_tool("messages_create", MESSAGES)
     assert meta_of(across)["warnings"] == [METADATA, _not_sent("top_p", "a"), _not_sent("top_k", "a")]
     assert meta_of(hosted)["warnings"] == [METADATA, _hint_to_host("top_p"), _hint_to_host("top_k")]
+
+
+async def test_reasoning_left_out_is_said_of_the_model_that_answered(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """Another model's reasoning passed back is left out of the neutral conversation, whoever
+    answers it: the warning says so of the answering model, the host's or a provider's."""
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": []}
+    body = {
+        "input": [
+            {"role": "user", "content": "hello"},
+            reasoning,
+            {"role": "assistant", "content": "hi"},
+            {"role": "user", "content": "and?"},
+        ]
+    }
+    host = ScriptedHost("from the host")
+    gateway = gateway_of(write_config(tmp_path, config_text(providers, routes=ROUTES)))
+    async with connect(era, host, server=build_server(gateway=gateway)) as client:
+        hosted = await client.call_tool("responses_create", body)
+        across = await client.call_tool("responses_create", {**body, "model": "claude-x"})
+    for result, backend in ((hosted, "host"), (across, "provider:b/claude-x")):
+        assert not result.is_error, result.content[0].text
+        meta = meta_of(result)
+        assert meta["backend"] == backend
+        (warning,) = meta["warnings"]
+        assert warning.startswith("input[1]: left out of what the answering model sees: reasoning items")
+    assert "rs_1" not in str(providers["b"].seen[-1].body)

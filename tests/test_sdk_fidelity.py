@@ -482,7 +482,7 @@ async def test_another_models_reasoning_is_left_out_and_named(
     assert "Oslo." not in json.dumps(host.wire())  # the reasoning's own text never reaches the host
     warnings = result.meta[META]["warnings"]
     assert [w.split(": ", 1)[0] for w in warnings] == paths, warnings
-    assert all("left out of what the host's model sees" in w for w in warnings)
+    assert all("left out of what the answering model sees" in w for w in warnings)
 
 
 # -- 2. the Responses object validates ---------------------------------------------------------

@@ -34,14 +34,18 @@ from agent_as_model.records import Record
 if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up time to build
     from agent_as_model.adapters.dialects.hints import Fate
     from agent_as_model.adapters.dialects.options import NativeOutput, Refusal
+    from agent_as_model.errors import CallError
 
     # Reads the conversation keys of a body into `turns` (system pieces, turns, tool calls/results).
     ConversationReader = Callable[[Mapping[str, Any], Turns], None]
     # A product whose parameters nest in a config object (or come in two spellings) gives the shared
     # readers the flat arguments they read (`temperature`, `tools`, `tool_choice`, the stop and
     # max-tokens names of its `Body`, ...), and for each key it moved, the JSON path the caller wrote:
-    # an error about a moved key names that path.
-    ArgumentView = Callable[[Mapping[str, Any]], "tuple[Mapping[str, Any], Mapping[str, str]]"]
+    # an error about a moved key names that path. With a list, a nested parameter only the host
+    # cannot honour is refused into it (for the router) instead of raised.
+    ArgumentView = Callable[
+        [Mapping[str, Any], "list[CallError] | None"], "tuple[Mapping[str, Any], Mapping[str, str]]"
+    ]
     # Shapes a completion into the tool result: text, or a JSON object (text and structuredContent).
     # `cursor` is the next session cursor when cursors are on, else None.
     Renderer = Callable[[Completion, Request, "str | None"], "str | dict[str, Any]"]

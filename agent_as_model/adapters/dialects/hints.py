@@ -285,7 +285,7 @@ def left_out(found: Iterable[tuple[str, str]]) -> tuple[str, ...]:
         if len(paths) > _LISTED:
             named += f", and {len(paths) - _LISTED} more"
         warnings.append(
-            f"{named}: left out of what the host's model sees: {kind} (another model's reasoning, often "
+            f"{named}: left out of what the answering model sees: {kind} (another model's reasoning, often "
             "encrypted or signed for that model alone); the rest of each turn was sent, and the cursor "
             "transcript leaves them out too"
         )

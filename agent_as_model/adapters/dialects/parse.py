@@ -59,9 +59,10 @@ def read_request(
         turns.keeps_host_only = True
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
-    request = _read(dialect, args, turns, plain)
-    # The parameters' first, then the conversation's, then the tools', each in body order: the
-    # order a reading that raised them at once would meet them in.
+    request = _read(dialect, args, turns, plain, host_only)
+    # The parameters' first (the nested ones after the top-level ones), then the conversation's,
+    # then the tools', each in body order: the order a reading that raised them at once would
+    # meet them in.
     if turns.host_only or request.host_only:
         host_only = [*(host_only or ()), *turns.host_only, *request.host_only]
     if host_only:
@@ -94,13 +95,15 @@ def with_fetched(request: Request, unfetched: Unfetched, fetched: Mapping[str, m
     )
 
 
-def _read(dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool) -> Request:
+def _read(
+    dialect: Dialect, args: Mapping[str, Any], turns: Turns, plain: bool, host_only: list[CallError] | None
+) -> Request:
     body = dialect.body
     if plain:  # the common, hot path: nothing but the conversation and its limits
         return _request(dialect, args, turns)
     if body.view is None:
         return _options(dialect, args, args, turns)
-    view, origins = body.view(args)
+    view, origins = body.view(args, host_only)  # nested parameters' host-only refusals join the list
     try:
         request = _options(dialect, args, view, turns, origins)
     except CallError as err:

@@ -96,18 +96,23 @@ _HINTS = options.hints(
 # and metadata is only ever read back; the service tier is still not applied.
 _FATES = hints.fates(*(name for name in _HINTS if name != "metadata"), metadata=hints.ECHOED_METADATA)
 _ECHO = ("metadata", "service_tier")
-_REFUSED = {
+_REFUSED: dict[str, options.Refusal] = {
     **options.refusals(
         "stream", "logprobs", "top_logprobs", "modalities", "audio", "web_search_options", "moderation"
     ),
     # The deprecated function-calling parameters: their successors do the same job.
-    "functions": lambda v: (
-        "the deprecated 'functions' parameter is not taken: pass the functions as "
-        "tools [{type: 'function', function: {name, description, parameters}}]"
+    # Not read here, and still taken by the Chat Completions API: a provider of it gets them as written.
+    "functions": options.HostOnly(
+        lambda v: (
+            "the deprecated 'functions' parameter is not taken: pass the functions as "
+            "tools [{type: 'function', function: {name, description, parameters}}]"
+        )
     ),
-    "function_call": lambda v: (
-        "the deprecated 'function_call' parameter is not taken: use tool_choice "
-        "('auto', 'none', 'required' or {type: 'function', function: {name}})"
+    "function_call": options.HostOnly(
+        lambda v: (
+            "the deprecated 'function_call' parameter is not taken: use tool_choice "
+            "('auto', 'none', 'required' or {type: 'function', function: {name}})"
+        )
     ),
 }
 _STOP = options.StopParameter("stop", string_ok=True, max_items=4)  # the Chat Completions limit

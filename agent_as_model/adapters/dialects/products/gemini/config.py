@@ -21,7 +21,7 @@ from agent_as_model.adapters.dialects.products.gemini.keys import (
 )
 from agent_as_model.adapters.dialects.products.gemini.objects import Object, top_level
 from agent_as_model.adapters.dialects.products.gemini.schema import json_schema
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import OutputContract
 from agent_as_model.schemas import check_object_schema
 
@@ -32,17 +32,20 @@ from agent_as_model.schemas import check_object_schema
 _LIFTED = (*LIFTED_CONFIG, *CONFIG_HINTS, "max_tokens", "tool_choice")
 
 
-def config_view(args: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, str]]:
+def config_view(
+    args: Mapping[str, Any], host_only: list[CallError] | None = None
+) -> tuple[Mapping[str, Any], Mapping[str, str]]:
     """The arguments as the shared readers read them: all of them (every one passed the unknown-key
     check, so a shared parameter reaches its reader here as it does for every other dialect), under
     generationConfig's keys and toolConfig's choice, lifted to the flat names those readers look
-    for. `origins` maps each lifted name to the path the caller wrote, which errors about it name."""
+    for. `origins` maps each lifted name to the path the caller wrote, which errors about it name.
+    A generationConfig key only the host cannot honour is refused into `host_only` when given."""
     lifted: dict[str, Any] = dict.fromkeys(_LIFTED)
     origins: dict[str, str] = {}
     raw_config, written = top_level(args, "generationConfig")
     if raw_config is not None:
         config = Object(raw_config, written, CONFIG_KEYS, "a generationConfig key")
-        config.check(CONFIG_HINTS, CONFIG_REFUSED)
+        config.check(CONFIG_HINTS, CONFIG_REFUSED, host_only)
         for name in (*LIFTED_CONFIG, *CONFIG_HINTS):
             lifted[name] = config.get(name)
             origins[name] = config.at(name)

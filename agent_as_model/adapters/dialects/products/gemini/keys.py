@@ -154,20 +154,23 @@ def _text_modalities(value: object) -> str | None:
 
 
 _NOT_HONOURED = "cannot be honoured: the host's model is asked for one text completion"
+# Each but responseFormat holds for the host alone: the Gemini API produces them (options.HostOnly).
 CONFIG_REFUSED: dict[str, options.Refusal] = {
-    "responseLogprobs": _unless(False, "log probabilities cannot be honoured: MCP sampling returns none"),
-    "logprobs": lambda v: "log probabilities cannot be honoured: MCP sampling returns none",
-    "responseModalities": _text_modalities,
-    "speechConfig": lambda v: f"speech output {_NOT_HONOURED}",
-    "audioTimestamp": _unless(False, f"audio timestamps {_NOT_HONOURED}"),
-    "enableAffectiveDialog": _unless(False, f"affective dialog {_NOT_HONOURED}"),
-    "imageConfig": lambda v: f"image output {_NOT_HONOURED}",
+    "responseLogprobs": options.HostOnly(
+        _unless(False, "log probabilities cannot be honoured: MCP sampling returns none")
+    ),
+    "logprobs": options.HostOnly(lambda v: "log probabilities cannot be honoured: MCP sampling returns none"),
+    "responseModalities": options.HostOnly(_text_modalities),
+    "speechConfig": options.HostOnly(lambda v: f"speech output {_NOT_HONOURED}"),
+    "audioTimestamp": options.HostOnly(_unless(False, f"audio timestamps {_NOT_HONOURED}")),
+    "enableAffectiveDialog": options.HostOnly(_unless(False, f"affective dialog {_NOT_HONOURED}")),
+    "imageConfig": options.HostOnly(lambda v: f"image output {_NOT_HONOURED}"),
     "responseFormat": lambda v: (
         "is not supported here: ask for JSON with responseMimeType "
         "'application/json' and responseSchema or responseJsonSchema"
     ),
-    "translationConfig": lambda v: f"translation {_NOT_HONOURED}",
-    "audioTranscriptionConfig": lambda v: f"audio transcription {_NOT_HONOURED}",
+    "translationConfig": options.HostOnly(lambda v: f"translation {_NOT_HONOURED}"),
+    "audioTranscriptionConfig": options.HostOnly(lambda v: f"audio transcription {_NOT_HONOURED}"),
 }
 # generationConfig's keys that the shared readers (and `read_output`) read under their own names.
 LIFTED_CONFIG = (

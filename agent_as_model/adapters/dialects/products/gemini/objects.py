@@ -47,13 +47,22 @@ class Object:
             self.written[name] = key
             self.values[name] = value
 
-    def check(self, hinted: Mapping[str, str], refused: Mapping[str, options.Refusal]) -> None:
+    def check(
+        self,
+        hinted: Mapping[str, str],
+        refused: Mapping[str, options.Refusal],
+        host_only: list[CallError] | None = None,
+    ) -> None:
         """Type-check the hints among the values and refuse what cannot be honoured, naming the
-        key as the caller wrote it."""
+        key as the caller wrote it; with `host_only`, a refusal that holds for the host alone is
+        put there instead of raised (`options.check_natives`)."""
+        kept: list[CallError] | None = None if host_only is None else []
         try:
-            options.check_natives(self.values, hinted, refused)
+            options.check_natives(self.values, hinted, refused, kept)
         except CallError as err:
             raise caller_error(self.at(err.path), err.reason) from None
+        if kept and host_only is not None:
+            host_only.extend(caller_error(self.at(err.path), err.reason) for err in kept)
 
     def get(self, name: str) -> Any:
         return self.values.get(name)
