@@ -290,6 +290,22 @@ async def test_the_same_tools_twice_read_once_and_refused_twice(
     assert host.seen == []
 
 
+async def test_the_first_refusal_is_a_parameter_then_a_part_then_a_tool(era: str) -> None:
+    """The host refuses what a reading that raised at once would have met first."""
+    tool, body, path, says = MIXED[0]
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "A."}}
+    with_part = {**body, "messages": [{"role": "user", "content": [{"type": "text", "text": ASK}, document]}]}
+    host = ScriptedHost("never")
+    async with connect(era, host) as client:
+        alone = await client.call_tool(tool, body)
+        part = await client.call_tool(tool, with_part)
+        parameter = await client.call_tool(tool, {**with_part, "container": "c-1"})
+    _refused(alone, path, says)
+    _refused(part, "messages[0].content[1]", "a document block")
+    _refused(parameter, "container", "containers cannot be honoured")
+    assert host.seen == []
+
+
 def test_a_reading_records_each_server_tool_in_order_or_raises_the_first() -> None:
     """With a list to keep them in, each server tool's refusal is recorded (a fresh error on every
     reading, kept or not) and the function tools are read; without, the first is raised."""
