@@ -114,8 +114,7 @@ GEMINI_BODY: dict[str, Any] = {
 NEUTRAL_KEYS = ("output_schema", "repair_attempts", "persona")
 
 
-# Each product's models to the provider that speaks it alone: a product's own output format passes
-# through only when every backend of the route takes the body as written.
+# Each product's models to the provider that speaks it alone.
 OWN_ROUTES = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
 
 
