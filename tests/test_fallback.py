@@ -258,3 +258,22 @@ async def test_on_2026_the_provider_flags_pass_a_retry_without_answer_on_only_wh
         )
     assert backends == ["asked the host again", "provider:openai/m"]
     assert models_seen(providers["a"]) == ["m"]
+
+
+@pytest.mark.parametrize("said", ["inf", "nan", "99999999999", "Wed, 21 Oct 9999 07:28:00 GMT"])
+async def test_a_retry_after_beyond_reason_is_bounded(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider], said: str
+) -> None:
+    """A provider's Retry-After is its own word: one that is not a finite wait is not taken, and
+    a finite one keeps it out for an hour at the most, in the store's shared cooldown too."""
+    providers["a"].script.append(Status(429, "slow down", retry_after=said))
+    async with connect(era, server=server(tmp_path, providers)) as client:
+        first = await client.call_tool("generate", GPT)
+        second = await client.call_tool("generate", GPT)
+    assert meta_of(first)["backend"] == "provider:b/claude-x"
+    if said in ("inf", "nan"):  # no wait it can name: asked again at once
+        assert meta_of(second)["backend"] == "provider:a/gpt-4.1"
+        return
+    (passed,) = meta_of(second)["passed_over"]
+    seconds = float(passed["why"].removeprefix("cooling down after failing, for ").removesuffix(" s more"))
+    assert 3500 < seconds <= 3600

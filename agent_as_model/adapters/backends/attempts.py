@@ -13,6 +13,7 @@ when that wait and more fit in the time left, and otherwise the call ends at onc
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -98,24 +99,35 @@ def _failed_with(err: Exception | None) -> str:
 
 def retry_after_seconds(headers: Any) -> float | None:
     """The wait a response's headers ask for: `retry-after-ms`, or `Retry-After` in seconds or as
-    an HTTP date; None when it names none that can be read."""
+    an HTTP date; None when it names none that can be read (nor a finite number). A peer's word,
+    so at most `LONGEST_RETRY_AFTER`: a provider cannot keep itself out of a route for ever."""
     if headers is None:
         return None
     millis = headers.get("retry-after-ms")
     if millis is not None:
         try:
-            return max(0.0, float(millis) / 1000)
+            return _bounded(float(millis) / 1000)
         except ValueError:
             pass
     after = headers.get("retry-after")
     if after is None:
         return None
     try:
-        return max(0.0, float(after))
+        return _bounded(float(after))
     except ValueError:
         pass
     try:
         when = email.utils.parsedate_to_datetime(after)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return _bounded(when.timestamp() - time.time())
+
+
+# The longest wait a Retry-After is taken for (seconds); a longer one is read as this long.
+LONGEST_RETRY_AFTER = 3600.0
+
+
+def _bounded(seconds: float) -> float | None:
+    if not math.isfinite(seconds):
+        return None
+    return min(max(0.0, seconds), LONGEST_RETRY_AFTER)
