@@ -122,15 +122,19 @@ def test_the_commented_example_in_docs_loads() -> None:
     config = config_file.load(str(EXAMPLE), cli._COMMANDS["serve"])
     assert {setting.key for setting in config.serve.values()} >= {"result", "schema-timeout"}
     providers = {p.label: p for p in config.sections["providers"]}
-    assert set(providers) == {"openai", "local", "claude"}
+    assert set(providers) == {"openai", "local", "claude", "gemini"}
     assert providers["local"].base_url == "http://localhost:11434/v1"
     assert providers["local"].key_variable == "OLLAMA_KEY"
     assert providers["local"].model == "llama3.1"
     assert providers["local"].pass_through is False and providers["openai"].pass_through is True
     assert providers["claude"].provider == "anthropic"
+    assert providers["gemini"].provider == "gemini"
+    assert providers["gemini"].key_variable == "GEMINI_API_KEY"
+    assert providers["gemini"].models == ("gemini-2.5-flash", "gemini-2.5-pro")
     routes = {rule.pattern: rule.hops for rule in config.sections["routes"]}
     assert routes["agent-default"] == (Hop(HOST), Hop("local"))
     assert routes["fast"] == (Hop("local", "qwen2.5"), Hop("openai", "gpt-4.1-mini"))
+    assert routes["gemini-*"] == (Hop("gemini"), Hop("openai", "gpt-4.1-mini"))
     assert parser is not None
 
 
