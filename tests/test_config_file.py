@@ -414,6 +414,11 @@ AFTER_THE_PARSE = [
     (HTTP, ["--host", "0.0.0.0"], "--host 0.0.0.0 is not a loopback address: set a bearer token"),
     (HTTP, ["--allowed-host", "*"], "--allowed-host '*' switches the Host/Origin check off"),
     (
+        [*HTTP, "--provider-model", "m"],
+        ["--provider", "openai"],
+        "a provider backend is configured (openai): set a bearer token with --auth-token",
+    ),
+    (
         [],
         ["--fetch-media-allow", "a.example"],
         "--fetch-media-allow names hosts to fetch from: it needs --fetch-media",
@@ -498,6 +503,18 @@ def test_a_value_checked_after_the_parse_names_the_files_line_and_key(
     without_file = started(monkeypatch, capsys, ["serve", *beside, *refused_words])
     assert by_flag == without_file
     assert str(path) not in by_flag and reason.split(" ")[-1] in by_flag
+
+
+def test_named_providers_served_over_http_without_a_token_are_refused_at_their_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[serve]\nhttp = true\n\n[providers.a]\nkind = "openai"\nmodels = ["x"]\n')
+    said = started(monkeypatch, capsys, ["serve", "--config", str(path)])
+    assert said == (
+        f"agent-as-model: {path}:4: providers: a provider backend is configured (a): set a bearer token "
+        "with --auth-token or AGENT_AS_MODEL_AUTH_TOKEN, or anyone who reaches the port could spend its key\n"
+    )
 
 
 def test_a_value_from_a_variable_keeps_the_variables_message(
