@@ -13,8 +13,10 @@ import path of a function that takes the `Section` and returns what it read (`[p
 returned is `ConfigFile.sections[name]`.
 
 An unknown section or key, or a bad value, is a start-up error naming the file, the line and the
-key (`ConfigError`), before anything is served. tomllib keeps no positions: `toml_lines` finds
-each key's line in the text.
+key (`ConfigError`), before anything is served. So is a value of the file that a flag's reader
+refuses after the parse, though its message names the flag (`--port must be ...`): `located` finds
+the key the file set that flag with. tomllib keeps no positions: `toml_lines` finds each key's line
+in the text.
 """
 
 from __future__ import annotations
