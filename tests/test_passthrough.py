@@ -114,8 +114,7 @@ GEMINI_BODY: dict[str, Any] = {
 NEUTRAL_KEYS = ("output_schema", "repair_attempts", "persona")
 
 
-# Each product's models to the provider that speaks it alone: a product's own output format passes
-# through only when every backend of the route takes the body as written.
+# Each product's models to the provider that speaks it alone.
 OWN_ROUTES = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
 
 
@@ -467,3 +466,24 @@ async def test_a_host_only_refusal_applies_only_when_the_host_answers(
     assert across.is_error
     assert "mcp_servers: remote MCP servers cannot be honoured" in across.content[0].text
     assert len(providers["a"].seen) == 2  # nothing more was sent
+
+
+async def test_a_responses_max_tokens_goes_under_the_apis_name(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """The Responses tool takes the shared `max_tokens` (the server's alias of
+    `max_output_tokens`, which the API and its SDK have no other name for); passed through, it
+    goes under the API's own name, and the SDK's `create` is never handed a keyword it lacks."""
+    reply = responses_reply("passed", model="gpt-4.1")
+    providers["a"].script += [reply, reply]
+    body = {"model": "gpt-4.1", "input": "hi"}
+    async with connect(era, server=_server(tmp_path, providers)) as client:
+        limited = await client.call_tool("responses_create", {**body, "max_tokens": 50})
+        both = await client.call_tool("responses_create", {**body, "max_output_tokens": 50, "max_tokens": 50})
+    for result in (limited, both):
+        assert not result.is_error, result.content[0].text
+        assert meta_of(result)["passed_through"] is True
+    assert [seen.body for seen in providers["a"].seen] == [
+        {**body, "max_output_tokens": 50},
+        {**body, "max_output_tokens": 50},
+    ]

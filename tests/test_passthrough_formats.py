@@ -1,9 +1,9 @@
 """A product's own output format through pass-through: Chat's `response_format`, Responses'
 `text.format` and Messages' `output_config.format` go with the body as written to a provider that
-speaks the product when every backend of the route does; the answer is still checked against the
-schema (bad output is never returned). A route with a backend of another product, the server's
-own `output_schema`, or `repair_attempts` go through the neutral conversation, where the server
-asks for the contract itself. Both eras, in-process, and once over stdio."""
+speaks the product; the answer is still checked against the schema (bad output is never returned).
+On a route with a backend of another product, that one gets the neutral conversation, where the
+server asks for the contract itself; so do the server's own `output_schema` and
+`repair_attempts`. Both eras, in-process, and once over stdio."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from mcp import Client
 
 from agent_as_model.commands.standin_provider import (
     StandInProvider,
+    Status,
     anthropic_reply,
     gemini_reply,
     openai_reply,
@@ -121,19 +122,47 @@ async def test_the_products_own_format_passes_through_and_is_checked(
     assert not after.is_error  # the next call is served
 
 
-async def test_a_mixed_route_repairs_or_output_schema_go_through_the_neutral_conversation(
+async def test_on_a_mixed_route_each_backend_gets_the_contract_its_own_way(
     era: str, tmp_path: Path, providers: dict[str, StandInProvider]
 ) -> None:
-    name, body, _ = FORMATS["chat_complete"]
+    """gpt-* goes to provider a (Chat Completions: the body as written), then b (Anthropic: the
+    neutral conversation, where the server asks for the contract as its one tool)."""
+    _, body, _ = FORMATS["chat_complete"]
+    providers["a"].script += [openai_reply('{"city": "Oslo"}', model="gpt-4.1"), Status(503, "down")]
+    providers["b"].script.append(
+        anthropic_reply(
+            None, tool_uses=[("toolu_1", "structured_output", {"city": "Bergen"})], model="claude-x"
+        )
+    )
+    async with connect(era, server=_server(tmp_path, providers, MIXED)) as client:
+        passed = await client.call_tool("chat_complete", body)
+        fell_back = await client.call_tool("chat_complete", body)
+    assert not passed.is_error, passed.content[0].text
+    assert meta_of(passed)["passed_through"] is True
+    assert [seen.body for seen in providers["a"].seen] == [body, body]
+    assert passed.content[0].text == '{"city": "Oslo"}'
+    assert not fell_back.is_error, fell_back.content[0].text
+    assert "passed_through" not in meta_of(fell_back)
+    assert meta_of(fell_back)["backend"] == "provider:b/claude-x"
+    assert fell_back.content[0].text == '{"city": "Bergen"}'
+    sent = providers["b"].seen[0].body
+    assert [tool["name"] for tool in sent["tools"]] == ["structured_output"]
+    assert "response_format" not in sent
+
+
+async def test_repairs_or_the_servers_own_schema_go_through_the_neutral_conversation(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    _, body, _ = FORMATS["chat_complete"]
     structured = openai_reply(
         None, tool_calls=[("call_1", "structured_output", '{"city": "Oslo"}')], model="gpt-4.1"
     )
     providers["a"].script += [structured, structured]
-    async with connect(era, server=_server(tmp_path, providers, MIXED)) as client:
-        mixed = await client.call_tool("chat_complete", body)
+    own_schema = {"model": "gpt-4.1", "messages": ASK, "output_schema": CITY}
     async with connect(era, server=_server(tmp_path, providers, OWN)) as client:
         repaired = await client.call_tool("chat_complete", {**body, "repair_attempts": 1})
-    for result in (mixed, repaired):
+        schema = await client.call_tool("chat_complete", own_schema)
+    for result in (repaired, schema):
         assert not result.is_error, result.content[0].text
         assert "passed_through" not in meta_of(result)
         assert result.content[0].text == '{"city": "Oslo"}'

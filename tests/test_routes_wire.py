@@ -126,3 +126,21 @@ async def test_two_http_processes_share_one_cooldown_through_redis(
     assert 40 < seconds <= 60
     for key in KEYS.values():
         assert key not in log
+
+
+async def test_a_provider_quoting_its_key_never_shows_it_to_the_caller(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """An API that refuses a key may quote it in its error; the caller reads the error without it,
+    whatever the provider's kind."""
+    names = {"gpt-4.1": ("a", "A_KEY"), "claude-3": ("b", "B_KEY"), "gemini-3": ("g", "G_KEY")}
+    for name, variable in names.values():
+        providers[name].script.append(Status(401, f"Incorrect API key provided: {KEYS[variable]}."))
+    gateway = gateway_of(write_config(tmp_path, config_text(providers)))
+    async with connect(era, ScriptedHost("host"), server=build_server(gateway=gateway)) as client:
+        refused = {model: await client.call_tool(*CALLS[model]) for model in names}
+    for model, (_, variable) in names.items():
+        text = refused[model].content[0].text
+        assert refused[model].is_error and "HTTP 401" in text, (model, text)
+        assert KEYS[variable] not in text, model
+        assert "Incorrect API key provided: [the API key]." in text, (model, text)

@@ -135,13 +135,7 @@ def build_payload_for(record: CallRecord) -> None:
     check_sampling(route)
     # Interpret reads the plan. A route that takes tools (the host's sampling.tools, or a provider)
     # never meets the operator's rule for hosts without them.
-    plan = record.plan = plan_for(
-        request,
-        route.support.tools,
-        record.limits.host_without_tools,
-        tool_blocks,
-        route.support.contract_as_text,
-    )
+    plan = record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
     record.payload = build_payload(request, plan)
     route.backend.admit(record.payload)  # a payload its backend cannot send: nothing is sent
 
@@ -160,20 +154,13 @@ def check_sampling(route: Route) -> None:
 _TEXT_ONLY = {False: HostPlan(host_tools=False), True: HostPlan(host_tools=True)}
 
 
-def plan_for(
-    request: Request,
-    host_takes_tools: bool,
-    without_tools: str,
-    tool_blocks: bool,
-    contract_as_text: bool = False,
-) -> HostPlan:
-    """`tool_blocks`: whether the conversation holds tool calls or results (`has_tool_blocks`);
-    `contract_as_text`: the backend answers an output contract as text (`SamplingSupport`)."""
+def plan_for(request: Request, host_takes_tools: bool, without_tools: str, tool_blocks: bool) -> HostPlan:
+    """`tool_blocks`: whether the conversation holds tool calls or results (`has_tool_blocks`)."""
     if not request.tools and request.output is None and not tool_blocks:
         return _TEXT_ONLY[host_takes_tools]  # the common call: nothing to map, one shared plan
     structured: Structured | None = None
     if request.output is not None:
-        structured = "tool" if host_takes_tools and not contract_as_text else "prompt"
+        structured = "tool" if host_takes_tools else "prompt"
     if not host_takes_tools:
         handling = _without_tools(request, without_tools) if request.tools else None
         return HostPlan(host_tools=False, structured=structured, without_tools=handling)

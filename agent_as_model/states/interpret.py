@@ -87,7 +87,9 @@ def interpret_answer(record: CallRecord) -> None:
             )
     if contract is not None:
         try:
-            if record.plan.structured == "tool":
+            # A provider that took the product's own format with the body as written answers in
+            # that API's words, as text, whatever the route's plan asked the others for.
+            if record.plan.structured == "tool" and answer.native is None:
                 structured = _tool_output(calls, contract)
             else:
                 structured = _text_output(text, contract)

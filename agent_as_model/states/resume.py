@@ -73,13 +73,7 @@ def _resume(record: CallRecord, round_one: HostPlan | None) -> None:
         record.plan = round_one
     else:
         tool_blocks = has_tool_blocks_in(request)
-        record.plan = plan_for(
-            request,
-            route.support.tools,
-            record.limits.host_without_tools,
-            tool_blocks,
-            route.support.contract_as_text,
-        )
+        record.plan = plan_for(request, route.support.tools, record.limits.host_without_tools, tool_blocks)
 
 
 def resumes_off_loop(record: CallRecord) -> bool:

@@ -33,9 +33,6 @@ class SamplingSupport(Record):
 
     declared: bool
     tools: bool = False
-    # An output contract is answered as text in the backend's own API's words (a provider that
-    # took the product's own format with the body as written), read and checked as text.
-    contract_as_text: bool = False
 
     @classmethod
     def of(cls, caps: ClientCapabilities | None) -> SamplingSupport:

@@ -41,12 +41,10 @@ log = logging.getLogger("agent_as_model")
 
 
 class Link(Record):
-    """One backend of a route: `name` is the provider's name (None: the host); `passes`: it takes
-    the caller's body as written (its API speaks the call's product)."""
+    """One backend of a route: `name` is the provider's name (None: the host)."""
 
     backend: Backend
     name: str | None = None
-    passes: bool = False
 
 
 def passed_over(source: str, why: str) -> dict[str, str]:

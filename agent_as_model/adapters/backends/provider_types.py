@@ -8,6 +8,7 @@ counting the registry's strings (tests/test_import_contracts.py adds those edges
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,22 @@ class Reply(Record):
 
 # How a provider module's client sends one request body: the SDK's own `create`, awaited.
 Send = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+def by_keywords(create: Callable[..., Awaitable[Any]]) -> Send:
+    """`create` sent a body whose keys it has no keyword for in its `extra_body` (the SDKs'
+    documented way to send fields of the API they do not name: a newer parameter, or one a
+    release dropped), so a body as the caller wrote it never fails in the SDK's own signature."""
+    keywords = frozenset(inspect.signature(create).parameters)
+
+    async def send(body: dict[str, Any]) -> Any:
+        extra = {key: value for key, value in body.items() if key not in keywords}
+        if extra:
+            body = {key: value for key, value in body.items() if key in keywords}
+            body["extra_body"] = {**body.get("extra_body", {}), **extra}
+        return await create(**body)
+
+    return send
 
 
 class SdkError(Record):

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 MODERN_FROM = "2026-07-28"
 # A provider's API takes everything the payload can carry: tool blocks, tools, a tool choice.
 PROVIDER_SUPPORT = SamplingSupport(declared=True, tools=True)
-CONTRACT_AS_TEXT = SamplingSupport(declared=True, tools=True, contract_as_text=True)
 
 
 # The known protocol versions of the 2026-07-28 era, by the SDK's own order: asked once here,
@@ -178,12 +177,6 @@ class CallRouter:
                 raise _no_provider_on_route(request.model, gateway)
         product, own = _passed(request)
         links, passed = self._links(pool, request, hops, declined, product, own)
-        contract_passes = request.output is not None and product is not None
-        if contract_passes and not all(link.passes for link in links):
-            # The server checks an output contract by one plan for every backend of the route:
-            # with one that does not take the body as written, each gets the neutral conversation.
-            contract_passes = False
-            links, passed = self._links(pool, request, hops, declined, None, None)
         hosted = [i for i, link in enumerate(links) if link.name is None]
         if hosted and not gateway.host_errors_pass:
             del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
@@ -195,10 +188,7 @@ class CallRouter:
             host_errors_pass=gateway.host_errors_pass,
             model=request.model,
         )
-        if hosted:
-            return Route(chain, self._support)
-        # A contract a provider took in its own API's words comes back as its text: read and checked.
-        return Route(chain, CONTRACT_AS_TEXT if contract_passes else PROVIDER_SUPPORT)
+        return Route(chain, self._support if hosted else PROVIDER_SUPPORT)
 
     def _links(
         self,
@@ -254,7 +244,7 @@ class CallRouter:
                     )
                 )
                 continue
-            links.append(Link(serving, provider.label, passes=serving.passing is not None))
+            links.append(Link(serving, provider.label))
         if not links:
             if host_only is not None:  # as the host alone would have refused it, nothing sent
                 raise host_only
@@ -274,9 +264,9 @@ def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
     cursor (the caller's body holds only the new turns; a response a store of this server held
     is in the arguments already), several completions (`n`: the server fans them out), the
     server's own output contract (`output_schema`), repairs, or a persona (asked for and
-    repaired here). The product's own output format goes as written (the answer is still
-    checked against it), and a response id of the product's own API too: it may hold that
-    response."""
+    repaired here). The product's own output format goes as written (the provider's answer is
+    still checked against it, as text: `interpret`), and a response id of the product's own API
+    too: it may hold that response."""
     output = request.output
     if (
         request.product is None

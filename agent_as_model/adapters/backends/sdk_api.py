@@ -81,6 +81,9 @@ class SdkApi:
                 raise ProviderUnavailable(
                     f"{where(settings)}: no API key (set {settings.key_variable}{hint})"
                 )
+        # What a provider's words must never carry back to a caller: the key it was sent (an API
+        # that refuses a key may quote it), whichever variable it came from.
+        self._secret = key or os.environ.get(self.key_variable) or None
         # The attempts are ours (`create`): the SDK's would each take a full timeout per read and
         # sleep as long as Retry-After says.
         unretried = settings._replace(max_retries=0)
@@ -151,13 +154,13 @@ class SdkApi:
 
     def _failure(self, err: Exception) -> Failure | None:
         if isinstance(err, _Unreadable):
-            return unreadable(err.detail, HTTP_OK)
+            return unreadable(self._hidden(err.detail), HTTP_OK)
         read = self._read_error(self._sdk, err)
         if read is None:
             if isinstance(err, ValueError):  # the SDKs let a body that is not JSON through as a decode error
-                return unreadable(f"not JSON: {err}", HTTP_OK)
+                return unreadable(self._hidden(f"not JSON: {err}"), HTTP_OK)
             if isinstance(err, self._error_base):
-                return Failure(None, first_line(err))
+                return Failure(None, self._hidden(first_line(err)))
             return None
         settings = self._settings
         if read.kind == "timeout":
@@ -171,10 +174,21 @@ class SdkApi:
         if read.kind == "status":
             words = status_words(read.status, self.key_variable, settings)
             said = provider_said(read.body)
+            if said is not None:
+                said = self._hidden(said)  # before it is cut: no part of the key may be left either
             return Failure(
                 read.status, words, None if said is None else quoted(said), retry_after_seconds(read.headers)
             )
-        return Failure(None, first_line(err))
+        return Failure(None, self._hidden(first_line(err)))
+
+    def _hidden(self, words: str) -> str:
+        """A provider's words without the key it was sent."""
+        secret = self._secret
+        return words if secret is None else words.replace(secret, HIDDEN_KEY)
+
+
+# What stands in a provider's words where it quoted the key it was sent.
+HIDDEN_KEY = "[the API key]"
 
 
 class _Unreadable(Exception):

@@ -267,18 +267,30 @@ def read_output(args: Mapping[str, Any], product_output: NativeOutput | None) ->
 
 
 def read_tool_options(
-    args: Mapping[str, Any], shape: ToolShape | None, output: OutputContract | None
+    args: Mapping[str, Any],
+    shape: ToolShape | None,
+    output: OutputContract | None,
+    host_only: list[CallError] | None = None,
 ) -> tuple[tuple[ToolSpec, ...], ToolChoice | None]:
+    """The tools and tool_choice. With `host_only`, a server tool's refusal is put there and the
+    tool left out (`read_tools`)."""
     if shape is None:  # the tool takes no tool definitions (its schema refused them already)
         return (), None
     tools: tuple[ToolSpec, ...] = ()
+    kept = len(host_only) if host_only is not None else 0
     if args.get("tools") is not None:
-        tools = read_tools(args["tools"], "tools", shape)
+        tools = read_tools(args["tools"], "tools", shape, host_only)
         if output is not None and tools:
             raise caller_error(
                 "tools",
                 f"cannot be combined with {output.path}: structured output is itself one required tool",
             )
+    if host_only is not None and len(host_only) > kept:
+        # Tools were left out, so a choice may name or force one of them (a server tool's call
+        # meets "any tool" too): what it says is the product's own API's to judge and to keep, as
+        # only a provider of the product answers such a call, with the body as written. The host
+        # refuses the call for the first server tool, as it did before the choice was ever read.
+        return tools, None
     choice = read_tool_choice(args.get("tool_choice"), "tool_choice", shape, tools)
     return tools, choice
 

@@ -60,8 +60,11 @@ def read_request(
     dialect.read_conversation(args, turns)
     # Everything else is read first, so nothing is fetched for a call that is refused anyway.
     request = _read(dialect, args, turns, plain, host_only)
-    if turns.host_only:  # the parameters' first, then the conversation's, each in body order
-        host_only = [*(host_only or ()), *turns.host_only]
+    # The parameters' first (the nested ones after the top-level ones), then the conversation's,
+    # then the tools', each in body order: the order a reading that raised them at once would
+    # meet them in.
+    if turns.host_only or request.host_only:
+        host_only = [*(host_only or ()), *turns.host_only, *request.host_only]
     if host_only:
         request = request._replace(host_only=tuple(host_only))
     if fetched is None or not turns.wanted:
@@ -124,7 +127,11 @@ def _options(
     output = options.read_output(args, body.native_output) if structured else None
     if output is not None and origins:  # a contract read from a moved key names the caller's path
         output = output._replace(path=_moved_path(output.path, origins))
-    tools, choice = options.read_tool_options(args, dialect.tools, output)
+    # A server tool (the product's API runs it) holds for the host alone, kept like the parameters.
+    tool_refusals: list[CallError] | None = [] if dialect.PRODUCT is not None else None
+    tools, choice = options.read_tool_options(args, dialect.tools, output, tool_refusals)
+    if tool_refusals and origins:  # a refusal of a moved key names the caller's path
+        tool_refusals = [_moved(err, origins) for err in tool_refusals]
     # One call at most: the product's top-level switch (already type-checked as a hint) or its
     # tool choice's own (read by the dialect's choice reader).
     single_call = None
@@ -163,6 +170,7 @@ def _options(
         warnings=warnings,
         sent_as_hints=sent_as_hints,
         own_previous=own_previous,
+        host_only=tuple(tool_refusals or ()),
     )
 
 
@@ -188,6 +196,7 @@ def _request(
     warnings: tuple[str, ...] = (),
     sent_as_hints: tuple[Hinted, ...] = (),
     own_previous: bool = False,
+    host_only: tuple[CallError, ...] = (),
 ) -> Request:
     body = dialect.body
     built = turns.build()
@@ -225,6 +234,7 @@ def _request(
         product=dialect.PRODUCT,
         own=args if dialect.PRODUCT is not None else EMPTY,
         own_previous=own_previous,
+        host_only=host_only,
     )
 
 

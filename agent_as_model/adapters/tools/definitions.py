@@ -11,7 +11,10 @@ OpenAI lets `parameters` be omitted: that is a tool without arguments, `{"type":
 "properties": {}}`. `strict` is accepted and ignored: MCP sampling has no strict mode, so the
 host's model is held to the schema only as far as it honours it. Tools that run on a product's
 own servers (web search, file search, code execution, computer use ...) cannot be forwarded to a
-host's model, and the dialects refuse them by name.
+host's model, and the dialects refuse them by name (`server_tool`). Such a refusal holds for the host
+alone: the product's own API runs the tool, so a reading that keeps them (a dialect of a product
+a provider may speak) records each one, in body order, and leaves the tool out; a definition that
+is malformed stays an error whoever answers.
 
 Checks (before anything travels): `tools` is an array of objects; keys are known; a name is a
 non-empty string, unique within the request; a description is a string or null; every schema is a
@@ -25,7 +28,9 @@ entry only when they are the same, so what goes to the host is byte for byte wha
 reading would give), and which C code writes faster than `json.dumps`. The key itself, not a
 digest of it: a dict hashes it once and compares it on a hit, where a digest would hash every byte
 again, and no two arrays can share an entry. Nothing is read back from a key. Only a reading that
-passed is kept; a new or changed array is read and checked in full. The kept definitions are read
+passed is kept, with the server tools' refusals it recorded (as path and reason: an exception kept
+and raised again would collect the frames of every call that raised it); a new or changed array
+is read and checked in full. The kept definitions are read
 from a copy made through its JSON text, so they hold nothing a caller could change afterwards. One
 pickle of the array replaces the reading, each schema's own dump and digest, and the checks, and a
 call whose only schemas are such tools is validated on the event loop (`known_tools`,
@@ -43,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_as_model.arguments import path_of, require_list, require_object, require_string, type_name
 from agent_as_model.caches import BoundedCache
-from agent_as_model.errors import caller_error
+from agent_as_model.errors import CallError, caller_error
 from agent_as_model.neutral import ToolChoice, ToolSpec
 from agent_as_model.records import Record
 from agent_as_model.schemas import check_object_schema, per_request
@@ -63,6 +68,8 @@ if TYPE_CHECKING:  # aliases for annotations only: a typing alias costs start-up
     EntryReader = Callable[[Mapping[str, Any], str], "list[tuple[Mapping[str, Any], str]]"]
     # How the written definitions go into the product's `tools` (for a product that groups them).
     ToolGrouper = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+    # A reading of `tools`: the definitions, and the server tools' refusals as (path, reason).
+    Read = tuple[tuple[ToolSpec, ...], tuple[tuple[str, str], ...]]
 
 
 class ToolShape(Record):
@@ -128,29 +135,52 @@ def known_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, .
     written = _written(value)
     if written is None:
         return None
-    found: tuple[ToolSpec, ...] | None = _READ.get((shape.format, path, written))
-    return found
+    found: Read | None = _READ.get((shape.format, path, written))
+    return None if found is None else found[0]
 
 
-def read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
-    """The tools of a request, in order; null, absent (None) or `[]` is no tools."""
+class HostOnlyTool(CallError):
+    """A definition of a tool the product's own API runs on its side (`server_tool`)."""
+
+
+def server_tool(path: str, reason: str) -> HostOnlyTool:
+    """The refusal of a tool the product's API runs itself: the host cannot, a provider of the
+    product can. Raised by a dialect's reader; kept for the router when the reading keeps them."""
+    return HostOnlyTool(path, reason, "caller")
+
+
+def read_tools(
+    value: object, path: str, shape: ToolShape, host_only: list[CallError] | None = None
+) -> tuple[ToolSpec, ...]:
+    """The tools of a request, in order; null, absent (None) or `[]` is no tools. With `host_only`,
+    the refusal of each server tool is put there (in body order) and the tool left out; without,
+    the first is raised."""
     if value is None:
         return ()
+    found: Read | None = None
     if type(value) is list and value:
         written = _written(value)
         if written is not None:
             key = (shape.format, path, written)
-            found: tuple[ToolSpec, ...] | None = _READ.get(key)
+            found = _READ.get(key)
             if found is None:
                 try:  # read from a copy: what is kept holds nothing the caller could change
                     copied = json.loads(json.dumps(value))
                 except (TypeError, ValueError, RecursionError):
-                    return _read_tools(value, path, shape)  # not JSON: read as given, not kept
-                found = _read_tools(copied, path, shape)
-                _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
-            _remember_read(found, written, f"{shape.format}\n{path}")
-            return found
-    return _read_tools(value, path, shape)
+                    copied = None
+                if copied is not None:
+                    found = _read_tools(copied, path, shape)
+                    _READ.put(key, found, 2 * len(written))  # the key, and what was read from it
+            if found is not None and found[0]:  # (an empty reading is `()`, which every call shares)
+                _remember_read(found[0], written, f"{shape.format}\n{path}")
+    if found is None:  # not JSON, or not kept: read as given
+        found = _read_tools(value, path, shape)
+    specs, refused = found
+    if refused:
+        if host_only is None:
+            raise server_tool(*refused[0])
+        host_only.extend(server_tool(*r) for r in refused)
+    return specs
 
 
 def _remember_read(specs: tuple[ToolSpec, ...], written: bytes, where: str) -> None:
@@ -186,20 +216,30 @@ def written_size(specs: tuple[ToolSpec, ...]) -> int | None:
     return len(key[1]) if key is not None else None
 
 
-def _read_tools(value: object, path: str, shape: ToolShape) -> tuple[ToolSpec, ...]:
+def _read_tools(value: object, path: str, shape: ToolShape) -> Read:
     specs: list[ToolSpec] = []
+    refused: list[tuple[str, str]] = []  # the server tools' refusals: (path, reason)
     seen: dict[str, str] = {}  # name -> the path it was first given at
     for i, item in enumerate(require_list(value, path)):
         entry = (require_object(item, path_of(path, i)), path_of(path, i))
-        for obj, where in [entry] if shape.entries is None else shape.entries(*entry):
-            spec, name_path = shape.read_tool(obj, where)
+        try:
+            definitions = [entry] if shape.entries is None else shape.entries(*entry)
+        except HostOnlyTool as err:
+            refused.append((err.path, err.reason))
+            continue
+        for obj, where in definitions:
+            try:
+                spec, name_path = shape.read_tool(obj, where)
+            except HostOnlyTool as err:
+                refused.append((err.path, err.reason))
+                continue
             if spec.name in seen:
                 raise caller_error(
                     name_path, f"duplicate tool name {ascii(spec.name)} (also at {seen[spec.name]})"
                 )
             seen[spec.name] = name_path
             specs.append(spec)
-    return tuple(specs)
+    return tuple(specs), tuple(refused)
 
 
 def read_tool_choice(
@@ -272,7 +312,7 @@ def check_function_type(obj: Mapping[str, Any], path: str) -> None:
     type_path = path_of(path, "type")
     if not isinstance(kind, str):
         raise caller_error(type_path, f"expected 'function', got {type_name(kind)}")
-    raise caller_error(
+    raise server_tool(
         type_path,
         f"tool type {ascii(kind)} cannot be forwarded: only function tools reach the host's model "
         "(OpenAI's built-in tools run on OpenAI's servers; custom free-form tools have no MCP counterpart)",

@@ -15,7 +15,6 @@ are), and the model the API named.
 
 from __future__ import annotations
 
-import inspect
 from types import ModuleType
 from typing import Any
 
@@ -29,7 +28,7 @@ from mcp_types import (
 )
 
 from agent_as_model.adapters.backends.base import ProviderUnavailable
-from agent_as_model.adapters.backends.provider_types import Reply, Send
+from agent_as_model.adapters.backends.provider_types import Reply, Send, by_keywords
 from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
@@ -57,16 +56,7 @@ def client(sdk: ModuleType, settings: ProviderSettings, key: str | None) -> Send
         raise ProviderUnavailable(f"no API key (set {KEY_VARIABLE}, or ANTHROPIC_AUTH_TOKEN)")
     # Recent SDKs have no `temperature` keyword (nor `top_p`, `top_k`); the API fields still
     # travel, as the SDK's documented extra body fields (docs/providers.md).
-    keywords = frozenset(inspect.signature(anthropic.messages.create).parameters)
-
-    async def send(body: dict[str, Any]) -> Any:
-        extra = {key: value for key, value in body.items() if key not in keywords}
-        if extra:
-            body = {key: value for key, value in body.items() if key in keywords}
-            body["extra_body"] = {**body.get("extra_body", {}), **extra}
-        return await anthropic.messages.create(**body)
-
-    return send
+    return by_keywords(anthropic.messages.create)
 
 
 def request_body(payload: CreateMessageRequestParams, model: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from mcp_types import (
     ToolUseContent,
 )
 
-from agent_as_model.adapters.backends.provider_types import Reply, Send
+from agent_as_model.adapters.backends.provider_types import Reply, Send, by_keywords
 from agent_as_model.adapters.provider_settings import ProviderSettings
 from agent_as_model.errors import caller_error
 from agent_as_model.neutral import Usage
@@ -207,17 +207,20 @@ def product_client(sdk: ModuleType, settings: ProviderSettings, key: str | None,
     openai = sdk.AsyncOpenAI(
         api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=settings.max_retries
     )
-    create = openai.chat.completions.create if product == "chat" else openai.responses.create
-
-    async def send(body: dict[str, Any]) -> Any:
-        return await create(**body)
-
-    return send
+    # A body as the caller wrote it may hold a field this SDK release has no keyword for.
+    return by_keywords(openai.chat.completions.create if product == "chat" else openai.responses.create)
 
 
 def passed_body(passing: Any, model: str) -> dict[str, Any]:
-    """The caller's body as written, asking for `model`."""
-    return {**passing.arguments, "model": model}
+    """The caller's body as written, asking for `model`. The Responses tool also takes the shared
+    `max_tokens` (the server's alias of `max_output_tokens`, which the API has no other name for):
+    it goes under the API's name."""
+    body = {**passing.arguments, "model": model}
+    if passing.product == "responses" and "max_tokens" in body:
+        limit = body.pop("max_tokens")
+        if body.get("max_output_tokens") is None:
+            body["max_output_tokens"] = limit
+    return body
 
 
 def read_passed(product: str, response: Any) -> Reply:

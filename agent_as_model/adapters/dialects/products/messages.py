@@ -556,7 +556,7 @@ def _read_tool(obj: Mapping[str, Any], path: str) -> tuple[ToolSpec, str]:
         type_path = f"{path}.type"
         if not isinstance(kind, str):
             raise caller_error(type_path, f"expected 'custom' or no type, got {common.type_name(kind)}")
-        raise caller_error(
+        raise definitions.server_tool(
             type_path,
             f"Anthropic tool type {ascii(kind)} cannot be forwarded: server tools and Anthropic-defined "
             "tools (web search, code execution, bash, text editor, computer use ...) run on Anthropic's "

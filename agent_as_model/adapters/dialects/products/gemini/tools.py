@@ -25,7 +25,7 @@ def entries(obj: Mapping[str, Any], path: str) -> list[tuple[Mapping[str, Any], 
     tool = Object(obj, path, TOOL_KEYS, f"a tool is {TOOL_FORMS} or {{name, description, input_schema}}")
     for name in tool:
         if name != "functionDeclarations":
-            raise caller_error(
+            raise definitions.server_tool(
                 tool.at(name),
                 f"the built-in tool {name!r} cannot be forwarded: Google's built-in tools run on Google's "
                 "side; only functionDeclarations reach the host's model",
