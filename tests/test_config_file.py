@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -121,15 +122,19 @@ def test_the_commented_example_in_docs_loads() -> None:
     config = config_file.load(str(EXAMPLE), cli._COMMANDS["serve"])
     assert {setting.key for setting in config.serve.values()} >= {"result", "schema-timeout"}
     providers = {p.label: p for p in config.sections["providers"]}
-    assert set(providers) == {"openai", "local", "claude"}
+    assert set(providers) == {"openai", "local", "claude", "gemini"}
     assert providers["local"].base_url == "http://localhost:11434/v1"
     assert providers["local"].key_variable == "OLLAMA_KEY"
     assert providers["local"].model == "llama3.1"
     assert providers["local"].pass_through is False and providers["openai"].pass_through is True
     assert providers["claude"].provider == "anthropic"
+    assert providers["gemini"].provider == "gemini"
+    assert providers["gemini"].key_variable == "GEMINI_API_KEY"
+    assert providers["gemini"].models == ("gemini-2.5-flash", "gemini-2.5-pro")
     routes = {rule.pattern: rule.hops for rule in config.sections["routes"]}
     assert routes["agent-default"] == (Hop(HOST), Hop("local"))
     assert routes["fast"] == (Hop("local", "qwen2.5"), Hop("openai", "gpt-4.1-mini"))
+    assert routes["gemini-*"] == (Hop("gemini"), Hop("openai", "gpt-4.1-mini"))
     assert parser is not None
 
 
@@ -358,3 +363,190 @@ def test_the_telemetry_docs_config_block_loads(tmp_path: Path) -> None:
     block = text.split("```toml\n", 1)[1].split("```", 1)[0]
     args = read(tmp_path, block)
     assert (args.otel, args.otel_content, args.http, args.metrics) == (True, "redacted", True, True)
+
+
+# The checks made after the parse, each as (the settings it needs beside, the value it refuses,
+# its reason when the value is the file's), all as command-line words; the file writes the same.
+PROVIDER = ["--provider", "openai", "--provider-model", "m"]
+HTTP = ["--http"]
+STORE = ["--store", "sqlite::memory:"]
+AFTER_THE_PARSE = [
+    (PROVIDER, ["--cooldown-for", "-5"], "must be positive, got -5"),
+    (PROVIDER, ["--route-deadline", "0"], "must be positive, got 0"),
+    (PROVIDER, ["--cooldown-after", "abc"], "expected a whole number, got 'abc'"),
+    (PROVIDER, ["--cooldown-after", "0"], "must be positive, got 0"),
+    (PROVIDER, ["--provider-timeout", "-1"], "must be positive, got -1.0"),
+    (PROVIDER, ["--provider-max-retries", "-1"], "must be positive, got -1"),
+    (
+        [],
+        ["--cooldown-for", "5"],
+        "--cooldown-for need(s) a provider (--provider, or --config's [providers])",
+    ),
+    ([], ["--provider-model", "m"], "--provider-model need(s) --provider (or AGENT_AS_MODEL_PROVIDER)"),
+    (
+        [],
+        ["--provider", "openai"],
+        "--provider openai needs --provider-model (or AGENT_AS_MODEL_PROVIDER_MODEL)",
+    ),
+    (
+        [],
+        ["--store", "bogus:x"],
+        "expected sqlite:PATH, redis://HOST:PORT/DB or rediss://HOST:PORT/DB, got 'bogus:x'",
+    ),
+    ([], ["--store-ttl", "5d"], "--store-ttl needs --store (or AGENT_AS_MODEL_STORE)"),
+    (STORE, ["--store-ttl", "-1"], "must be a positive duration, got '-1'"),
+    (STORE, ["--store-ttl", "zz"], "expected seconds or a number with s, m, h or d (30d), got 'zz'"),
+    (
+        HTTP,
+        ["--store", "redis://127.0.0.1:1/0"],
+        "--store redis://...: a Redis store needs AGENT_AS_MODEL_STATE_KEY, the key its values are sealed",
+    ),
+    (HTTP, ["--port", "-1"], "must be between 1 and 65535, got -1"),
+    (HTTP, ["--workers", "0"], "must be at least 1, got 0"),
+    (HTTP, ["--max-body-bytes", "0"], "must be at least 1, got 0"),
+    (HTTP, ["--max-sessions", "-3"], "must be positive, got -3"),
+    (HTTP, ["--path", "x"], "must start with '/' and not be /healthz, got 'x'"),
+    (
+        [*HTTP, "--metrics"],
+        ["--path", "/metrics"],
+        "--path /metrics is where --metrics serves the metrics: choose another --path",
+    ),
+    (HTTP, ["--host", "0.0.0.0"], "--host 0.0.0.0 is not a loopback address: set a bearer token"),
+    (HTTP, ["--allowed-host", "*"], "--allowed-host '*' switches the Host/Origin check off"),
+    (
+        [*HTTP, "--provider-model", "m"],
+        ["--provider", "openai"],
+        "a provider backend is configured (openai): set a bearer token with --auth-token",
+    ),
+    (
+        [],
+        ["--fetch-media-allow", "a.example"],
+        "--fetch-media-allow names hosts to fetch from: it needs --fetch-media",
+    ),
+    ([], ["--redact"], "--redact needs --record FILE"),
+    (STORE, ["--record", "r.jsonl"], "--record cannot be used with --store (or AGENT_AS_MODEL_STORE)"),
+    (HTTP, ["--record", "r.jsonl"], "--record cannot be used with --http"),
+]
+
+
+def _as_toml(words: list[str]) -> list[str]:
+    """Command-line words as the [serve] lines that say the same (a repeated flag, an array)."""
+    lines: dict[str, list[str]] = {}
+    switches: list[str] = []
+    at = 0
+    while at < len(words):
+        key = words[at][2:]
+        if at + 1 < len(words) and not words[at + 1].startswith("--"):
+            lines.setdefault(key, []).append(words[at + 1])
+            at += 2
+        else:
+            switches.append(key)
+            at += 1
+    written = [f"{key} = true" for key in switches]
+    for key, values in lines.items():
+        action = serve_actions()[key]
+        value = values if isinstance(action, argparse._AppendAction) else values[0]
+        written.append(f"{key} = {_toml(value)}")
+    return written
+
+
+def started(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    env: dict[str, str] | None = None,
+) -> str:
+    """`agent-as-model *argv` run in this process to its refusal (exit 2): what it wrote on stderr."""
+    for name in list(os.environ):
+        if name.startswith("AGENT_AS_MODEL_"):
+            monkeypatch.delenv(name)
+    for name, value in (env or {}).items():
+        monkeypatch.setenv(name, value)
+    interval = sys.getswitchinterval()  # the serving commands shorten it for the whole process
+    capsys.readouterr()
+    try:
+        try:
+            status = cli.main(argv)
+        except SystemExit as stopped:
+            status = stopped.code  # type: ignore[assignment]
+    finally:
+        sys.setswitchinterval(interval)
+    assert status == cli.STARTUP_FAILED
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err
+
+
+@pytest.mark.parametrize(("beside", "refused_words", "reason"), AFTER_THE_PARSE)
+def test_a_value_checked_after_the_parse_names_the_files_line_and_key(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    beside: list[str],
+    refused_words: list[str],
+    reason: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "config.toml"
+    context = _as_toml(beside)
+    (line,) = _as_toml(refused_words)
+    path.write_text("\n".join(["[serve]", *context, line]) + "\n")
+    key = refused_words[0][2:]
+    said = started(monkeypatch, capsys, ["serve", "--config", str(path)])
+    assert said.startswith(f"agent-as-model: {path}:{len(context) + 2}: serve.{key}: {reason}"), said
+    assert said.count("\n") == 1 and said.endswith("\n")
+
+    # The same settings by flag, beside a file that sets something else: today's message, as
+    # without a file.
+    path.write_text('[serve]\nresult = "object"\n')
+    by_flag = started(monkeypatch, capsys, ["serve", "--config", str(path), *beside, *refused_words])
+    without_file = started(monkeypatch, capsys, ["serve", *beside, *refused_words])
+    assert by_flag == without_file
+    assert str(path) not in by_flag and reason.split(" ")[-1] in by_flag
+
+
+def test_named_providers_served_over_http_without_a_token_are_refused_at_their_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[serve]\nhttp = true\n\n[providers.a]\nkind = "openai"\nmodels = ["x"]\n')
+    said = started(monkeypatch, capsys, ["serve", "--config", str(path)])
+    assert said == (
+        f"agent-as-model: {path}:4: providers: a provider backend is configured (a): set a bearer token "
+        "with --auth-token or AGENT_AS_MODEL_AUTH_TOKEN, or anyone who reaches the port could spend its key\n"
+    )
+
+
+def test_a_value_from_a_variable_keeps_the_variables_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[serve]\nprovider = "openai"\nprovider-model = "m"\ncooldown-for = 5\n')
+    said = started(
+        monkeypatch, capsys, ["serve", "--config", str(path)], env={"AGENT_AS_MODEL_COOLDOWN_FOR": "-5"}
+    )
+    assert said == "agent-as-model: --cooldown-for: must be positive, got -5 (see agent-as-model --help)\n"
+
+
+def test_a_flag_that_wins_over_the_file_is_not_blamed_on_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file sets a good value that the flag replaces with a bad one: the flag's message, no line."""
+    path = tmp_path / "config.toml"
+    path.write_text("[serve]\nhttp = true\nworkers = 2\n")
+    said = started(monkeypatch, capsys, ["serve", "--config", str(path), "--workers", "0"])
+    assert said == "agent-as-model: --workers must be at least 1, got 0 (see agent-as-model --help)\n"
+
+
+def test_a_value_checked_after_the_parse_stops_the_installed_command_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "after.toml"
+    path.write_text('[serve]\nprovider = "openai"\nprovider-model = "m"\ncooldown-for = -5\n')
+    done = run_command("serve", "--config", str(path))
+    assert done.returncode == 2
+    assert done.stderr == f"agent-as-model: {path}:4: serve.cooldown-for: must be positive, got -5\n"
+    by_variable = run_command(AGENT_AS_MODEL_CONFIG=str(path))  # the bare command, as a host runs it
+    assert (by_variable.returncode, by_variable.stderr) == (2, done.stderr)
+    path.write_text("[serve]\nworkers = 0\n")
+    over_http = run_command("serve", "--http", "--config", str(path))  # refused before binding
+    assert over_http.returncode == 2
+    assert over_http.stderr == f"agent-as-model: {path}:2: serve.workers: must be at least 1, got 0\n"

@@ -164,5 +164,5 @@ def test_the_examples_route_settings_are_read_and_a_flag_wins() -> None:
     example = Path(__file__).resolve().parents[1] / "docs" / "config.example.toml"
     gateway = gateway_of(example)
     assert (gateway.cooldown.failures, gateway.cooldown.seconds, gateway.call_deadline) == (3, 30.0, 120.0)
-    assert [p.label for p in gateway.providers] == ["openai", "local", "claude"]
+    assert [p.label for p in gateway.providers] == ["openai", "local", "claude", "gemini"]
     assert gateway_of(example, "--route-deadline", "7").call_deadline == 7.0

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from agent_as_model.adapters.routes import Gateway
     from agent_as_model.adapters.store import StoreSettings
+    from agent_as_model.commands.config_file import ConfigFile
     from agent_as_model.telemetry.setup import TelemetrySettings
     from agent_as_model.transports.http.settings import HttpSettings
 
@@ -57,11 +58,16 @@ def usage_error(message: str) -> NoReturn:
 
 # What the option readers report usage errors to when no parser was built (`error` is all they use).
 _NO_PARSER = SimpleNamespace(error=usage_error)
+# The parser's attribute holding `serve --config`'s file, read: its `error` names a value of the file.
+_CONFIG_READ = "config_file_read"
 
 
-def _startup_failed(err: Exception) -> int:
-    """A configuration the server cannot start with: one line on stderr, no traceback."""
-    print(f"{PROG}: {err}", file=sys.stderr)
+def _startup_failed(err: Exception, config: ConfigFile | None = None) -> int:
+    """A configuration the server cannot start with: one line on stderr, no traceback. A check
+    about a value `config`'s file set names the file, the line and the key."""
+    from agent_as_model.commands.config_file import located
+
+    print(f"{PROG}: {located(config, str(err)) or err}", file=sys.stderr)
     return STARTUP_FAILED
 
 
@@ -85,7 +91,13 @@ def _parser() -> argparse.ArgumentParser:
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
-            usage_error(message)
+            # The checks made after the parse report here; a value they refuse may be the file's,
+            # said as the file's other errors are (with no usage hint: the fix is in the file).
+            where = config_file.located(getattr(self, _CONFIG_READ, None), message)
+            if where is None:
+                usage_error(message)
+            sys.stderr.write(f"{PROG}: {where}\n")
+            raise SystemExit(STARTUP_FAILED)
 
         def format_help(self) -> str:
             for group in self._action_groups:  # descriptions that cost an import: made only now
@@ -244,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         http_settings = http_options.settings_from_args(parser, args, named_callers=named)
         return _run(parser, args, http_settings)
     except StartupError as err:
-        return _startup_failed(err)
+        return _startup_failed(err, getattr(args, "config_file", None))
 
 
 def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, given: list[str]) -> None:
@@ -266,6 +278,7 @@ def _read_config(parser: argparse.ArgumentParser, args: argparse.Namespace, give
 
     refuse_without_http(config, args)
     args.config_file = config
+    setattr(parser, _CONFIG_READ, config)  # what `Parser.error` names a refused value's line from
 
 
 def _serve_as_hosts_run_it() -> int:
@@ -330,7 +343,7 @@ def _run(
             try:  # each SDK and its key, checked here: in a worker it would be a traceback
                 connect_pool(settings)
             except ProviderUnavailable as err:
-                return _startup_failed(err)
+                return _startup_failed(err, getattr(args, "config_file", None))
         if store is not None:  # a store that cannot be opened is found here, not in each worker
             from agent_as_model.commands.store_options import keep_state_key
             from agent_as_model.server import open_store
@@ -338,7 +351,7 @@ def _run(
             try:
                 keep_state_key(store)  # before serve makes a key for its workers: it dies with them
             except StartupError as err:  # a Redis store without the state key
-                return _startup_failed(err)
+                return _startup_failed(err, getattr(args, "config_file", None))
             anyio.run(open_store(store).aclose)
         from agent_as_model.commands.callers_options import callers_settings, checked
         from agent_as_model.transports.http import workers
@@ -352,10 +365,15 @@ def _run(
     _configure_telemetry(observe)
     if getattr(args, "record", None):
         return transcripts.run_serve_recorded(args, settings, limits_of(args))
-    return _serve(settings, limits_of(args), store)
+    return _serve(settings, limits_of(args), store, getattr(args, "config_file", None))
 
 
-def _serve(settings: Gateway | None, limits: Limits, store: StoreSettings | None = None) -> int:
+def _serve(
+    settings: Gateway | None,
+    limits: Limits,
+    store: StoreSettings | None = None,
+    config: ConfigFile | None = None,
+) -> int:
     """Serve MCP over stdio until the host closes it."""
     from agent_as_model.server import build_server, open_store
     from agent_as_model.transports import stdio
@@ -368,7 +386,7 @@ def _serve(settings: Gateway | None, limits: Limits, store: StoreSettings | None
         kept = None if store is None else open_store(store)
         server = build_server(gateway=settings, limits=limits, store=kept)
     except StartupError as err:  # a bad sealing key, or a provider that cannot be set up
-        return _startup_failed(err)
+        return _startup_failed(err, config)
     if os.isatty(0):  # a person at a terminal, not a host: say what this is, or it looks hung
         sys.stderr.write(STDIO_BANNER)
         sys.stderr.flush()

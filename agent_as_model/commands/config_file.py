@@ -13,8 +13,10 @@ import path of a function that takes the `Section` and returns what it read (`[p
 returned is `ConfigFile.sections[name]`.
 
 An unknown section or key, or a bad value, is a start-up error naming the file, the line and the
-key (`ConfigError`), before anything is served. tomllib keeps no positions: `toml_lines` finds
-each key's line in the text.
+key (`ConfigError`), before anything is served. So is a value of the file that a flag's reader
+refuses after the parse, though its message names the flag (`--port must be ...`): `located` finds
+the key the file set that flag with. tomllib keeps no positions: `toml_lines` finds each key's line
+in the text.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from difflib import get_close_matches
@@ -81,6 +84,10 @@ class ConfigFile:
         self.lines = key_lines(text)
         self.serve: dict[str, Setting] = {}
         self.sections: dict[str, Any] = {}
+        # Each [serve] key by its flag's long options, and the keys whose value `apply` set: a check
+        # made after the parse names a flag, and finds here whether the value came from the file.
+        self.flags: dict[str, str] = {}
+        self.applied: set[str] = set()
 
     def error(self, path: KeyPath, message: str) -> ConfigError:
         """The error of the key at `path` (section first), with the line it is written on."""
@@ -187,6 +194,9 @@ def _read_serve(section: Section, serve: argparse.ArgumentParser) -> dict[str, S
                 key, message=f"unknown key ([serve] takes serve's flags without the leading --){hint}"
             )
         read[action.dest] = Setting(key, _flag_value(section, key, action, value))
+        for option in action.option_strings:
+            if option.startswith("--"):
+                section.config.flags[option] = key
     return read
 
 
@@ -286,6 +296,34 @@ def apply(
         if dest in given or (variable is not None and env.get(variable)):
             continue
         setattr(args, dest, setting.value)
+        config.applied.add(setting.key)
+
+
+# A flag as a check's message names it: `--port`, `--store-ttl` (never followed by a letter, digit or
+# dash, so `--provider` is not found in `--provider-model`).
+_FLAG = re.compile(r"--[a-z][a-z0-9-]*(?![a-z0-9-])")
+
+
+def located(config: ConfigFile | None, message: str) -> str | None:
+    """A check's message made after the parse (it names the flags it is about, `--port must be ...`),
+    as the file's other errors say it when a value it is about came from the file: the file, the
+    line and the key of the first such flag it names. None when no value it names came from the
+    file (the command line or a variable gave it, and the message stays as it is)."""
+    if config is None:
+        return None
+    for match in _FLAG.finditer(message):
+        key = config.flags.get(match.group())
+        if key is None or key not in config.applied:
+            continue
+        reason = message
+        if match.start() == 0:  # the message is about this flag: its reason alone follows the key
+            rest = message[match.end() :]
+            if rest.startswith(": "):
+                reason = rest[2:]
+            elif rest.startswith(" must "):
+                reason = rest[1:]
+        return str(config.error((SERVE, key), reason))
+    return None
 
 
 def refuse_http_only(

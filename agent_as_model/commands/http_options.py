@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-from typing import Any
+from typing import Any, NoReturn
 
 from agent_as_model.records import Record
 from agent_as_model.transports.http.settings import (
@@ -224,6 +224,20 @@ def provider_configured(args: argparse.Namespace) -> str | None:
     return getattr(args, "provider", None) or os.environ.get(PROVIDER_ENV) or None
 
 
+def _refuse_open_provider(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, message: str
+) -> NoReturn:
+    """The message names no flag of the provider (it may be the file's [providers]): a provider the
+    configuration file set is refused at its table's line, or its key's, as the file's errors are."""
+    config = getattr(args, "config_file", None)
+    if config is not None:
+        if config.sections.get("providers"):
+            raise config.error(("providers",), message)
+        if "provider" in config.applied:
+            raise config.error(("serve", "provider"), message)
+    parser.error(message)
+
+
 def settings_from_args(
     parser: argparse.ArgumentParser, args: argparse.Namespace, *, named_callers: bool = False
 ) -> HttpSettings | None:
@@ -261,9 +275,11 @@ def settings_from_args(
             )
         provider = provider_configured(args)
         if provider:
-            parser.error(
+            _refuse_open_provider(
+                parser,
+                args,
                 f"a provider backend is configured ({provider}): set a bearer token with --auth-token or "
-                f"{AUTH_TOKEN_ENV}, or anyone who reaches the port could spend its key"
+                f"{AUTH_TOKEN_ENV}, or anyone who reaches the port could spend its key",
             )
     return HttpSettings(
         host=args.host,
