@@ -487,3 +487,24 @@ async def test_a_responses_max_tokens_goes_under_the_apis_name(
         {**body, "max_output_tokens": 50},
         {**body, "max_output_tokens": 50},
     ]
+
+
+async def test_a_host_only_refusal_while_the_provider_cools_down_says_so(
+    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """A body only a provider of its product can take, whose provider is cooling down: the call
+    could be served, just not now, and the error says that rather than what the host cannot."""
+    providers["a"].script.append(Status(503, "down"))
+    routes = '[routes]\n"gpt-*" = ["a"]\n'
+    text = config_text(providers, routes=routes, serve="cooldown-after = 1\ncooldown-for = 60")
+    body = {"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4.1", "logprobs": True}
+    async with connect(era, server=build_server(gateway=gateway_of(write_config(tmp_path, text)))) as client:
+        failed = await client.call_tool("chat_complete", body)
+        cooling = await client.call_tool("chat_complete", body)
+    assert failed.is_error and "HTTP 503" in failed.content[0].text
+    assert cooling.is_error
+    said = cooling.content[0].text
+    assert "no backend of the route of 'gpt-4.1' can serve the call now" in said, said
+    assert "provider:a/gpt-4.1: cooling down after failing, for " in said, said
+    assert "log probabilities" not in said
+    assert len(providers["a"].seen) == 1  # nothing more was sent

@@ -208,6 +208,7 @@ class CallRouter:
         links: list[Link] = []
         passed: list[dict[str, str]] = []
         refused: list[CallError] = []
+        cooling = False  # a provider that takes the body as written is cooling down
         now = time.time()
         # A parameter only the host cannot honour passes over every backend but a provider that
         # takes the body as written (the first such refusal says why).
@@ -238,6 +239,7 @@ class CallRouter:
                 continue
             until = pool.cooldowns.until(provider.label, now)
             if until is not None:
+                cooling = cooling or serving.passing is not None
                 passed.append(
                     passed_over(
                         serving.source(model), f"cooling down after failing, for {until - now:.1f} s more"
@@ -246,7 +248,9 @@ class CallRouter:
                 continue
             links.append(Link(serving, provider.label))
         if not links:
-            if host_only is not None:  # as the host alone would have refused it, nothing sent
+            # As the host alone would have refused it, nothing sent; unless a provider that would
+            # take it is only cooling down: then the call could be served, just not now.
+            if host_only is not None and not cooling:
                 raise host_only
             if refused:
                 raise refused[0]
