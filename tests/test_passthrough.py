@@ -353,8 +353,10 @@ EACH_PRODUCT = {
 }
 
 
-async def test_passes_each_product_through_over_http(
-    era: str, tmp_path: Path, providers: dict[str, StandInProvider]
+@pytest.mark.stdio
+@pytest.mark.parametrize("wire", ["stdio", "http"])
+async def test_passes_each_product_through_over_the_wire(
+    wire: str, era: str, tmp_path: Path, providers: dict[str, StandInProvider]
 ) -> None:
     config = write_config(tmp_path, config_text(providers))
     replies = {}
@@ -362,10 +364,15 @@ async def test_passes_each_product_through_over_http(
         name, model = PRODUCTS[tool]
         replies[tool] = _reply(tool, model, body)
         providers[name].script.append(replies[tool])
-    token = "a-bearer-token-for-the-test-0123456789"
-    with http_servers.running("--config", str(config), "--auth-token", token) as server:
-        async with http_client(server.url, era, token=token) as client:
+    if wire == "stdio":
+        params = server_params("serve", "--config", str(config), env=dict(os.environ))
+        async with Client(params, mode=era) as client:
             results = {tool: await client.call_tool(tool, body) for tool, body in EACH_PRODUCT.items()}
+    else:
+        token = "a-bearer-token-for-the-test-0123456789"
+        with http_servers.running("--config", str(config), "--auth-token", token) as server:
+            async with http_client(server.url, era, token=token) as client:
+                results = {tool: await client.call_tool(tool, body) for tool, body in EACH_PRODUCT.items()}
     for tool, body in EACH_PRODUCT.items():
         result = results[tool]
         assert not result.is_error, (tool, result.content[0].text)
