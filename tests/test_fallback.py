@@ -16,6 +16,7 @@ from mcp_types import ErrorData, InputRequiredResult
 
 from agent_as_model.adapters.store import StoreSettings, open_store
 from agent_as_model.commands.standin_provider import Slow, StandInProvider, Status, openai_reply
+from agent_as_model.limits import Limits
 from agent_as_model.server import build_server
 from tests.gateway_harness import config_text, gateway_of, meta_of, models_seen, providers, write_config
 from tests.scripted_host import ScriptedHost, connect
@@ -277,3 +278,26 @@ async def test_a_retry_after_beyond_reason_is_bounded(
     (passed,) = meta_of(second)["passed_over"]
     seconds = float(passed["why"].removeprefix("cooling down after failing, for ").removesuffix(" s more"))
     assert 3500 < seconds <= 3600
+
+
+async def test_a_host_that_does_not_answer_in_time_passes_the_call_on(
+    tmp_path: Path, providers: dict[str, StandInProvider]
+) -> None:
+    """A route of the configuration file (agent-default: the host, then provider a) and a host
+    that never answers its sampling request: after its timeout the call goes to a. Legacy only:
+    on 2026-07-28 the host is asked by the result itself and the server waits for no one."""
+    from tests.test_slow_hosts import SilentHost
+
+    host = SilentHost()
+    gateway = gateway_of(write_config(tmp_path, config_text(providers)))
+    served_by = build_server(gateway=gateway, limits=Limits(host_timeout=0.3))
+    async with connect("legacy", host, server=served_by) as client:  # type: ignore[arg-type]
+        served = await client.call_tool("generate", {"prompt": "q"})
+    assert not served.is_error, served.content[0].text
+    assert served.content[0].text == "stand-in answer to: q"
+    meta = meta_of(served)
+    assert meta["backend"] == "provider:a/a-default"
+    (passed,) = meta["passed_over"]
+    assert passed["backend"] == "host"
+    assert passed["why"].startswith("the host did not answer within 0.3 s (--host-timeout)"), passed
+    assert host.asked == 1 and len(providers["a"].seen) == 1
