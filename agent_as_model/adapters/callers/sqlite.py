@@ -29,7 +29,7 @@ from agent_as_model.adapters.callers.base import (
     day_of,
     reached,
 )
-from agent_as_model.adapters.store.sqlite import open_database
+from agent_as_model.adapters.store.sqlite import immediate, open_database
 
 _T = TypeVar("_T")
 _SCHEMA = (
@@ -146,13 +146,8 @@ class SqliteCounters:
         and the file's write lock (one process at once)."""
         with self._lock:
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(self._db):
                     done = work(self._db, time.time())
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as err:
                 raise CountersUnavailable(f"{self.where}: {err}") from None
         return done

@@ -15,7 +15,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 import anyio.to_thread
@@ -77,8 +78,7 @@ class SqliteStore:
         now = time.time()
         with self._lock:
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(self._db):
                     self._db.execute(
                         "INSERT INTO cooldowns (name, failures, until) VALUES (?, 1, 0) "
                         "ON CONFLICT (name) DO UPDATE SET failures = failures + 1",
@@ -91,10 +91,6 @@ class SqliteStore:
                         until = max(until, now + seconds)
                     until = max(until, at_least)
                     self._db.execute("UPDATE cooldowns SET until = ? WHERE name = ?", (until, name))
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as err:
                 raise StoreUnavailable(f"{self.where}: {err}") from None
         return failures, until
@@ -115,17 +111,12 @@ class SqliteStore:
         now = time.time()
         with self._lock:
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(self._db):
                     self._db.execute("DELETE FROM responses WHERE expires <= ?", (now,))
                     added = self._db.execute(
                         "INSERT OR IGNORE INTO responses (key, value, expires) VALUES (?, ?, ?)",
                         (key, value, now + ttl),
                     ).rowcount
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
             except sqlite3.Error as err:
                 raise StoreUnavailable(f"{self.where}: {err}") from None
         return added == 1
@@ -164,6 +155,19 @@ def open_database(path: str, schema: Iterable[str], label: str) -> sqlite3.Conne
     except (OSError, sqlite3.Error) as err:
         raise StartupError(f"{label}: cannot open the database ({err})") from None
     return db
+
+
+@contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction (`BEGIN IMMEDIATE`: the file's write lock, so one process at a time),
+    committed when the block ends, rolled back when it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def create_private(path: str) -> None:
