@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,8 @@ import pytest
 from agent_as_model.adapters.routes import Gateway
 from agent_as_model.commands import cli
 from agent_as_model.commands.route_options import gateway_settings
-from agent_as_model.commands.standin_provider import StandInProvider, running
+from agent_as_model.commands.standin_provider import Seen, StandInProvider, running
+from agent_as_model.neutral import SERVER_KEYS
 
 # Each provider's key, in a variable of its own (never the SDKs' own variables).
 KEYS = {
@@ -31,6 +32,15 @@ ROUTES = """
 "fast" = ["a/a-fast", "b/claude-fast"]
 "gpt-*" = ["a", "b/claude-x"]
 """
+
+# Each product's models to the provider that speaks it alone (same-product pass-through).
+OWN_ROUTES = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
+# The same, and a route a model of each provider whose host comes first.
+HOST_FIRST_ROUTES = (
+    OWN_ROUTES
+    + '"host-then-a" = ["host", "a/a-one"]\n"host-then-b" = ["host", "b/claude-x"]\n'
+    + '"host-then-g" = ["host", "g/gemini-2.5-flash"]\n'
+)
 
 
 @pytest.fixture
@@ -121,3 +131,21 @@ def models_seen(stand_in: StandInProvider) -> list[str]:
         else:
             out.append(seen.path.split("/models/")[1].split(":")[0])
     return out
+
+
+def sent_as_written(
+    seen: Seen, tool: str, body: Mapping[str, Any], model: str | None = None, note: object = None
+) -> None:
+    """A stand-in got the caller's body as written, without the server's own keys, asking for
+    `model` (the body's own when None): in the body, or Gemini's in the request's path. A
+    Responses `resp_` id is its API's own and stays; `note` names the case when it fails."""
+    model = str(body["model"]) if model is None else model
+    own = {key: value for key, value in body.items() if key not in SERVER_KEYS}
+    previous = body.get("previous_response_id")
+    if tool == "responses_create" and isinstance(previous, str) and previous.startswith("resp_"):
+        own["previous_response_id"] = previous
+    if tool == "gemini_generate_content":
+        assert seen.path == f"/v1beta/models/{model}:generateContent", note
+        assert seen.body == own, note
+    else:
+        assert seen.body == {**own, "model": model}, note

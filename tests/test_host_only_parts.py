@@ -19,10 +19,17 @@ from mcp import Client
 from agent_as_model.adapters.dialects.options import HostOnly
 from agent_as_model.adapters.dialects.products.gemini.keys import CONFIG_REFUSED
 from agent_as_model.commands.standin_provider import StandInProvider
-from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
 from tests.corpus.entries import ENTRIES, Entry
-from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
+from tests.gateway_harness import (
+    HOST_FIRST_ROUTES,
+    config_text,
+    gateway_of,
+    meta_of,
+    providers,
+    sent_as_written,
+    write_config,
+)
 from tests.helpers import server_params
 from tests.scripted_host import ScriptedHost, connect
 
@@ -36,15 +43,6 @@ PRODUCTS = {
     "responses_create": ("a", "gpt-4.1", "claude-x"),
     "messages_create": ("b", "claude-x", "gpt-4.1"),
 }
-ROUTES = """
-[routes]
-"gpt-*" = ["a"]
-"claude-*" = ["b"]
-"gemini-*" = ["g"]
-"host-then-a" = ["host", "a/a-one"]
-"host-then-b" = ["host", "b/claude-x"]
-"host-then-g" = ["host", "g/gemini-2.5-flash"]
-"""
 # The corpus's refusals inside the conversation that hold whoever answers: malformed for the
 # product's API too.
 ALWAYS = frozenset(["chat: an image in a system message"])
@@ -84,12 +82,9 @@ GEMINI_CASES = [
 
 
 def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> Any:
-    return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=ROUTES))))
-
-
-def _as_written(body: dict[str, Any], model: str) -> dict[str, Any]:
-    """What a provider that takes the body as written is sent: the body, its model the route's."""
-    return {**{k: v for k, v in body.items() if k not in SERVER_KEYS}, "model": model}
+    return build_server(
+        gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=HOST_FIRST_ROUTES)))
+    )
 
 
 def _refused(result: Any, entry: Entry) -> None:
@@ -129,7 +124,7 @@ async def test_a_provider_of_the_product_takes_the_body_as_written(
             assert not result.is_error, (entry.name, result.content[0].text)
             assert meta_of(result)["passed_through"] is True, entry.name
             assert len(stand_in.seen) == before + 1, entry.name
-            assert stand_in.seen[-1].body == _as_written(body, model), entry.name
+            sent_as_written(stand_in.seen[-1], entry.tool, body, model, entry.name)
             # The same body with the host asked for by name: refused, nothing sent to the host.
             _refused(await client.call_tool(entry.tool, {**body, "backend": "host"}), entry)
     assert host.seen == []
@@ -163,7 +158,7 @@ async def test_the_route_passes_the_host_over_saying_why(
             assert entry.says in passed["why"], (entry.name, passed)
             assert meta["passed_through"] is True, entry.name
             served = "a-one" if name == "a" else "claude-x"
-            assert providers[name].seen[-1].body == _as_written(body, served), entry.name
+            sent_as_written(providers[name].seen[-1], entry.tool, body, served, entry.name)
     assert host.seen == []
 
 
@@ -238,7 +233,7 @@ async def test_always_refused_parts_reach_no_provider(
 
 @pytest.mark.stdio
 async def test_over_stdio(era: str, tmp_path: Path, providers: dict[str, StandInProvider]) -> None:
-    config = write_config(tmp_path, config_text(providers, routes=ROUTES))
+    config = write_config(tmp_path, config_text(providers, routes=HOST_FIRST_ROUTES))
     body = {
         "messages": [{"role": "user", "content": [{"type": "text", "text": "read"}, DOCUMENT]}],
         "max_tokens": 20,
@@ -329,9 +324,7 @@ async def test_a_gemini_provider_takes_gemini_parts_as_written(
             result = await client.call_tool(entry.tool, body)
             assert not result.is_error, (entry.name, result.content[0].text)
             assert meta_of(result)["passed_through"] is True, entry.name
-            seen = providers["g"].seen[-1]
-            assert seen.path == f"/v1beta/models/{model}:generateContent", entry.name
-            assert seen.body == {k: v for k, v in body.items() if k not in SERVER_KEYS}, entry.name
+            sent_as_written(providers["g"].seen[-1], entry.tool, body, model, entry.name)
             _refused(await client.call_tool(entry.tool, {**body, "backend": "host"}), entry)
             routed = await client.call_tool(entry.tool, {**body, "model": "host-then-g"})
             assert not routed.is_error, (entry.name, routed.content[0].text)

@@ -26,10 +26,17 @@ from agent_as_model.commands.standin_provider import (
     responses_reply,
 )
 from agent_as_model.errors import CallError
-from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
 from tests.corpus.entries import ENTRIES
-from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
+from tests.gateway_harness import (
+    HOST_FIRST_ROUTES,
+    config_text,
+    gateway_of,
+    meta_of,
+    providers,
+    sent_as_written,
+    write_config,
+)
 from tests.helpers import server_params
 from tests.scripted_host import ScriptedHost, connect
 
@@ -46,15 +53,6 @@ PRODUCTS = {
 }
 # What the provider a route of "host-then-..." names serves.
 SERVED = {"a": "a-one", "b": "claude-x", "g": "gemini-2.5-flash"}
-ROUTES = """
-[routes]
-"gpt-*" = ["a"]
-"claude-*" = ["b"]
-"gemini-*" = ["g"]
-"host-then-a" = ["host", "a/a-one"]
-"host-then-b" = ["host", "b/claude-x"]
-"host-then-g" = ["host", "g/gemini-2.5-flash"]
-"""
 
 # The corpus's SDK-built bodies refused for a tool definition.
 CASES = [e for e in ENTRIES if e.expect == "refused" and e.named[0].startswith("tools")]
@@ -122,7 +120,9 @@ MIXED: list[tuple[str, dict[str, Any], str, str]] = [
 
 
 def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider]) -> Any:
-    return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=ROUTES))))
+    return build_server(
+        gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=HOST_FIRST_ROUTES)))
+    )
 
 
 def _reply(tool: str, model: str) -> dict[str, Any]:
@@ -134,18 +134,6 @@ def _reply(tool: str, model: str) -> dict[str, Any]:
     if tool == "responses_create":
         return responses_reply("searched", model=model)
     return anthropic_reply("searched", model=model)
-
-
-def _as_written(stand_in: StandInProvider, tool: str, body: dict[str, Any], model: str) -> None:
-    """The stand-in got the caller's body as written, without the server's own keys: the route's
-    model in the body, or Gemini's in the request's path."""
-    seen = stand_in.seen[-1]
-    own = {k: v for k, v in body.items() if k not in SERVER_KEYS}
-    if tool == "gemini_generate_content":
-        assert seen.path == f"/v1beta/models/{model}:generateContent"
-        assert seen.body == {k: v for k, v in own.items() if k != "model"}
-    else:
-        assert seen.body == {**own, "model": model}
 
 
 def _refused(result: Any, path: str, says: str) -> str:
@@ -192,7 +180,7 @@ async def test_a_provider_of_the_product_takes_the_body_as_written(
             assert not result.is_error, (name, result.content[0].text)
             assert meta_of(result)["passed_through"] is True, name
             assert len(stand_in.seen) == before + 1, name
-            _as_written(stand_in, tool, body, model)
+            sent_as_written(stand_in.seen[-1], tool, body, model)
             assert result.structured_content == reply, name  # its own object back
             # The same body with the host asked for by name: refused, nothing sent to the host.
             _refused(await client.call_tool(tool, {**body, "backend": "host"}), path, says)
@@ -224,7 +212,7 @@ async def test_the_route_passes_the_host_over_saying_why(
             assert passed["backend"] == "host", name
             assert passed["why"].startswith(f"{path}: ") and says in passed["why"], (name, passed)
             assert meta["passed_through"] is True, name
-            _as_written(providers[stand_in_name], tool, body, SERVED[stand_in_name])
+            sent_as_written(providers[stand_in_name].seen[-1], tool, body, SERVED[stand_in_name])
     assert host.seen == []
 
 
@@ -284,7 +272,7 @@ async def test_the_same_tools_twice_read_once_and_refused_twice(
             passed = await client.call_tool(tool, {**body, "model": "claude-x"})
             assert not passed.is_error, passed.content[0].text
             assert meta_of(passed)["passed_through"] is True
-            _as_written(providers["b"], tool, {**body, "model": "claude-x"}, "claude-x")
+            sent_as_written(providers["b"].seen[-1], tool, {**body, "model": "claude-x"}, "claude-x")
         assert read_count() == kept
     assert len(providers["b"].seen) == 2
     assert host.seen == []
@@ -334,7 +322,7 @@ def test_a_reading_records_each_server_tool_in_order_or_raises_the_first() -> No
 
 @pytest.mark.stdio
 async def test_over_stdio(era: str, tmp_path: Path, providers: dict[str, StandInProvider]) -> None:
-    config = write_config(tmp_path, config_text(providers, routes=ROUTES))
+    config = write_config(tmp_path, config_text(providers, routes=HOST_FIRST_ROUTES))
     tool, body, path, says = MIXED[0]
     host = ScriptedHost("never")
     async with Client(

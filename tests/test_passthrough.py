@@ -23,7 +23,6 @@ from agent_as_model.adapters.dialects.options import HOST_ONLY_REFUSALS, HostOnl
 from agent_as_model.adapters.dialects.products import chat, messages, responses
 from agent_as_model.adapters.dialects.products.gemini import DIALECT as GEMINI
 from agent_as_model.commands.standin_provider import (
-    Seen,
     StandInProvider,
     Status,
     anthropic_reply,
@@ -35,7 +34,15 @@ from agent_as_model.neutral import SERVER_KEYS
 from agent_as_model.server import build_server
 from tests import http_servers
 from tests.corpus.entries import ENTRIES
-from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
+from tests.gateway_harness import (
+    OWN_ROUTES,
+    config_text,
+    gateway_of,
+    meta_of,
+    providers,
+    sent_as_written,
+    write_config,
+)
 from tests.helpers import server_params
 from tests.http_servers import http_client
 from tests.scripted_host import ScriptedHost, connect
@@ -114,10 +121,6 @@ GEMINI_BODY: dict[str, Any] = {
 NEUTRAL_KEYS = ("output_schema", "repair_attempts", "persona")
 
 
-# Each product's models to the provider that speaks it alone.
-OWN_ROUTES = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
-
-
 def _server(tmp_path: Path, stand_ins: dict[str, StandInProvider], routes: str = OWN_ROUTES) -> object:
     return build_server(gateway=gateway_of(write_config(tmp_path, config_text(stand_ins, routes=routes))))
 
@@ -144,18 +147,6 @@ def _passes(tool: str, body: dict[str, Any]) -> bool:
         or cursor
     )
     return not neutral
-
-
-def _seen_as_sent(seen: Seen, tool: str, body: dict[str, Any]) -> None:
-    """A stand-in got the caller's body as written, without the server's own keys: the model in
-    the body, or Gemini's in the request's path."""
-    if tool == "gemini_generate_content":
-        assert seen.path == f"/v1beta/models/{body['model']}:generateContent"
-        assert seen.body == {key: value for key, value in body.items() if key not in SERVER_KEYS}
-    else:
-        kept = ("model", "previous_response_id")  # a Responses resp_ id is its API's own (`_passes`)
-        own = {key: value for key, value in body.items() if key not in SERVER_KEYS or key in kept}
-        assert seen.body == own
 
 
 def test_the_server_keys_are_the_shared_keys_of_every_product() -> None:
@@ -194,7 +185,7 @@ async def test_every_corpus_body_reaches_its_own_product_unchanged(
             assert meta["passed_through"] is True, entry.name
             assert len(stand_in.seen) == before + 1, entry.name
             # Every parameter as the SDK wrote it; nothing of the server's own.
-            _seen_as_sent(stand_in.seen[-1], entry.tool, body)
+            sent_as_written(stand_in.seen[-1], entry.tool, body)
             assert result.structured_content == reply, entry.name
             per_product[entry.tool] += 1
             # No parameter is named as not enforced: the provider got them all. (A server without
@@ -311,7 +302,7 @@ async def test_passes_through_over_stdio(
     assert result.structured_content == reply
     assert meta_of(result)["passed_through"] is True and "warnings" not in meta_of(result)
     assert not gemini.is_error, gemini.content[0].text
-    _seen_as_sent(providers["g"].seen[0], "gemini_generate_content", gemini_body)
+    sent_as_written(providers["g"].seen[0], "gemini_generate_content", gemini_body)
     assert gemini.structured_content == gemini_answer
     assert meta_of(gemini)["passed_through"] is True and "warnings" not in meta_of(gemini)
     assert meta_of(gemini)["backend"] == "provider:g/gemini-2.5-flash"
@@ -381,7 +372,7 @@ async def test_passes_each_product_through_over_the_wire(
         # Each provider got its products' bodies, one request each, in the order they were called.
         name = PRODUCTS[tool][0]
         index = [t for t in EACH_PRODUCT if PRODUCTS[t][0] == name].index(tool)
-        _seen_as_sent(providers[name].seen[index], tool, body)
+        sent_as_written(providers[name].seen[index], tool, body)
     assert [len(providers[name].seen) for name in ("a", "b", "g")] == [2, 1, 1]
 
 

@@ -23,7 +23,7 @@ from agent_as_model.commands.standin_provider import (
     responses_reply,
 )
 from agent_as_model.server import build_server
-from tests.gateway_harness import config_text, gateway_of, meta_of, providers, write_config
+from tests.gateway_harness import OWN_ROUTES, config_text, gateway_of, meta_of, providers, write_config
 from tests.helpers import server_params
 from tests.scripted_host import connect
 
@@ -37,7 +37,6 @@ CITY = {
     "additionalProperties": False,
 }
 ASK = [{"role": "user", "content": "Where?"}]
-OWN = '[routes]\n"gpt-*" = ["a"]\n"claude-*" = ["b"]\n"gemini-*" = ["g"]\n'
 MIXED = '[routes]\n"gpt-*" = ["a", "b/claude-x"]\n'
 FORMATS: dict[str, tuple[str, dict[str, Any], Any]] = {
     "chat_complete": (
@@ -95,7 +94,7 @@ async def test_the_products_own_format_passes_through_and_is_checked(
     stand_in = providers[name]
     good, bad = reply('{"city": "Oslo"}'), reply('{"town": "Oslo"}')
     stand_in.script += [good, bad]
-    async with connect(era, server=_server(tmp_path, providers, OWN)) as client:
+    async with connect(era, server=_server(tmp_path, providers, OWN_ROUTES)) as client:
         passed = await client.call_tool(tool, {**body, "result": "object"})
         broken = await client.call_tool(tool, body)
         after = await client.call_tool("generate", {"prompt": "q", "model": "gpt-4.1"})
@@ -159,7 +158,7 @@ async def test_repairs_or_the_servers_own_schema_go_through_the_neutral_conversa
     )
     providers["a"].script += [structured, structured]
     own_schema = {"model": "gpt-4.1", "messages": ASK, "output_schema": CITY}
-    async with connect(era, server=_server(tmp_path, providers, OWN)) as client:
+    async with connect(era, server=_server(tmp_path, providers, OWN_ROUTES)) as client:
         repaired = await client.call_tool("chat_complete", {**body, "repair_attempts": 1})
         schema = await client.call_tool("chat_complete", own_schema)
     for result in (repaired, schema):
@@ -178,7 +177,7 @@ async def test_a_format_passes_through_over_stdio(
     _, body, reply = FORMATS["responses_create"]
     good = reply('{"city": "Oslo"}')
     providers["a"].script.append(good)
-    config = write_config(tmp_path, config_text(providers, routes=OWN))
+    config = write_config(tmp_path, config_text(providers, routes=OWN_ROUTES))
     async with Client(
         server_params("serve", "--config", str(config), env=dict(os.environ)), mode=era
     ) as client:
