@@ -27,7 +27,7 @@ from agent_as_model.adapters.backends.fallback import Link, passed_over
 from agent_as_model.adapters.backends.fallback import Route as Chain
 from agent_as_model.adapters.backends.mrtr import ModernRoundTrip, merge_choices, split_choices
 from agent_as_model.adapters.backends.sampling import LegacySampling, progress_token
-from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway, Hop
+from agent_as_model.adapters.routes import HOST, HOST_ONLY, Gateway
 from agent_as_model.cursors import PARAMETER
 from agent_as_model.errors import CallError, caller_error
 from agent_as_model.limits import DEFAULT_LIMITS, Limits
@@ -175,34 +175,6 @@ class CallRouter:
             hops = tuple(hop for hop in hops if hop.backend != HOST)
             if not hops:
                 raise _no_provider_on_route(request.model, gateway)
-        product, own = _passed(request)
-        links, passed = self._links(pool, request, hops, declined, product, own)
-        hosted = [i for i, link in enumerate(links) if link.name is None]
-        if hosted and not gateway.host_errors_pass:
-            del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
-        chain = Chain(
-            links,
-            pool.cooldowns,
-            time.monotonic() + gateway.call_deadline,
-            passed,
-            host_errors_pass=gateway.host_errors_pass,
-            model=request.model,
-        )
-        return Route(chain, self._support if hosted else PROVIDER_SUPPORT)
-
-    def _links(
-        self,
-        pool: Pool,
-        request: Request,
-        hops: tuple[Hop, ...],
-        declined: bool,
-        product: str | None,
-        own: Mapping[str, Any] | None,
-    ) -> tuple[list[Link], list[dict[str, str]]]:
-        """The backends of the route that may be asked, in order, and those passed over with why
-        (none left: the error that says why). A provider whose API speaks `product` is handed
-        `own`, the caller's body as written."""
-        gateway = pool.gateway
         support = self._support
         takes = support.declared and (support.tools or not request.tools)
         links: list[Link] = []
@@ -213,6 +185,7 @@ class CallRouter:
         # A parameter only the host cannot honour passes over every backend but a provider that
         # takes the body as written (the first such refusal says why).
         host_only: CallError | None = request.host_only[0] if request.host_only else None
+        product, own = _passed(request)
         for index, hop in enumerate(hops):
             later = index < len(hops) - 1
             if hop.backend == HOST and host_only is not None:
@@ -258,7 +231,18 @@ class CallRouter:
             raise caller_error(
                 "model", f"no backend of the route of {request.model!r} can serve the call now ({whys})"
             )
-        return links, passed
+        hosted = [i for i, link in enumerate(links) if link.name is None]
+        if hosted and not gateway.host_errors_pass:
+            del links[hosted[0] + 1 :]  # the host's decline is final: the `--provider` flags' rule
+        chain = Chain(
+            links,
+            pool.cooldowns,
+            time.monotonic() + gateway.call_deadline,
+            passed,
+            host_errors_pass=gateway.host_errors_pass,
+            model=request.model,
+        )
+        return Route(chain, support if hosted else PROVIDER_SUPPORT)
 
 
 def _passed(request: Request) -> tuple[str | None, Mapping[str, Any] | None]:
